@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit';
+import { ensureDatabase, ensureInfra, type Infra } from './infra.ts';
+import { freePort } from './net.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+/** The services this stack runs, in start order, and the gateway in front of them. */
+export const STACK_SERVICES = ['accounts', 'templates'] as const;
+export type StackService = (typeof STACK_SERVICES)[number];
+
+export interface StackOptions {
+  stateDir: string;
+  env?: NodeJS.ProcessEnv;
+  /** Prefix of database and durable-consumer names, so test stacks share servers without sharing state. */
+  namespace?: string;
+  gatewayPort?: number;
+  log?: (line: string) => void;
+  logLevel?: string;
+}
+
+export interface SeedResult {
+  organizationId: string;
+  ownerEmail: string;
+  ownerPassword: string;
+  testApiKey: string;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  serviceUrls: Record<StackService, string>;
+  infra: Infra;
+  seed: SeedResult;
+  processes: Array<{ name: string; pid: number }>;
+  stop(): Promise<void>;
+}
+
+/** Provisions infrastructure, starts every service and the gateway as child processes, and seeds a first organization. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = options.log ?? (() => undefined);
+  const namespace = options.namespace ?? '';
+  await mkdir(path.join(options.stateDir, 'logs'), { recursive: true });
+  const infra = await ensureInfra({ stateDir: options.stateDir, env: options.env ?? process.env, log });
+  const children: Array<{ name: string; child: ChildProcess }> = [];
+  const stop = async () => {
+    await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
+    await infra.stop();
+  };
+  try {
+    const keys = await internalKeys(options.stateDir);
+    const common = {
+      NATS_URL: infra.nats.url,
+      INTERNAL_JWT_PUBLIC_KEY: JSON.stringify(keys.publicJwk),
+      CONSUMER_PREFIX: namespace,
+      LOG_LEVEL: options.logLevel ?? 'info',
+      HOST: '127.0.0.1',
+    };
+    const serviceUrls = {} as Record<StackService, string>;
+    for (const service of STACK_SERVICES) {
+      const databaseUrl = await ensureDatabase(infra.postgres.adminUrl, `${namespace}sigil_${service}`.toLowerCase());
+      const port = await freePort();
+      serviceUrls[service] = `http://127.0.0.1:${port}`;
+      children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, { ...common, PORT: String(port), DATABASE_URL: databaseUrl }) });
+    }
+    await Promise.all(STACK_SERVICES.map((service) => waitReady(service, serviceUrls[service], children)));
+    const gatewayPort = options.gatewayPort ?? (await freePort());
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    children.push({
+      name: 'gateway',
+      child: await startNode(options.stateDir, 'gateway', 'gateway/src/main.ts', {
+        ...common,
+        PORT: String(gatewayPort),
+        SERVICE_URLS: JSON.stringify(serviceUrls),
+        INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk),
+      }),
+    });
+    await waitReady('gateway', gatewayUrl, children);
+    const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
+    return {
+      gatewayUrl,
+      serviceUrls,
+      infra,
+      seed,
+      processes: children.map(({ name, child }) => ({ name, pid: child.pid ?? -1 })),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function internalKeys(stateDir: string): Promise<InternalKeyPair> {
+  const file = path.join(stateDir, 'internal-jwt-key.json');
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as InternalKeyPair;
+  const keys = await generateInternalKeyPair();
+  await writeFile(file, JSON.stringify(keys), { mode: 0o600 });
+  return keys;
+}
+
+async function startNode(stateDir: string, name: string, entry: string, env: Record<string, string>): Promise<ChildProcess> {
+  const logFile = createWriteStream(path.join(stateDir, 'logs', `${name}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, [path.join(repoRoot, entry)], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(logFile);
+  child.stderr?.pipe(logFile);
+  process.once('exit', () => child.kill('SIGTERM'));
+  return child;
+}
+
+async function waitReady(name: string, url: string, children: Array<{ name: string; child: ChildProcess }>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const child = children.find((c) => c.name === name)?.child;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}; see .local logs/${name}.log`);
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${name} was not ready at ${url} within ${timeoutMs} ms`);
+}
+
+async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * The first organization, its owner and a test-mode API key, created through the public API.
+ * Kept in the state directory so a restart reuses them; a key that stopped working is replaced.
+ */
+async function seedFirstOrganization(stateDir: string, gatewayUrl: string, log: (line: string) => void): Promise<SeedResult> {
+  const file = path.join(stateDir, 'seed.json');
+  const saved = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as SeedResult) : undefined;
+  let cookie: string;
+  let organizationId: string;
+  const ownerEmail = saved?.ownerEmail ?? 'owner@sigil.local';
+  const ownerPassword = saved?.ownerPassword ?? `local-${crypto.randomUUID()}`;
+  if (saved) {
+    const signIn = await call(gatewayUrl, 'POST', '/v1/auth/sign-in', { email: ownerEmail, password: ownerPassword });
+    if (signIn.status !== 200) throw new Error(`Seeded owner can no longer sign in (${signIn.status}); delete ${file} and the databases to start afresh`);
+    cookie = signIn.cookie;
+    organizationId = signIn.body.organization.id;
+    const check = await fetch(`${gatewayUrl}/v1/templates?limit=1`, { headers: { authorization: `Bearer ${saved.testApiKey}` } });
+    if (check.ok) return saved;
+    log('seeded API key no longer works; creating a new one');
+  } else {
+    const signUp = await call(gatewayUrl, 'POST', '/v1/auth/sign-up', { organizationName: 'Local Organization', name: 'Local Owner', email: ownerEmail, password: ownerPassword });
+    if (signUp.status !== 201) throw new Error(`Seeding failed: sign-up answered ${signUp.status} ${JSON.stringify(signUp.body)}`);
+    cookie = signUp.cookie;
+    organizationId = signUp.body.organization.id;
+  }
+  const key = await call(gatewayUrl, 'POST', '/v1/api-keys', { name: 'Local test key', mode: 'test' }, cookie);
+  if (key.status !== 201) throw new Error(`Seeding failed: API key creation answered ${key.status} ${JSON.stringify(key.body)}`);
+  const seed = { organizationId, ownerEmail, ownerPassword, testApiKey: key.body.secret as string };
+  await writeFile(file, JSON.stringify(seed, null, 2), { mode: 0o600 });
+  return seed;
+}
+
+async function call(base: string, method: string, pathName: string, body: unknown, cookie?: string) {
+  const res = await fetch(`${base}${pathName}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+  });
+  const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('sigil_session=')) ?? '';
+  return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any>, cookie: setCookie.split(';')[0] ?? '' };
+}

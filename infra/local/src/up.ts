@@ -1,0 +1,44 @@
+// `npm start`: the whole platform on this machine, with embedded defaults for whatever the environment does not name.
+import path from 'node:path';
+import { DEFAULT_STATE_DIR } from './infra.ts';
+import { startStack } from './stack.ts';
+
+const started = performance.now();
+const stateDir = process.env.SIGIL_STATE_DIR ?? path.join(DEFAULT_STATE_DIR, 'stack');
+console.log(`Starting the Sigil platform (state in ${stateDir}) ...`);
+const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}`), gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080), logLevel: process.env.LOG_LEVEL ?? 'info' });
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+console.log(`
+Sigil is running (started in ${seconds} s).
+
+  Gateway (REST)   ${stack.gatewayUrl}/v1
+  GraphQL          ${stack.gatewayUrl}/graphql
+  OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
+${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
+  Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})
+  NATS JetStream   ${stack.infra.nats.url} (${stack.infra.nats.source})
+  S3               ${stack.infra.s3.endpoint} (${stack.infra.s3.source})
+  Mail inbox       ${stack.infra.smtp.inboxUrl}/messages (SMTP ${stack.infra.smtp.host}:${stack.infra.smtp.port}, ${stack.infra.smtp.source})
+  Logs             ${path.join(stateDir, 'logs')}
+
+  Organization     ${stack.seed.organizationId}
+  Owner sign-in    ${stack.seed.ownerEmail} / ${stack.seed.ownerPassword}
+  Test API key     ${stack.seed.testApiKey}
+
+Try:  curl -H "Authorization: Bearer ${stack.seed.testApiKey}" ${stack.gatewayUrl}/v1/templates
+Press Ctrl-C to stop.`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    console.log('\nStopping ...');
+    await stack.stop();
+    process.exit(0);
+  });
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,200 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createAjv, formatErrors, type JsonSchemaValidateFunction } from './ajv.ts';
+import type { Mode, Permission, Role } from './auth.ts';
+
+/**
+ * Domain events: what services tell each other through NATS JetStream (not the
+ * public webhooks of spec part 6). JSON on the wire; each payload is described
+ * by `proto/events/<type>.schema.json` (JSON Schema 2020-12) and typed below.
+ * See docs/api-conventions.md, "Domain events".
+ */
+
+/** Stream of domain events (subjects `sigil.events.>`), limits retention. */
+export const EVENTS_STREAM = 'SIGIL_EVENTS';
+/** Subjects of {@link EVENTS_STREAM}. */
+export const EVENTS_SUBJECTS = 'sigil.events.>';
+/** Stream of jobs (subjects `sigil.jobs.>`), work-queue retention. */
+export const JOBS_STREAM = 'SIGIL_JOBS';
+/** Subjects of {@link JOBS_STREAM}. */
+export const JOBS_SUBJECTS = 'sigil.jobs.>';
+
+const EVENT_SUBJECT_PREFIX = 'sigil.events.';
+const JOB_SUBJECT_PREFIX = 'sigil.jobs.';
+
+/** The template as the `templates` service returns it (same shape as the API's `Template`). */
+export interface TemplateRecord {
+  id: string;
+  object: 'template';
+  name: string;
+  description: string | null;
+  metadata: Record<string, string>;
+  latestVersion: number | null;
+  hasDraft: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EventPayloads {
+  /** A new organization with its first owner (sign-up). */
+  'organization.created': { name: string; ownerUserId: string; ownerEmail: string };
+  'member.added': { memberId: string; userId: string; email: string; role: Role };
+  'member.removed': { memberId: string; userId: string };
+  'member.role_changed': { memberId: string; userId: string; previousRole: Role; role: Role };
+  'apikey.created': { apiKeyId: string; mode: Mode; scopes: Permission[]; createdBy: string };
+  /** `keyHash` is the SHA-256 (hex) of the full secret: the gateway's cache key. */
+  'apikey.revoked': { apiKeyId: string; keyHash: string };
+  /** `sessionHash` is the SHA-256 (hex) of the session token. */
+  'session.revoked': { sessionHash: string };
+  'template.created': { template: TemplateRecord };
+  'template.deleted': { templateId: string };
+  'envelope.created': { envelopeId: string; templateId: string; testMode: boolean };
+  'signing_link.created': { signingLinkId: string; templateId: string; testMode: boolean };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** Every event type, at run time. */
+export const EVENT_TYPES = [
+  'organization.created',
+  'member.added',
+  'member.removed',
+  'member.role_changed',
+  'apikey.created',
+  'apikey.revoked',
+  'session.revoked',
+  'template.created',
+  'template.deleted',
+  'envelope.created',
+  'signing_link.created',
+] as const satisfies readonly EventType[];
+
+// Compile-time proof that EVENT_TYPES lists every key of EventPayloads.
+type MissingEventTypes = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
+const everyEventTypeListed: [MissingEventTypes] extends [never] ? true : MissingEventTypes = true;
+void everyEventTypeListed;
+
+export interface DomainEvent<T extends EventType = EventType> {
+  /** `evt_` + 24 base62 characters; also the `Nats-Msg-Id` (publish de-duplication). */
+  id: string;
+  type: T;
+  /** RFC 3339 timestamp of the change (not of publishing). */
+  occurredAt: string;
+  organizationId: string;
+  data: EventPayloads[T];
+}
+
+/** A union of every concrete event, handy for `switch (event.type)`. */
+export type AnyDomainEvent = { [T in EventType]: DomainEvent<T> }[EventType];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** `sigil.events.<type>`, e.g. `sigil.events.apikey.revoked`. */
+export function eventSubject(type: EventType): string {
+  return EVENT_SUBJECT_PREFIX + type;
+}
+
+/** `sigil.jobs.<name>`, e.g. `sigil.jobs.envelopes.render`. */
+export function jobSubject(name: string): string {
+  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(name)) {
+    throw new Error(`invalid job name ${JSON.stringify(name)}: dot-separated tokens of a-z 0-9 _ -`);
+  }
+  return JOB_SUBJECT_PREFIX + name;
+}
+
+const eventsDir = new URL('../events/', import.meta.url);
+
+/** Absolute path of the JSON Schema of the event envelope. */
+export const domainEventSchemaPath: string = fileURLToPath(new URL('domain-event.schema.json', eventsDir));
+
+/** Absolute path of the JSON Schema of one event type's payload. */
+export function eventSchemaPath(type: EventType): string {
+  return fileURLToPath(new URL(`${type}.schema.json`, eventsDir));
+}
+
+const schemaCache = new Map<string, Record<string, unknown>>();
+
+function readSchema(path: string): Record<string, unknown> {
+  let schema = schemaCache.get(path);
+  if (!schema) {
+    schema = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    schemaCache.set(path, schema);
+  }
+  return structuredClone(schema);
+}
+
+/** The payload schema of an event type (a fresh copy). */
+export function loadEventSchema(type: EventType): Record<string, unknown> {
+  return readSchema(eventSchemaPath(type));
+}
+
+/** The envelope schema (a fresh copy). */
+export function loadDomainEventSchema(): Record<string, unknown> {
+  return readSchema(domainEventSchemaPath);
+}
+
+interface CompiledValidators {
+  envelope: JsonSchemaValidateFunction;
+  payloads: Map<EventType, JsonSchemaValidateFunction>;
+}
+
+let validators: CompiledValidators | undefined;
+
+function getValidators(): CompiledValidators {
+  if (!validators) {
+    const ajv = createAjv();
+    const payloads = new Map<EventType, JsonSchemaValidateFunction>();
+    for (const type of EVENT_TYPES) payloads.set(type, ajv.compile(loadEventSchema(type)));
+    validators = { envelope: ajv.compile(loadDomainEventSchema()), payloads };
+  }
+  return validators;
+}
+
+export type EventValidation = { ok: true } | { ok: false; errors: string[] };
+
+/**
+ * Validates an event against the envelope schema and its type's payload
+ * schema. Errors read `<JSON pointer> <message>`, e.g. `/data/keyHash must match pattern ...`.
+ */
+export function validateEvent(event: unknown): EventValidation {
+  const { envelope, payloads } = getValidators();
+  const errors: string[] = [];
+  if (!envelope(event)) errors.push(...formatErrors(envelope.errors));
+  if (event !== null && typeof event === 'object') {
+    const { type, data } = event as { type?: unknown; data?: unknown };
+    const payload = isEventType(type) ? payloads.get(type) : undefined;
+    if (payload && data !== undefined && !payload(data)) errors.push(...formatErrors(payload.errors, '/data'));
+  }
+  return errors.length === 0 ? { ok: true } : { ok: false, errors };
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` uniformly random base62 characters (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A new event id: `evt_` + 24 base62 characters. */
+export function newEventId(): string {
+  return `evt_${randomBase62(24)}`;
+}
+
+/** Builds an event with a fresh id; `occurredAt` defaults to now. */
+export function createEvent<T extends EventType>(
+  type: T,
+  organizationId: string,
+  data: EventPayloads[T],
+  occurredAt: Date = new Date(),
+): DomainEvent<T> {
+  return { id: newEventId(), type, occurredAt: occurredAt.toISOString(), organizationId, data };
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what the platform needs on this machine, idempotently: Debian packages for the servers the
+# local stack may have to start itself, npm dependencies (Node 24 comes with them), generated Prisma clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+have_pg_server() { command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }
+have_pg_server || need_apt+=(postgresql)
+command -v psql >/dev/null 2>&1 || need_apt+=(postgresql-client)
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || need_apt+=(nats-server)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "bootstrap: please install these Debian packages first: ${need_apt[*]}" >&2
+    exit 1
+  fi
+  echo "bootstrap: installing ${need_apt[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 "${need_apt[@]}"
+  # Debian starts a cluster on install; the local stack runs its own servers, so leave that one as it is.
+fi
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "bootstrap: npm is required (any Node.js with npm 10+; the project brings its own Node 24)" >&2
+  exit 1
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "bootstrap: installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+node_modules/.bin/node scripts/prisma-generate.ts >/dev/null
+echo "bootstrap: ready (node $(node_modules/.bin/node --version))"

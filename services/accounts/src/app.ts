@@ -1,0 +1,112 @@
+import type { Express } from 'express';
+import {
+  createServiceApp,
+  listLimit,
+  mountHealth,
+  mountSubgraph,
+  type Health,
+  type Logger,
+  type Mode,
+  type PrincipalVerifier,
+  type ReadinessCheck,
+  type Role,
+} from '@sigil/kit';
+import type { Db } from './db.ts';
+import { createApiKeyService, type CreateApiKeyInput } from './api-keys.ts';
+import { clientIp } from './client-ip.ts';
+import { mountInternalRoutes } from './internal-routes.ts';
+import { createMemberService, type AcceptInvitationInput, type CreateInvitationInput } from './members.ts';
+import { createOrganizationService } from './organizations.ts';
+import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession, type SignInInput, type SignUpInput } from './sessions.ts';
+import { createResolvers, typeDefs } from './subgraph.ts';
+import { createThrottle } from './throttle.ts';
+
+export interface AccountsAppDeps {
+  db: Db;
+  log: Logger;
+  verifyPrincipal: PrincipalVerifier;
+  readiness?: Record<string, ReadinessCheck>;
+}
+
+/** Responses that carry a credential must never be cached. */
+const NO_STORE = { 'cache-control': 'no-store' };
+
+function withCookie(status: number, issued: IssuedSession) {
+  return { status, body: issued.session, headers: { ...NO_STORE, 'set-cookie': sessionCookie(issued.token) } };
+}
+
+function page(query: Record<string, unknown>) {
+  return { limit: listLimit(query), cursor: query.cursor as string | undefined };
+}
+
+export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; health: Health }> {
+  const throttle = createThrottle(deps.db);
+  const sessions = createSessionService({ db: deps.db, throttle });
+  const members = createMemberService({ db: deps.db, throttle });
+  const apiKeys = createApiKeyService({ db: deps.db });
+  const organizations = createOrganizationService({ db: deps.db });
+  let health: Health | undefined;
+
+  const app = await createServiceApp({
+    service: 'accounts',
+    log: deps.log,
+    verifyPrincipal: deps.verifyPrincipal,
+    db: deps.db,
+    mount: async (app) => {
+      health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, apiKeys, sessions });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations) as never, verifyPrincipal: deps.verifyPrincipal });
+    },
+    handlers: {
+      // ------------------------------------------------------------ dashboard auth
+      signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientIp(req))),
+      signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body as SignInInput, clientIp(req))),
+      signOut: async ({ principal }) => {
+        await sessions.signOut(principal);
+        return { status: 204, headers: { 'set-cookie': clearedSessionCookie() } };
+      },
+      getSession: async ({ principal }) => ({ status: 200, body: await sessions.current(principal), headers: NO_STORE }),
+      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientIp(req))),
+
+      // ------------------------------------------------------------ members and invitations
+      listMembers: async ({ principal, query }) => ({ status: 200, body: await members.listMembers(principal.organizationId, page(query)) }),
+      updateMember: async ({ principal, params, body }) => ({
+        status: 200,
+        body: await members.updateMember(principal, params.id as string, (body as { role: Role }).role),
+      }),
+      removeMember: async ({ principal, params }) => {
+        await members.removeMember(principal, params.id as string);
+        return { status: 204 };
+      },
+      createInvitation: async ({ principal, body }) => ({
+        status: 201,
+        body: await members.createInvitation(principal, body as CreateInvitationInput),
+        headers: NO_STORE,
+      }),
+      listInvitations: async ({ principal, query }) => ({
+        status: 200,
+        body: await members.listInvitations(principal.organizationId, page(query)),
+      }),
+      revokeInvitation: async ({ principal, params }) => {
+        await members.revokeInvitation(principal.organizationId, params.id as string);
+        return { status: 204 };
+      },
+
+      // ------------------------------------------------------------ api keys
+      createApiKey: async ({ principal, body }) => ({
+        status: 201,
+        body: await apiKeys.create(principal, body as CreateApiKeyInput),
+        headers: NO_STORE,
+      }),
+      listApiKeys: async ({ principal, query }) => ({
+        status: 200,
+        body: await apiKeys.list(principal.organizationId, { ...page(query), mode: query.mode as Mode | undefined }),
+      }),
+      revokeApiKey: async ({ principal, params }) => {
+        await apiKeys.revoke(principal.organizationId, params.id as string);
+        return { status: 204 };
+      },
+    },
+  });
+  return { app, health: health as Health };
+}

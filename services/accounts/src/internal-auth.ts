@@ -1,0 +1,58 @@
+/**
+ * The gateway -> accounts credential look-up (not part of the public contract).
+ *
+ *   POST /internal/v1/authenticate
+ *   x-sigil-principal: <gateway-signed token with kind 'service', actorId 'gateway'>
+ *   { "type": "api_key", "secretHash": "<sha256 hex of the full secret>" }
+ *   { "type": "session", "tokenHash": "<sha256 hex of the session cookie value>" }
+ *
+ * Answers 200 with `{ principal, expiresAt }` or `{ principal: null, reason }`; 400 for a malformed body and
+ * 401 for any caller but the gateway (problem+json). The gateway hashes the raw credential itself, so raw
+ * secrets never leave the edge. `expiresAt` bounds how long the gateway may cache the answer; it must also
+ * drop entries on `apikey.revoked` (`keyHash`), `session.revoked` (`sessionHash`) and, for the sessions of
+ * that user in that organization, on `member.role_changed` and `member.removed`.
+ *
+ * Type-only for consumers: `import type { ... } from '@sigil/accounts/internal-auth'`.
+ */
+import type { Principal } from '@sigil/kit';
+
+export type { Principal };
+
+export const INTERNAL_AUTHENTICATE_PATH = '/internal/v1/authenticate';
+/** The `actorId` of the only service principal allowed to call the endpoint. */
+export const GATEWAY_ACTOR_ID = 'gateway';
+
+export interface AuthenticateApiKeyRequest {
+  type: 'api_key';
+  /** SHA-256, lower-case hex, of the full key (`sgl_live_...` / `sgl_test_...`). */
+  secretHash: string;
+}
+
+export interface AuthenticateSessionRequest {
+  type: 'session';
+  /** SHA-256, lower-case hex, of the `sigil_session` cookie value. */
+  tokenHash: string;
+}
+
+export type AuthenticateRequest = AuthenticateApiKeyRequest | AuthenticateSessionRequest;
+
+export type AuthenticateFailureReason = 'unknown' | 'revoked' | 'expired';
+
+export interface AuthenticateSuccess {
+  /**
+   * API key: `{ kind: 'api_key', organizationId, actorId: keyId, apiKeyId: keyId, mode: key.mode, permissions: key.scopes }`.
+   * Session: `{ kind: 'session', organizationId, actorId: userId, userId, sessionId, role, permissions: ROLE_PERMISSIONS[role], mode: 'live' }`.
+   */
+  principal: Principal;
+  /** When the credential stops working (RFC 3339), or null for a key without expiry. */
+  expiresAt: string | null;
+}
+
+export interface AuthenticateFailure {
+  principal: null;
+  reason: AuthenticateFailureReason;
+}
+
+export type AuthenticateResponse = AuthenticateSuccess | AuthenticateFailure;
+/** Alias used inside the accounts service. */
+export type AuthenticateResult = AuthenticateResponse;

@@ -1,0 +1,52 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import { AppError, PRINCIPAL_HEADER, sendProblem, unauthorized, type PrincipalVerifier } from '@sigil/kit';
+import type { ApiKeyService } from './api-keys.ts';
+import type { SessionService } from './sessions.ts';
+import { GATEWAY_ACTOR_ID, INTERNAL_AUTHENTICATE_PATH, type AuthenticateRequest, type AuthenticateResponse } from './internal-auth.ts';
+import { SHA256_HEX } from './tokens.ts';
+
+export interface InternalRoutesDeps {
+  verifyPrincipal: PrincipalVerifier;
+  apiKeys: ApiKeyService;
+  sessions: SessionService;
+}
+
+/** Routes for other services, outside the public contract. Only the gateway may call them. */
+export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): void {
+  const requireGateway = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const token = req.headers[PRINCIPAL_HEADER];
+    try {
+      if (typeof token !== 'string') throw new Error('missing');
+      const principal = await deps.verifyPrincipal(token);
+      if (principal.kind !== 'service' || principal.actorId !== GATEWAY_ACTOR_ID) throw new Error('not the gateway');
+    } catch {
+      sendProblem(res, unauthorized('Only the gateway may call this endpoint.'));
+      return;
+    }
+    next();
+  };
+
+  app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const body = parseAuthenticateRequest(req.body);
+      const result: AuthenticateResponse =
+        body.type === 'api_key' ? await deps.apiKeys.authenticate(body.secretHash) : await deps.sessions.authenticate(body.tokenHash);
+      res.setHeader('cache-control', 'no-store');
+      res.status(200).json(result);
+    } catch (error) {
+      next(error);
+    }
+  });
+}
+
+export function parseAuthenticateRequest(body: unknown): AuthenticateRequest {
+  const invalid = (pointer: string, detail: string) =>
+    new AppError('validation-failed', `Field ${pointer.slice('/body/'.length) || 'body'} ${detail}.`, { errors: [{ pointer, detail }] });
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('/body', 'must be a JSON object');
+  const { type } = body as Record<string, unknown>;
+  const field = type === 'api_key' ? 'secretHash' : type === 'session' ? 'tokenHash' : undefined;
+  if (!field) throw invalid('/body/type', "must be 'api_key' or 'session'");
+  const hash = (body as Record<string, unknown>)[field];
+  if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) throw invalid(`/body/${field}`, 'must be a lower-case hex SHA-256');
+  return type === 'api_key' ? { type, secretHash: hash } : { type: 'session', tokenHash: hash };
+}

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import {
+  baseServiceConfig,
+  connectBus,
+  createLogger,
+  createPrincipalVerifier,
+  loadConfig,
+  migrate,
+  purgeExpiredIdempotencyKeys,
+  runServer,
+  startOutboxRelay,
+} from '@sigil/kit';
+import { createApp } from './app.ts';
+import { createDb } from './db.ts';
+import { startHousekeeping } from './jobs/housekeeping.ts';
+
+const SERVICE = 'accounts';
+const config = loadConfig(baseServiceConfig);
+const log = createLogger(SERVICE, config.LOG_LEVEL);
+
+await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations'));
+const db = createDb(config.DATABASE_URL);
+const bus = await connectBus(config.NATS_URL, SERVICE);
+const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, js: bus.js, log });
+const housekeeping = startHousekeeping({ db, log, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
+const { app, health } = await createApp({
+  db,
+  log,
+  verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
+  readiness: { nats: async () => void (await bus.nc.flush()) },
+});
+await runServer({
+  app,
+  host: config.HOST,
+  port: config.PORT,
+  log,
+  health,
+  resources: [async () => housekeeping.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+});

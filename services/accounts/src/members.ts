@@ -1,0 +1,240 @@
+import { AppError, enqueueEvent, newId, notFound, toPage, type ListPage, type Principal, type Role } from '@sigil/kit';
+import type { Db, Tx } from './db.ts';
+import { lockOrganization } from './organizations.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
+import { ACCEPT_INVITATION_PER_IP, type Throttle } from './throttle.ts';
+import { randomToken, sha256Hex } from './tokens.ts';
+import { asRole, decodeTimeCursor, isUniqueViolation, requireEmail, toInvitationView, toMemberView, type InvitationView, type MemberView } from './views.ts';
+
+export const INVITATION_LIFETIME_DAYS = 7;
+
+export interface PageInput {
+  limit: number;
+  cursor?: string;
+}
+
+export interface CreateInvitationInput {
+  email: string;
+  role: Role;
+}
+
+export interface AcceptInvitationInput {
+  token: string;
+  name: string;
+  password: string;
+}
+
+const ownerOnly = (what: string) => new AppError('forbidden', `Only an owner can ${what}.`);
+
+async function countOwners(tx: Tx, organizationId: string): Promise<number> {
+  return tx.membership.count({ where: { organizationId, role: 'owner' } });
+}
+
+async function findMember(tx: Tx, organizationId: string, id: string) {
+  const membership = await tx.membership.findFirst({ where: { id, organizationId }, include: { user: true } });
+  if (!membership) throw notFound(`Member ${id}`);
+  return membership;
+}
+
+/** Members, roles and invitations of one organization. Membership changes lock the organization row. */
+export function createMemberService({ db, throttle }: { db: Db; throttle: Throttle }) {
+  return {
+    /** Oldest first. */
+    async listMembers(organizationId: string, input: PageInput): Promise<ListPage<MemberView>> {
+      const after = input.cursor ? decodeTimeCursor(input.cursor) : undefined;
+      const rows = await db.membership.findMany({
+        where: {
+          organizationId,
+          ...(after
+            ? {
+                OR: [
+                  { createdAt: { gt: after.createdAt } },
+                  { createdAt: after.createdAt, id: { gt: after.id } },
+                ],
+              }
+            : {}),
+        },
+        include: { user: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: input.limit + 1,
+      });
+      return toPage(rows, input.limit, toMemberView, (row) => [row.createdAt.toISOString(), row.id]);
+    },
+
+    /** Changes a role. Only owners grant or take away `owner`; the last owner stays an owner (409). */
+    async updateMember(principal: Principal, id: string, role: Role): Promise<MemberView> {
+      const organizationId = principal.organizationId;
+      return db.$transaction(async (tx) => {
+        await lockOrganization(tx, organizationId);
+        const membership = await findMember(tx, organizationId, id);
+        const previousRole = asRole(membership.role);
+        if (previousRole === role) return toMemberView(membership);
+        if ((role === 'owner' || previousRole === 'owner') && principal.role !== 'owner') {
+          throw ownerOnly('grant or remove the owner role');
+        }
+        if (previousRole === 'owner' && (await countOwners(tx, organizationId)) <= 1) {
+          throw new AppError('conflict', 'The last owner cannot be demoted; make another member an owner first.');
+        }
+        const updated = await tx.membership.update({ where: { id }, data: { role }, include: { user: true } });
+        await enqueueEvent(tx, {
+          type: 'member.role_changed',
+          organizationId,
+          data: { memberId: id, userId: membership.userId, previousRole, role },
+        });
+        return toMemberView(updated);
+      });
+    },
+
+    /** Removes a member and ends their sessions in this organization. The last owner cannot be removed (409). */
+    async removeMember(principal: Principal, id: string): Promise<void> {
+      const organizationId = principal.organizationId;
+      await db.$transaction(async (tx) => {
+        await lockOrganization(tx, organizationId);
+        const membership = await findMember(tx, organizationId, id);
+        if (membership.role === 'owner') {
+          if (principal.role !== 'owner') throw ownerOnly('remove an owner');
+          if ((await countOwners(tx, organizationId)) <= 1) {
+            throw new AppError('conflict', 'The last owner cannot be removed; make another member an owner first.');
+          }
+        }
+        await tx.membership.delete({ where: { id } });
+        await revokeSessions(tx, { userId: membership.userId, organizationId });
+        await enqueueEvent(tx, { type: 'member.removed', organizationId, data: { memberId: id, userId: membership.userId } });
+      });
+    },
+
+    /** Invites an e-mail address; the token is returned once and stored as its SHA-256. Valid for 7 days. */
+    async createInvitation(principal: Principal, input: CreateInvitationInput): Promise<InvitationView & { token: string }> {
+      const organizationId = principal.organizationId;
+      const email = requireEmail(input.email);
+      if (input.role === 'owner' && principal.role !== 'owner') throw ownerOnly('invite an owner');
+      return db.$transaction(async (tx) => {
+        await lockOrganization(tx, organizationId);
+        const member = await tx.membership.findFirst({ where: { organizationId, user: { email } }, select: { id: true } });
+        if (member) throw new AppError('conflict', `${email} is already a member of this organization.`, { errors: [{ pointer: '/body/email', detail: 'is already a member' }] });
+        const pending = await tx.invitation.findFirst({
+          where: { organizationId, email, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+          select: { id: true },
+        });
+        if (pending) {
+          throw new AppError('conflict', `A pending invitation for ${email} exists (${pending.id}); revoke it first.`, {
+            errors: [{ pointer: '/body/email', detail: 'has a pending invitation' }],
+          });
+        }
+        const token = randomToken();
+        const invitation = await tx.invitation.create({
+          data: {
+            id: newId('inv'),
+            organizationId,
+            email,
+            role: input.role,
+            tokenHash: sha256Hex(token),
+            invitedBy: principal.userId ?? principal.actorId,
+            expiresAt: new Date(Date.now() + INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000),
+          },
+        });
+        return { ...toInvitationView(invitation), token };
+      });
+    },
+
+    /** Pending invitations (not accepted, revoked or expired), newest first. */
+    async listInvitations(organizationId: string, input: PageInput): Promise<ListPage<InvitationView>> {
+      const after = input.cursor ? decodeTimeCursor(input.cursor) : undefined;
+      const rows = await db.invitation.findMany({
+        where: {
+          organizationId,
+          acceptedAt: null,
+          revokedAt: null,
+          expiresAt: { gt: new Date() },
+          ...(after
+            ? {
+                OR: [
+                  { createdAt: { lt: after.createdAt } },
+                  { createdAt: after.createdAt, id: { lt: after.id } },
+                ],
+              }
+            : {}),
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: input.limit + 1,
+      });
+      return toPage(rows, input.limit, toInvitationView, (row) => [row.createdAt.toISOString(), row.id]);
+    },
+
+    /** Revoking twice is fine; an accepted invitation is no longer pending (404). */
+    async revokeInvitation(organizationId: string, id: string): Promise<void> {
+      const invitation = await db.invitation.findFirst({ where: { id, organizationId } });
+      if (!invitation) throw notFound(`Invitation ${id}`);
+      if (invitation.acceptedAt) throw new AppError('not-found', `Invitation ${id} was already accepted and is no longer pending.`);
+      if (!invitation.revokedAt) await db.invitation.updateMany({ where: { id, revokedAt: null, acceptedAt: null }, data: { revokedAt: new Date() } });
+    },
+
+    /**
+     * Accepts an invitation: creates the user (or, when the e-mail already has an account, checks its password),
+     * adds the membership and signs in to that organization. Unknown, revoked or expired tokens are 404;
+     * an accepted one is 409.
+     */
+    async acceptInvitation(input: AcceptInvitationInput, ip: string): Promise<IssuedSession> {
+      await throttle.enforce([[ACCEPT_INVITATION_PER_IP, ip]]);
+      const tokenHash = sha256Hex(input.token);
+      const invitation = await db.invitation.findUnique({ where: { tokenHash } });
+      if (!invitation || invitation.revokedAt || invitation.expiresAt <= new Date()) {
+        throw new AppError('not-found', 'The invitation is unknown, revoked or expired.');
+      }
+      if (invitation.acceptedAt) throw alreadyAccepted();
+
+      const existing = await db.user.findUnique({ where: { email: invitation.email } });
+      let passwordHash: string | undefined;
+      if (existing) {
+        if (!(await verifyPassword(input.password, existing.passwordHash))) {
+          throw new AppError('conflict', 'An account with this e-mail address already exists; enter its password to join.', {
+            errors: [{ pointer: '/body/password', detail: 'does not match the existing account' }],
+          });
+        }
+      } else {
+        passwordHash = await hashPassword(input.password);
+      }
+
+      try {
+        return await db.$transaction(async (tx) => {
+          await lockOrganization(tx, invitation.organizationId);
+          const claimed = await tx.invitation.updateMany({
+            where: { id: invitation.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+            data: { acceptedAt: new Date() },
+          });
+          if (claimed.count !== 1) throw alreadyAccepted();
+          const user =
+            existing ??
+            (await tx.user.create({
+              data: { id: newId('usr'), email: invitation.email, name: input.name.trim(), passwordHash: passwordHash as string },
+            }));
+          const member = await tx.membership.findUnique({
+            where: { organizationId_userId: { organizationId: invitation.organizationId, userId: user.id } },
+          });
+          if (member) throw new AppError('conflict', 'You are already a member of this organization.');
+          const role = asRole(invitation.role);
+          const membership = await tx.membership.create({
+            data: { id: newId('mem'), organizationId: invitation.organizationId, userId: user.id, role },
+          });
+          await enqueueEvent(tx, {
+            type: 'member.added',
+            organizationId: invitation.organizationId,
+            data: { memberId: membership.id, userId: user.id, email: user.email, role },
+          });
+          return issueSession(tx, user.id, invitation.organizationId);
+        });
+      } catch (error) {
+        // Someone registered the same e-mail between our look-up and insert.
+        if (isUniqueViolation(error)) throw new AppError('conflict', 'An account with this e-mail address was just created; try again.');
+        throw error;
+      }
+    },
+  };
+}
+
+export type MemberService = ReturnType<typeof createMemberService>;
+
+function alreadyAccepted(): AppError {
+  return new AppError('conflict', 'This invitation was already accepted.');
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { GraphQLError } from 'graphql';
+import type { Principal, SubgraphContext } from '@sigil/kit';
+import type { OrganizationService } from './organizations.ts';
+import type { MemberView, OrganizationView } from './views.ts';
+
+export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+type OrganizationNode = OrganizationView & { __typename?: 'Organization' };
+
+/** The caller's principal, when it is a user or an API key (service principals have no organization here). */
+function caller(context: SubgraphContext): Principal | undefined {
+  const { principal } = context;
+  return principal && (principal.kind === 'session' || principal.kind === 'api_key') ? principal : undefined;
+}
+
+export function createResolvers(organizations: OrganizationService) {
+  return {
+    Query: {
+      organization: async (_: unknown, __: unknown, context: SubgraphContext): Promise<OrganizationNode | null> => {
+        const principal = caller(context);
+        return principal ? organizations.get(principal.organizationId) : null;
+      },
+      viewer: async (_: unknown, __: unknown, context: SubgraphContext) => {
+        const principal = caller(context);
+        if (principal?.kind !== 'session' || !principal.userId) return null;
+        return organizations.member(principal.organizationId, principal.userId);
+      },
+    },
+    Organization: {
+      /** Other subgraphs may reference only the caller's own organization; any other id resolves to null. */
+      __resolveReference: async (ref: { id: string }, context: SubgraphContext): Promise<OrganizationNode | null> => {
+        const principal = caller(context);
+        if (!principal || ref.id !== principal.organizationId) return null;
+        return organizations.get(ref.id);
+      },
+      members: async (organization: OrganizationNode, _: unknown, context: SubgraphContext): Promise<MemberView[]> => {
+        const principal = caller(context);
+        if (!principal || principal.organizationId !== organization.id) return [];
+        if (principal.kind !== 'session' && !principal.permissions.includes('member:manage')) {
+          throw new GraphQLError('Members are visible to dashboard sessions and to API keys with member:manage.', {
+            extensions: { code: 'FORBIDDEN' },
+          });
+        }
+        return organizations.members(organization.id);
+      },
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { Express } from 'express';
+import request from 'supertest';
+import { SIGIL } from '@sigil/proto';
+import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
+import type { Principal } from '@sigil/kit';
+import { createApp } from '../src/app.ts';
+import { createDb, type Db } from '../src/db.ts';
+import type { AuthenticateResponse } from '../src/internal-auth.ts';
+
+export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations');
+
+export interface Harness {
+  app: Express;
+  db: Db;
+  auth: TestAuth;
+  close(): Promise<void>;
+}
+
+/** One fresh database per test file (`sigil_accounts_test_<name>`), so files run in parallel. */
+export async function createHarness(name: string): Promise<Harness> {
+  const url = await freshTestDatabase(`sigil_accounts_test_${name}`, migrationsDir);
+  const db = createDb(url);
+  const auth = await createTestAuth();
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify });
+  return { app, db, auth, close: () => db.$disconnect() };
+}
+
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export const gatewayPrincipal: Principal = {
+  kind: 'service',
+  organizationId: 'org_platform0000',
+  actorId: 'gateway',
+  mode: 'live',
+  permissions: [],
+};
+
+let counter = 0;
+/** A distinct client address per call, so attempt limits of one test do not leak into another. */
+export function freshIp(): string {
+  counter += 1;
+  return `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`;
+}
+
+export function uniqueEmail(tag = 'user'): string {
+  return `${tag}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** The session token from a `Set-Cookie` response header. */
+export function sessionTokenOf(res: request.Response): string {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const cookie = cookies.find((c) => c.startsWith(`${SIGIL.sessionCookie}=`));
+  if (!cookie) throw new Error(`no session cookie in ${JSON.stringify(res.headers)}`);
+  return cookie.slice(SIGIL.sessionCookie.length + 1).split(';')[0] as string;
+}
+
+export async function authenticate(h: Harness, body: unknown): Promise<AuthenticateResponse> {
+  const res = await request(h.app).post('/internal/v1/authenticate').set(await h.auth.headers(gatewayPrincipal)).send(body);
+  if (res.status !== 200) throw new Error(`authenticate: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as AuthenticateResponse;
+}
+
+/** What the gateway does with a session cookie: look it up, then forward the principal as a signed header. */
+export async function sessionHeaders(h: Harness, token: string): Promise<Record<string, string>> {
+  const result = await authenticate(h, { type: 'session', tokenHash: sha256(token) });
+  if (!result.principal) throw new Error(`session not valid: ${result.reason}`);
+  return h.auth.headers(result.principal);
+}
+
+export interface SignedUp {
+  token: string;
+  headers: Record<string, string>;
+  organizationId: string;
+  userId: string;
+  email: string;
+}
+
+export async function signUp(h: Harness, overrides: Record<string, string> = {}): Promise<SignedUp> {
+  const email = overrides.email ?? uniqueEmail('owner');
+  const res = await request(h.app)
+    .post('/v1/auth/sign-up')
+    .set('x-forwarded-for', freshIp())
+    .send({ organizationName: 'Acme', name: 'Ada Owner', email, password: PASSWORD, ...overrides });
+  if (res.status !== 201) throw new Error(`sign-up: ${res.status} ${JSON.stringify(res.body)}`);
+  const token = sessionTokenOf(res);
+  return { token, headers: await sessionHeaders(h, token), organizationId: res.body.organization.id, userId: res.body.user.id, email };
+}
+
+export interface OutboxRow {
+  subject: string;
+  payload: { type: string; organizationId: string; data: Record<string, unknown> };
+}
+
+export async function outbox(h: Harness, type: string, organizationId?: string): Promise<OutboxRow[]> {
+  const rows = await h.db.$queryRawUnsafe<OutboxRow[]>(
+    `SELECT subject, payload FROM outbox_events WHERE payload->>'type' = $1 ORDER BY created_at, id`,
+    type,
+  );
+  return organizationId ? rows.filter((r) => r.payload.organizationId === organizationId) : rows;
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Validates the environment once at boot; a bad value stops the process with every problem listed. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+/** Fields every service shares. */
+export const baseServiceConfig = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535),
+  DATABASE_URL: z.string().url(),
+  NATS_URL: z.string().min(1),
+  INTERNAL_JWT_PUBLIC_KEY: z.string().min(1).describe('JWK (JSON) of the gateway Ed25519 public key'),
+  /** Prefix of durable consumer names; lets isolated stacks (tests) share one NATS server. */
+  CONSUMER_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export { z };

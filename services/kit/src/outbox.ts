@@ -1,0 +1,161 @@
+import pg from 'pg';
+import { eventSubject, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { newId } from './ids.ts';
+import type { SqlClient } from './sql.ts';
+import type { Logger } from './logger.ts';
+
+const NOTIFY_CHANNEL = 'outbox_events';
+
+export interface NewEvent<T extends EventType> {
+  type: T;
+  organizationId: string;
+  data: EventPayloads[T];
+}
+
+/**
+ * Records a domain event in the caller's transaction. It reaches JetStream after commit
+ * through the relay; a rolled-back transaction publishes nothing.
+ */
+export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: NewEvent<T>): Promise<DomainEvent<T>> {
+  const full: DomainEvent<T> = {
+    id: newId('evt'),
+    type: event.type,
+    occurredAt: new Date().toISOString(),
+    organizationId: event.organizationId,
+    data: event.data,
+  };
+  await tx.$executeRawUnsafe(
+    `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb)`,
+    full.id,
+    eventSubject(event.type),
+    JSON.stringify(full),
+  );
+  await tx.$executeRawUnsafe(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
+  return full;
+}
+
+export interface OutboxRelayOptions {
+  databaseUrl: string;
+  js: JetStreamClient;
+  log: Logger;
+  /** Fallback poll when no notification arrives (another replica's insert, a lost LISTEN). */
+  pollIntervalMs?: number;
+  batchSize?: number;
+  /** Published rows are kept this long for inspection, then deleted. */
+  retainPublishedHours?: number;
+}
+
+export interface OutboxRelay {
+  /** Publishes everything pending now; resolves when the outbox is empty or a publish failed. */
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
+/**
+ * Moves committed outbox rows to JetStream. The event id is the Nats-Msg-Id, so a row published
+ * twice (crash between publish and mark) is dropped by the stream's duplicate window.
+ * Rows are locked with SKIP LOCKED so several replicas share the work.
+ */
+export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+  const { js, log, pollIntervalMs = 1000, batchSize = 100, retainPublishedHours = 72 } = options;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
+  const listener = new pg.Client({ connectionString: options.databaseUrl });
+  let stopped = false;
+  let running: Promise<number> | undefined;
+  let rerun = false;
+
+  const drainOnce = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const published = await publishBatch(pool, js, batchSize, log);
+      total += published;
+      if (published < batchSize) return total;
+    }
+  };
+
+  const drain = (): Promise<number> => {
+    if (running) {
+      rerun = true;
+      return running;
+    }
+    running = (async () => {
+      let total = 0;
+      do {
+        rerun = false;
+        total += await drainOnce();
+      } while (rerun && !stopped);
+      return total;
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  const kick = () => {
+    if (!stopped) drain().catch((error) => log.warn({ err: error }, 'outbox relay drain failed'));
+  };
+
+  await listener.connect();
+  listener.on('notification', kick);
+  listener.on('error', (error) => log.warn({ err: error }, 'outbox listener error'));
+  await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
+  const poll = setInterval(kick, pollIntervalMs);
+  const cleanup = setInterval(() => {
+    pool
+      .query(`DELETE FROM outbox_events WHERE published_at < now() - make_interval(hours => $1)`, [retainPublishedHours])
+      .catch((error) => log.warn({ err: error }, 'outbox cleanup failed'));
+  }, 60 * 60 * 1000);
+  kick();
+
+  return {
+    drain,
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      clearInterval(cleanup);
+      await running?.catch(() => undefined);
+      await listener.end().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}
+
+async function publishBatch(pool: pg.Pool, js: JetStreamClient, batchSize: number, log: Logger): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<OutboxRow>(
+      `SELECT id, subject, payload FROM outbox_events WHERE published_at IS NULL
+       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [batchSize],
+    );
+    const published: string[] = [];
+    for (const row of rows) {
+      try {
+        await js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id });
+        published.push(row.id);
+      } catch (error) {
+        log.warn({ err: error, eventId: row.id }, 'outbox publish failed; will retry');
+        await client.query(`UPDATE outbox_events SET attempts = attempts + 1, last_error = $2 WHERE id = $1`, [row.id, String(error)]);
+        break;
+      }
+    }
+    if (published.length > 0) {
+      await client.query(`UPDATE outbox_events SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1)`, [published]);
+    }
+    await client.query('COMMIT');
+    return published.length === rows.length ? rows.length : published.length;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

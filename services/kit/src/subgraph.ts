@@ -1,0 +1,62 @@
+import express, { type Express } from 'express';
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
+import { isAppError } from './errors.ts';
+import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from './principal.ts';
+import type { Permission } from './permissions.ts';
+
+export interface SubgraphContext {
+  principal: Principal | undefined;
+}
+
+export interface SubgraphOptions {
+  typeDefs: string;
+  resolvers: GraphQLResolverMap<SubgraphContext>;
+  verifyPrincipal: PrincipalVerifier;
+}
+
+/** Mounts the service's Federation 2 subgraph at `/graphql`. Callers reach it through the gateway only. */
+export async function mountSubgraph(app: Express, options: SubgraphOptions): Promise<ApolloServer<SubgraphContext>> {
+  const server = new ApolloServer<SubgraphContext>({
+    schema: buildSubgraphSchema({ typeDefs: parse(options.typeDefs), resolvers: options.resolvers as GraphQLResolverMap<unknown> }),
+    formatError: formatGraphqlError,
+    introspection: true,
+  });
+  await server.start();
+  app.use(
+    '/graphql',
+    express.json(),
+    expressMiddleware(server, {
+      context: async ({ req }) => {
+        const token = req.headers[PRINCIPAL_HEADER];
+        if (typeof token !== 'string') return { principal: undefined };
+        try {
+          return { principal: await options.verifyPrincipal(token) };
+        } catch {
+          throw new GraphQLError('The internal principal token is invalid or expired.', { extensions: { code: 'UNAUTHENTICATED' } });
+        }
+      },
+    }),
+  );
+  return server;
+}
+
+/** Resolver guard: the caller must be signed in (key or session) and hold the permission. */
+export function principalWith(context: SubgraphContext, permission: Permission): Principal {
+  const { principal } = context;
+  if (!principal) throw new GraphQLError('A valid API key or dashboard session is required.', { extensions: { code: 'UNAUTHENTICATED' } });
+  requirePermission(principal, permission);
+  return principal;
+}
+
+function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = (error as { originalError?: unknown })?.originalError;
+  if (isAppError(original)) {
+    const code = original.status === 401 ? 'UNAUTHENTICATED' : original.status === 403 ? 'FORBIDDEN' : original.code.toUpperCase().replace(/-/g, '_');
+    return { ...formatted, message: original.message, extensions: { code, slug: original.code, status: original.status } };
+  }
+  return formatted;
+}

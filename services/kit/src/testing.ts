@@ -1,0 +1,70 @@
+/** Helpers for service tests: real Postgres and NATS from the environment the test setup provisions. */
+import { createLogger } from './logger.ts';
+import { migrate, recreateDatabase } from './migrate.ts';
+import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './principal.ts';
+import { ROLE_PERMISSIONS } from './permissions.ts';
+import { newId } from './ids.ts';
+
+export function testPostgresAdminUrl(): string {
+  return process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+export function testNatsUrl(): string {
+  return process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+}
+
+/** A fresh database with the service's migrations applied. */
+export async function freshTestDatabase(name: string, migrationsDir: string): Promise<string> {
+  const url = await recreateDatabase(testPostgresAdminUrl(), name);
+  await migrate(url, migrationsDir);
+  return url;
+}
+
+export interface TestAuth {
+  sign: PrincipalSigner;
+  verify: PrincipalVerifier;
+  publicJwk: string;
+  /** Headers carrying a signed principal, as the gateway would send them. */
+  headers(principal: Principal): Promise<Record<string, string>>;
+}
+
+export async function createTestAuth(): Promise<TestAuth> {
+  const keys = await generateInternalKeyPair();
+  const sign = await createPrincipalSigner(keys.privateJwk);
+  return {
+    sign,
+    verify: await createPrincipalVerifier(keys.publicJwk),
+    publicJwk: JSON.stringify(keys.publicJwk),
+    headers: async (principal) => ({ [PRINCIPAL_HEADER]: await sign(principal) }),
+  };
+}
+
+export function apiKeyPrincipal(overrides: Partial<Principal> = {}): Principal {
+  const apiKeyId = overrides.apiKeyId ?? newId('key');
+  return {
+    kind: 'api_key',
+    organizationId: newId('org'),
+    actorId: apiKeyId,
+    apiKeyId,
+    mode: 'test',
+    permissions: ROLE_PERMISSIONS.member.slice(),
+    ...overrides,
+  };
+}
+
+export function sessionPrincipal(overrides: Partial<Principal> = {}): Principal {
+  const userId = overrides.userId ?? newId('usr');
+  return {
+    kind: 'session',
+    organizationId: newId('org'),
+    actorId: userId,
+    userId,
+    sessionId: newId('ses'),
+    role: 'owner',
+    mode: 'live',
+    permissions: ROLE_PERMISSIONS.owner.slice(),
+    ...overrides,
+  };
+}
+
+export const silentLogger = () => createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { SignJWT, importJWK } from 'jose';
+import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, callerScope, requirePermission } from '../src/principal.ts';
+import { apiKeyPrincipal, sessionPrincipal } from '../src/testing.ts';
+import { AppError } from '../src/errors.ts';
+
+describe('internal principal tokens', () => {
+  it('round-trips a principal signed by the gateway key', async () => {
+    const keys = await generateInternalKeyPair();
+    const sign = await createPrincipalSigner(keys.privateJwk);
+    const verify = await createPrincipalVerifier(keys.publicJwk);
+    const principal = sessionPrincipal();
+    expect(await verify(await sign(principal))).toEqual(principal);
+  });
+
+  it('rejects a token signed by another key', async () => {
+    const ours = await generateInternalKeyPair();
+    const theirs = await generateInternalKeyPair();
+    const verify = await createPrincipalVerifier(ours.publicJwk);
+    const token = await (await createPrincipalSigner(theirs.privateJwk))(apiKeyPrincipal());
+    await expect(verify(token)).rejects.toThrow();
+  });
+
+  it('rejects an expired token and one with unknown permissions', async () => {
+    const keys = await generateInternalKeyPair();
+    const verify = await createPrincipalVerifier(keys.publicJwk);
+    const key = await importJWK(keys.privateJwk, 'EdDSA');
+    const base = () => new SignJWT({ ...apiKeyPrincipal() }).setProtectedHeader({ alg: 'EdDSA' }).setIssuer('sigil-gateway').setAudience('sigil-services');
+    await expect(verify(await base().setIssuedAt(1000).setExpirationTime(1060).sign(key))).rejects.toThrow();
+    const bad = await new SignJWT({ ...apiKeyPrincipal(), permissions: ['root:everything'] })
+      .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('sigil-gateway').setAudience('sigil-services').setExpirationTime('1m').sign(key);
+    await expect(verify(bad)).rejects.toThrow(/permissions/);
+  });
+
+  it('scopes callers to organization plus key or user', () => {
+    expect(callerScope(apiKeyPrincipal({ organizationId: 'org_a', apiKeyId: 'key_1' }))).toBe('org_a:key_1');
+    expect(callerScope(sessionPrincipal({ organizationId: 'org_a', userId: 'usr_1' }))).toBe('org_a:usr_1');
+  });
+
+  it('names the missing permission', () => {
+    const error = (() => {
+      try {
+        requirePermission(apiKeyPrincipal({ permissions: [] }), 'envelope:void');
+      } catch (e) {
+        return e as AppError;
+      }
+    })();
+    expect(error).toBeInstanceOf(AppError);
+    expect(error?.status).toBe(403);
+    expect(error?.message).toBe('Missing permission: envelope:void.');
+  });
+});

@@ -1,0 +1,50 @@
+import type { Express } from 'express';
+import { createServiceApp, listLimit, mountHealth, mountSubgraph, type Health, type Logger, type PrincipalVerifier, type ReadinessCheck } from '@sigil/kit';
+import type { Db } from './db.ts';
+import { createTemplateService, type CreateTemplateInput } from './templates.ts';
+import { createResolvers, typeDefs } from './subgraph.ts';
+
+export interface TemplatesAppDeps {
+  db: Db;
+  log: Logger;
+  verifyPrincipal: PrincipalVerifier;
+  readiness?: Record<string, ReadinessCheck>;
+}
+
+export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
+  const templates = createTemplateService({ db: deps.db });
+  let health: Health | undefined;
+  const app = await createServiceApp({
+    service: 'templates',
+    log: deps.log,
+    verifyPrincipal: deps.verifyPrincipal,
+    db: deps.db,
+    mount: async (app) => {
+      health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates) as never, verifyPrincipal: deps.verifyPrincipal });
+    },
+    handlers: {
+      createTemplate: async ({ principal, body }) => ({
+        status: 201,
+        body: await templates.create(principal.organizationId, body as CreateTemplateInput),
+      }),
+      listTemplates: async ({ principal, query }) => ({
+        status: 200,
+        body: await templates.list(principal.organizationId, {
+          limit: listLimit(query),
+          cursor: query.cursor as string | undefined,
+          q: query.q as string | undefined,
+        }),
+      }),
+      getTemplate: async ({ principal, params }) => ({
+        status: 200,
+        body: await templates.get(principal.organizationId, params.id as string),
+      }),
+      deleteTemplate: async ({ principal, params }) => {
+        await templates.delete(principal.organizationId, params.id as string);
+        return { status: 204 };
+      },
+    },
+  });
+  return { app, health: health as Health };
+}

@@ -1,0 +1,129 @@
+import { AppError, enqueueEvent, newId, notFound, toPage, decodeCursor, type ListPage } from '@sigil/kit';
+import type { Db } from './db.ts';
+
+export interface TemplateView {
+  id: string;
+  object: 'template';
+  name: string;
+  description: string | null;
+  metadata: Record<string, string>;
+  latestVersion: number | null;
+  hasDraft: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreateTemplateInput {
+  name: string;
+  description?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface ListTemplatesInput {
+  limit: number;
+  cursor?: string;
+  q?: string;
+}
+
+interface TemplateRow {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  metadata: unknown;
+  latestVersion: number | null;
+  hasDraft: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export function toTemplateView(row: TemplateRow): TemplateView {
+  return {
+    id: row.id,
+    object: 'template',
+    name: row.name,
+    description: row.description,
+    metadata: (row.metadata ?? {}) as Record<string, string>,
+    latestVersion: row.latestVersion,
+    hasDraft: row.hasDraft,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Use cases of the templates service; every call is scoped to one organization. */
+export function createTemplateService({ db }: { db: Db }) {
+  return {
+    async create(organizationId: string, input: CreateTemplateInput): Promise<TemplateView> {
+      return db.$transaction(async (tx) => {
+        const row = await tx.template.create({
+          data: {
+            id: newId('tpl'),
+            organizationId,
+            name: input.name,
+            description: input.description ?? null,
+            metadata: input.metadata ?? {},
+          },
+        });
+        const template = toTemplateView(row);
+        await enqueueEvent(tx, { type: 'template.created', organizationId, data: { template } });
+        return template;
+      });
+    },
+
+    async get(organizationId: string, id: string): Promise<TemplateView> {
+      const row = await db.template.findFirst({ where: { id, organizationId } });
+      if (!row) throw notFound(`Template ${id}`);
+      return toTemplateView(row);
+    },
+
+    /** Newest first; `q` matches the name or description, case-insensitively. */
+    async list(organizationId: string, input: ListTemplatesInput): Promise<ListPage<TemplateView>> {
+      const after = input.cursor ? decodeCursor(input.cursor, 2) : undefined;
+      const q = input.q?.trim();
+      const rows = await db.template.findMany({
+        where: {
+          organizationId,
+          AND: [
+            q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {},
+            after
+              ? {
+                  OR: [
+                    { createdAt: { lt: new Date(after[0] as string) } },
+                    { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } },
+                  ],
+                }
+              : {},
+          ],
+        },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: input.limit + 1,
+      });
+      return toPage(rows, input.limit, toTemplateView, (row) => [row.createdAt.toISOString(), row.id]);
+    },
+
+    /**
+     * Deletes a template that no envelope or signing link ever used. Usage is learnt from the
+     * `envelope.created` and `signing_link.created` events, so the check covers every use those events reported.
+     */
+    async delete(organizationId: string, id: string): Promise<void> {
+      await db.$transaction(async (tx) => {
+        const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT id FROM templates WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+          id,
+          organizationId,
+        );
+        if (rows.length === 0) throw notFound(`Template ${id}`);
+        const usage = await tx.templateUsage.findFirst({ where: { templateId: id }, orderBy: { usedAt: 'asc' } });
+        if (usage) {
+          const what = usage.usedByKind === 'envelope' ? 'an envelope' : 'a signing link';
+          throw new AppError('template-in-use', `Template ${id} was used by ${what} (${usage.usedById}) and cannot be deleted.`);
+        }
+        await tx.template.delete({ where: { id } });
+        await enqueueEvent(tx, { type: 'template.deleted', organizationId, data: { templateId: id } });
+      });
+    },
+  };
+}
+
+export type TemplateService = ReturnType<typeof createTemplateService>;

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['{proto,prisma,services,gateway,infra,test}/**/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/contract/**/*.test.ts'],
+    exclude: ['**/node_modules/**', 'test/bench/**'],
+    globalSetup: ['./test/setup/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // Files share one Postgres server and one NATS; each uses its own database and durable names.
+    fileParallelism: true,
+    maxWorkers: 2,
+    reporters: ['default', './test/setup/summary-reporter.ts'],
+  },
+});
