@@ -2,13 +2,16 @@
  * Composes gateway/supergraph.graphql from the subgraphs of gateway/src/subgraphs.ts.
  *   node gateway/scripts/compose.ts           write the file
  *   node gateway/scripts/compose.ts --check   recompose and exit 1 when the checked-in file differs (CI)
+ *   --file <path>                             another supergraph file than gateway/supergraph.graphql
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CompositionError, REPO_ROOT, SUPERGRAPH_PATH, composeSupergraph } from '../src/compose.ts';
 
 const check = process.argv.includes('--check');
-const relative = path.relative(REPO_ROOT, SUPERGRAPH_PATH);
+const fileFlag = process.argv.indexOf('--file');
+const target = fileFlag === -1 ? SUPERGRAPH_PATH : path.resolve(process.argv[fileFlag + 1] ?? '');
+const relative = path.relative(REPO_ROOT, target);
 
 let composed: string;
 try {
@@ -21,7 +24,7 @@ try {
 if (check) {
   let current: string | undefined;
   try {
-    current = readFileSync(SUPERGRAPH_PATH, 'utf8');
+    current = readFileSync(target, 'utf8');
   } catch {
     current = undefined;
   }
@@ -36,7 +39,7 @@ if (check) {
     process.exit(1);
   }
 } else {
-  writeFileSync(SUPERGRAPH_PATH, composed);
+  writeFileSync(target, composed);
   console.log(`Wrote ${relative}.`);
 }
 

@@ -186,6 +186,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     const headers = endToEndHeaders(req.headers);
     delete headers[PRINCIPAL_HEADER];
     delete headers.host;
+    delete headers.expect; // 100-continue was handled between the client and the gateway
     delete headers[API_KEY_HEADER];
     const cookie = cookieWithoutSession(req.headers.cookie);
     if (cookie) headers.cookie = cookie;

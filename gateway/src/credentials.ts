@@ -3,8 +3,8 @@ import { SIGIL } from '@sigil/proto';
 
 export const SESSION_COOKIE = SIGIL.sessionCookie;
 export const API_KEY_HEADER = 'x-api-key';
-/** Dashboard sessions pick the mode they act in with this header (`test` or `live`, default live). */
-export const MODE_HEADER = 'sigil-mode';
+/** Dashboard sessions pick the mode they act in with this header (`test` or `live`, default live): `sigil-mode`. */
+export const MODE_HEADER = `${SIGIL.name.toLowerCase()}-mode`;
 
 /**
  * The API key a request presents, if any. `Authorization` wins over `x-api-key` (it is the preferred

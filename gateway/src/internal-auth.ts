@@ -1,20 +1,13 @@
-import type { Principal } from '@sigil/kit';
-
 /**
- * The wire contract of the accounts service's `POST /internal/v1/authenticate`, declared structurally
- * here until `@sigil/accounts/internal-auth` exports it (the gateway must not depend on the accounts
- * implementation, only on this shape).
+ * The wire contract of the accounts service's `POST /internal/v1/authenticate`. Types only: the
+ * gateway depends on the shape the accounts service publishes, never on its implementation
+ * (`import type` is erased, nothing of accounts is loaded at run time).
  */
+export type {
+  AuthenticateFailureReason,
+  AuthenticateRequest,
+  AuthenticateResponse,
+} from '@sigil/accounts/internal-auth';
+
+/** Same value as accounts' `INTERNAL_AUTHENTICATE_PATH` (a value import would load the accounts package). */
 export const AUTHENTICATE_PATH = '/internal/v1/authenticate';
-
-export type AuthenticateRequest = { type: 'api_key'; secretHash: string } | { type: 'session'; tokenHash: string };
-
-export type AuthenticateFailureReason = 'unknown' | 'revoked' | 'expired';
-
-export type AuthenticateResponse =
-  | {
-      principal: Principal;
-      /** Optional: when the credential stops being valid; the cache never keeps it past that moment. */
-      expiresAt?: string | null;
-    }
-  | { principal: null; reason: AuthenticateFailureReason };

@@ -5,7 +5,13 @@ import { createGatewayApp } from './app.ts';
 import { createAuthenticator } from './authenticator.ts';
 import { gatewayConfigSchema, type GatewayConfig } from './config.ts';
 
-const config = loadConfig(gatewayConfigSchema) as GatewayConfig;
+let config: GatewayConfig;
+try {
+  config = loadConfig(gatewayConfigSchema) as GatewayConfig;
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 const log = createLogger('gateway', config.LOG_LEVEL);
 
 const signPrincipal = await createPrincipalSigner(config.INTERNAL_JWT_PRIVATE_KEY as JWK);

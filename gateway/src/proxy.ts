@@ -62,6 +62,8 @@ export interface ForwardOptions {
   onResponse?: (status: number) => void;
   /** Called when the service could not be reached and nothing was sent to the client yet. */
   onUnreachable: (error: Error) => void;
+  /** How long establishing the connection to the service may take. Default 5 s. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -81,6 +83,14 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
     path: basePath + (req.url ?? '/'),
     headers: options.headers,
     agent: isHttps ? options.upstream.agents.https : options.upstream.agents.http,
+  });
+
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  proxyReq.on('socket', (socket) => {
+    if (!socket.connecting) return;
+    const timer = setTimeout(() => proxyReq.destroy(new Error(`connecting to ${base.host} timed out after ${connectTimeoutMs} ms`)), connectTimeoutMs);
+    socket.once('connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
   });
 
   let answered = false;
@@ -106,7 +116,9 @@ export function forward(req: IncomingMessage, res: ServerResponse, options: Forw
 
   proxyReq.on('error', (error) => {
     req.unpipe(proxyReq);
-    if (!answered && !res.headersSent && !res.destroyed) {
+    // The client left first (and we tore the upstream request down because of it): nobody to answer.
+    if (res.destroyed || (req.destroyed && !req.complete)) return;
+    if (!answered && !res.headersSent) {
       // Let the rest of the request body drain so the error answer can be read by the client.
       req.resume();
       options.onUnreachable(error);

@@ -83,7 +83,7 @@ export interface FakeAccounts {
   /** Principals the internal endpoint saw on its callers (should be the gateway service principal). */
   callers: Principal[];
   seen: Echo[];
-  addKey(overrides?: Partial<Principal>, options?: { mode?: 'test' | 'live'; state?: KeyState }): { key: string; principal: Principal };
+  addKey(overrides?: Partial<Principal>, options?: { mode?: 'test' | 'live'; state?: KeyState; expiresAt?: string }): { key: string; principal: Principal };
   addSession(overrides?: Partial<Principal>): { token: string; principal: Principal };
   setKeyState(key: string, state: KeyState): void;
   /** Makes the internal endpoint fail with this status (0 = healthy). */
@@ -92,8 +92,8 @@ export interface FakeAccounts {
 }
 
 export async function startFakeAccounts(verify: PrincipalVerifier): Promise<FakeAccounts> {
-  const keys = new Map<string, { principal: Principal; state: KeyState }>();
-  const sessions = new Map<string, { principal: Principal; state: KeyState }>();
+  const keys = new Map<string, { principal: Principal; state: KeyState; expiresAt?: string }>();
+  const sessions = new Map<string, { principal: Principal; state: KeyState; expiresAt?: string }>();
   const lookups: AuthenticateRequest[] = [];
   const callers: Principal[] = [];
   const seen: Echo[] = [];
@@ -117,7 +117,7 @@ export async function startFakeAccounts(verify: PrincipalVerifier): Promise<Fake
     const answer: AuthenticateResponse = !entry
       ? { principal: null, reason: 'unknown' }
       : entry.state === 'active'
-        ? { principal: entry.principal }
+        ? { principal: entry.principal, expiresAt: entry.expiresAt ?? null }
         : { principal: null, reason: entry.state };
     res.json(answer);
   });
@@ -156,7 +156,7 @@ export async function startFakeAccounts(verify: PrincipalVerifier): Promise<Fake
     addKey(overrides = {}, options = {}) {
       const key = newApiKey(options.mode ?? 'test');
       const principal = apiKeyPrincipal({ mode: options.mode ?? 'test', ...overrides });
-      keys.set(sha256Hex(key), { principal, state: options.state ?? 'active' });
+      keys.set(sha256Hex(key), { principal, state: options.state ?? 'active', expiresAt: options.expiresAt });
       return { key, principal };
     },
     addSession(overrides = {}) {

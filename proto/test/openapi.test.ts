@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import {
   type OpenApiDocument,
   type OpenApiParameter,
 } from '../src/index.ts';
+import { repoRoot } from './helpers.ts';
 
 /**
  * openapi-backend validates definitions against the OpenAPI 3.0 schema only,
@@ -443,5 +445,25 @@ describe('loadSigilOpenApi', () => {
       idempotent: false,
     });
     expect(ops.find((o) => o.operationId === 'createApiKey')).toMatchObject({ auth: 'D', permission: 'apikey:manage', idempotent: false });
+  });
+});
+
+describe('docs/api-conventions.md', () => {
+  it('lists exactly the operations of the document', () => {
+    const docPath = path.resolve(repoRoot, 'docs/api-conventions.md');
+    const rows = readFileSync(docPath, 'utf8')
+      .split('\n')
+      .map((line) => /^\| `([A-Za-z]+)` \| `([A-Z]+) (\S+)` \| (\w+) \| ([KDSVP]) \| (?:`([a-z:]+)`|-) \| (Idem)? \|$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => ({
+        operationId: m[1],
+        method: m[2],
+        path: m[3],
+        service: m[4],
+        auth: m[5],
+        ...(m[6] ? { permission: m[6] } : {}),
+        idempotent: m[7] === 'Idem',
+      }));
+    expect(rows).toEqual(listOperations(loadSigilOpenApi()));
   });
 });

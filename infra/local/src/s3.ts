@@ -1,3 +1,4 @@
+/// <reference path="./s3rver.d.ts" />
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';

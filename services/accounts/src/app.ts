@@ -57,16 +57,18 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, apiKeys, sessions });
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations) as never, verifyPrincipal: deps.verifyPrincipal });
     },
-    handlers: {
-      // ------------------------------------------------------------ dashboard auth
+    publicHandlers: {
       signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientIp(req))),
       signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body as SignInInput, clientIp(req))),
+      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientIp(req))),
+    },
+    handlers: {
+      // ------------------------------------------------------------ dashboard session
       signOut: async ({ principal }) => {
         await sessions.signOut(principal);
         return { status: 204, headers: { 'set-cookie': clearedSessionCookie() } };
       },
       getSession: async ({ principal }) => ({ status: 200, body: await sessions.current(principal), headers: NO_STORE }),
-      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientIp(req))),
 
       // ------------------------------------------------------------ members and invitations
       listMembers: async ({ principal, query }) => ({ status: 200, body: await members.listMembers(principal.organizationId, page(query)) }),

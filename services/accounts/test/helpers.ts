@@ -50,15 +50,21 @@ export function uniqueEmail(tag = 'user'): string {
 
 export const PASSWORD = 'correct horse battery staple';
 
-/** The session token from a `Set-Cookie` response header. */
-export function sessionTokenOf(res: request.Response): string {
-  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+/** The `Set-Cookie` header of the session cookie. */
+export function cookieOf(res: request.Response): string {
+  const header = res.headers['set-cookie'] as unknown;
+  const cookies = Array.isArray(header) ? (header as string[]) : typeof header === 'string' ? [header] : [];
   const cookie = cookies.find((c) => c.startsWith(`${SIGIL.sessionCookie}=`));
   if (!cookie) throw new Error(`no session cookie in ${JSON.stringify(res.headers)}`);
-  return cookie.slice(SIGIL.sessionCookie.length + 1).split(';')[0] as string;
+  return cookie;
 }
 
-export async function authenticate(h: Harness, body: unknown): Promise<AuthenticateResponse> {
+/** The session token from a `Set-Cookie` response header. */
+export function sessionTokenOf(res: request.Response): string {
+  return cookieOf(res).slice(SIGIL.sessionCookie.length + 1).split(';')[0] as string;
+}
+
+export async function authenticate(h: Harness, body: object): Promise<AuthenticateResponse> {
   const res = await request(h.app).post('/internal/v1/authenticate').set(await h.auth.headers(gatewayPrincipal)).send(body);
   if (res.status !== 200) throw new Error(`authenticate: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as AuthenticateResponse;

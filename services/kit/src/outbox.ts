@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { eventSubject, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
+import { createEvent, eventSubject, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { newId } from './ids.ts';
 import type { SqlClient } from './sql.ts';
 import type { Logger } from './logger.ts';
 
@@ -18,13 +17,7 @@ export interface NewEvent<T extends EventType> {
  * through the relay; a rolled-back transaction publishes nothing.
  */
 export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: NewEvent<T>): Promise<DomainEvent<T>> {
-  const full: DomainEvent<T> = {
-    id: newId('evt'),
-    type: event.type,
-    occurredAt: new Date().toISOString(),
-    organizationId: event.organizationId,
-    data: event.data,
-  };
+  const full = createEvent(event.type, event.organizationId, event.data);
   await tx.$executeRawUnsafe(
     `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb)`,
     full.id,

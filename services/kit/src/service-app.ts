@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import { OpenAPIBackend, type Context, type Request as OpenApiRequest } from 'openapi-backend';
-import { loadSigilOpenApi, listOperations, type OperationInfo as OperationSummary, type ServiceName } from '@sigil/proto';
+import { JSON_SCHEMA_FORMATS, loadSigilOpenApi, listOperations, type OperationInfo as OperationSummary, type ServiceName } from '@sigil/proto';
 import { AppError, type FieldError } from './errors.ts';
 import { createHttpShell, notFoundHandler, problemErrorHandler, rawBodyOf, sendProblem } from './http-app.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
@@ -76,7 +76,15 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Expr
   }
 
   // The document is validated by proto's tests; openapi-backend's own check only knows OpenAPI 3.0.
-  const api = new OpenAPIBackend({ definition: definition as never, validate: true, coerceTypes: true, quick: true, strict: true });
+  const api = new OpenAPIBackend({ definition: definition as never, validate: true,
+    coerceTypes: true,
+    quick: true,
+    strict: true,
+    customizeAjv: (ajv) => {
+      for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
+      return ajv;
+    },
+  });
   const bound: Record<string, (c: Context, req: Request, res: Response) => Promise<void>> = {};
   for (const [operationId, handler] of Object.entries(handlers)) {
     const op = operations.get(operationId) as OperationSummary;

@@ -63,6 +63,7 @@ describe('template.* events through the outbox', () => {
       }
     }
     expect(found).toMatchObject({ type: 'template.created', organizationId: org.organizationId, data: { template: { id, name: 'Relayed' } } });
+    await relay.drain(); // the batch that published it commits its mark after the broker's ack
     const row = await h.db.outboxEvent.findUniqueOrThrow({ where: { id: found!.id } });
     expect(row.publishedAt).not.toBeNull();
     await bus.jsm.consumers.delete(EVENTS_STREAM, durable);
