@@ -12,7 +12,7 @@ const DESIGNED: ReadonlyArray<Pick<OperationInfo, 'method' | 'path' | 'auth' | '
   { method: 'GET', path: '/v1/organization/members', auth: 'D', idempotent: false, service: 'accounts' },
   { method: 'PATCH', path: '/v1/organization/members/{id}', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'DELETE', path: '/v1/organization/members/{id}', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
-  { method: 'POST', path: '/v1/organization/invitations', auth: 'D', idempotent: true, service: 'accounts', permission: 'member:manage' },
+  { method: 'POST', path: '/v1/organization/invitations', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'GET', path: '/v1/organization/invitations', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'DELETE', path: '/v1/organization/invitations/{id}', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'GET', path: '/v1/openapi.json', auth: 'P', idempotent: false, service: 'gateway' },

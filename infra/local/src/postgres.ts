@@ -67,7 +67,7 @@ async function majorOf(postgresBin: string): Promise<number | undefined> {
 export async function findPostgresBinaries(env: NodeJS.ProcessEnv): Promise<PgBinaries[]> {
   const dirs: string[] = [];
   const add = (dir: string): void => {
-    let real = dir;
+    let real: string;
     try {
       real = fs.realpathSync(dir);
     } catch {
@@ -88,7 +88,7 @@ export async function findPostgresBinaries(env: NodeJS.ProcessEnv): Promise<PgBi
     }
   }
   for (const root of ['/usr/lib/postgresql', '/usr/local/pgsql', '/usr/pgsql']) {
-    let entries: string[] = [];
+    let entries: string[];
     try {
       entries = fs.readdirSync(root);
     } catch {
@@ -220,7 +220,7 @@ async function initdb(bin: PgBinaries, dataDir: string, user: RunAs | undefined,
   } catch (error) {
     fs.rmSync(tmp, { recursive: true, force: true });
     const e = error as { stderr?: string; stdout?: string };
-    throw new Error(`postgres: initdb failed: ${errorMessage(error)}\n${e.stderr ?? ''}${e.stdout ?? ''}`.trim());
+    throw new Error(`postgres: initdb failed: ${errorMessage(error)}\n${e.stderr ?? ''}${e.stdout ?? ''}`.trim(), { cause: error });
   }
   try {
     fs.renameSync(tmp, dataDir);

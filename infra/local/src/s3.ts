@@ -1,4 +1,3 @@
-/// <reference path="./s3rver.d.ts" />
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -93,7 +92,7 @@ export async function startS3(options: { stateDir: string; log: (line: string) =
       };
     } catch (error) {
       if (attempt < 3 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
-      throw new Error(`s3: could not start the embedded S3 server: ${errorMessage(error)}`);
+      throw new Error(`s3: could not start the embedded S3 server: ${errorMessage(error)}`, { cause: error });
     }
   }
 }

@@ -19,13 +19,15 @@ import { createMemberService, type AcceptInvitationInput, type CreateInvitationI
 import { createOrganizationService } from './organizations.ts';
 import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession, type SignInInput, type SignUpInput } from './sessions.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
-import { createThrottle } from './throttle.ts';
+import { createThrottle, rateLimitsWith, type RateLimitOverrides } from './throttle.ts';
 
 export interface AccountsAppDeps {
   db: Db;
   log: Logger;
   verifyPrincipal: PrincipalVerifier;
   readiness?: Record<string, ReadinessCheck>;
+  /** Attempt limits of sign-in, sign-up and invitation acceptance (defaults in throttle.ts). */
+  rateLimits?: RateLimitOverrides;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -40,7 +42,7 @@ function page(query: Record<string, unknown>) {
 }
 
 export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; health: Health }> {
-  const throttle = createThrottle(deps.db);
+  const throttle = createThrottle(deps.db, rateLimitsWith(deps.rateLimits));
   const sessions = createSessionService({ db: deps.db, throttle });
   const members = createMemberService({ db: deps.db, throttle });
   const apiKeys = createApiKeyService({ db: deps.db });

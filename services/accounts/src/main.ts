@@ -9,13 +9,23 @@ import {
   purgeExpiredIdempotencyKeys,
   runServer,
   startOutboxRelay,
+  z,
 } from '@sigil/kit';
 import { createApp } from './app.ts';
 import { createDb } from './db.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
 
 const SERVICE = 'accounts';
-const config = loadConfig(baseServiceConfig);
+const limit = z.coerce.number().int().min(1).optional();
+const config = loadConfig(
+  baseServiceConfig.extend({
+    /** Attempt counts per window (sign-in 15 minutes, sign-up and invitation acceptance 1 hour). */
+    SIGN_IN_LIMIT_PER_EMAIL_IP: limit,
+    SIGN_IN_LIMIT_PER_IP: limit,
+    SIGN_UP_LIMIT_PER_IP: limit,
+    ACCEPT_INVITATION_LIMIT_PER_IP: limit,
+  }),
+);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations'));
@@ -28,6 +38,12 @@ const { app, health } = await createApp({
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
+  rateLimits: {
+    signInPerEmailIp: config.SIGN_IN_LIMIT_PER_EMAIL_IP,
+    signInPerIp: config.SIGN_IN_LIMIT_PER_IP,
+    signUpPerIp: config.SIGN_UP_LIMIT_PER_IP,
+    acceptInvitationPerIp: config.ACCEPT_INVITATION_LIMIT_PER_IP,
+  },
 });
 await runServer({
   app,

@@ -3,7 +3,7 @@ import type { Db, Tx } from './db.ts';
 import { lockOrganization } from './organizations.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
-import { ACCEPT_INVITATION_PER_IP, type Throttle } from './throttle.ts';
+import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
 import { asRole, decodeTimeCursor, isUniqueViolation, requireEmail, toInvitationView, toMemberView, type InvitationView, type MemberView } from './views.ts';
 
@@ -176,7 +176,7 @@ export function createMemberService({ db, throttle }: { db: Db; throttle: Thrott
      * an accepted one is 409.
      */
     async acceptInvitation(input: AcceptInvitationInput, ip: string): Promise<IssuedSession> {
-      await throttle.enforce([[ACCEPT_INVITATION_PER_IP, ip]]);
+      await throttle.enforce([[throttle.rules.acceptInvitationPerIp, ip]]);
       const tokenHash = sha256Hex(input.token);
       const invitation = await db.invitation.findUnique({ where: { tokenHash } });
       if (!invitation || invitation.revokedAt || invitation.expiresAt <= new Date()) {

@@ -4,7 +4,7 @@ import type { Db, Tx } from './db.ts';
 import type { AuthenticateResult } from './internal-auth.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { createOrganizationWithOwner } from './organizations.ts';
-import { SIGN_IN_PER_EMAIL_IP, SIGN_IN_PER_IP, SIGN_UP_PER_IP, type Throttle } from './throttle.ts';
+import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
 import { asRole, isUniqueViolation, normalizeEmail, requireEmail, toOrganizationView, toUserView, type SessionView } from './views.ts';
 
@@ -85,7 +85,7 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
     /** A new organization, its first owner and a session for them (409 `conflict` if the e-mail has an account). */
     async signUp(input: SignUpInput, ip: string): Promise<IssuedSession> {
       const email = requireEmail(input.email);
-      await throttle.enforce([[SIGN_UP_PER_IP, ip]]);
+      await throttle.enforce([[throttle.rules.signUpPerIp, ip]]);
       if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken();
       const passwordHash = await hashPassword(input.password);
       try {
@@ -113,8 +113,8 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
       const email = normalizeEmail(input.email);
       const emailAndIp = `${email}\n${ip}`;
       await throttle.enforce([
-        [SIGN_IN_PER_EMAIL_IP, emailAndIp],
-        [SIGN_IN_PER_IP, ip],
+        [throttle.rules.signInPerEmailIp, emailAndIp],
+        [throttle.rules.signInPerIp, ip],
       ]);
       const user = await db.user.findUnique({ where: { email } });
       const valid = await verifyPassword(input.password, user?.passwordHash);
@@ -128,7 +128,7 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
       const chosen = memberships.find((m) => m.organizationId === input.organizationId) ?? memberships[0];
       if (!chosen) throw unauthorized(INVALID_CREDENTIALS);
 
-      await throttle.reset(SIGN_IN_PER_EMAIL_IP, emailAndIp);
+      await throttle.reset(throttle.rules.signInPerEmailIp, emailAndIp);
       if (needsRehash(user.passwordHash)) {
         await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });
       }

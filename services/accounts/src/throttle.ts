@@ -20,14 +20,37 @@ export interface ThrottleResult {
   resetSeconds: number;
 }
 
-/** Sign-in: 10 attempts per 15 minutes for one e-mail from one address; 100 per 15 minutes from one address. */
-export const SIGN_IN_PER_EMAIL_IP: ThrottleRule = { name: 'sign-in:email-ip', limit: 10, windowSeconds: 15 * 60 };
-export const SIGN_IN_PER_IP: ThrottleRule = { name: 'sign-in:ip', limit: 100, windowSeconds: 15 * 60 };
-/** Sign-up and invitation acceptance: 20 per hour from one address. */
-export const SIGN_UP_PER_IP: ThrottleRule = { name: 'sign-up:ip', limit: 20, windowSeconds: 60 * 60 };
-export const ACCEPT_INVITATION_PER_IP: ThrottleRule = { name: 'accept-invitation:ip', limit: 20, windowSeconds: 60 * 60 };
+export interface AuthRateLimits {
+  signInPerEmailIp: ThrottleRule;
+  signInPerIp: ThrottleRule;
+  signUpPerIp: ThrottleRule;
+  acceptInvitationPerIp: ThrottleRule;
+}
+
+/**
+ * Sign-in: 10 attempts per 15 minutes for one e-mail from one address, 100 per 15 minutes from one address.
+ * Sign-up and invitation acceptance: 30 per hour from one address.
+ */
+export const DEFAULT_RATE_LIMITS: AuthRateLimits = {
+  signInPerEmailIp: { name: 'sign-in:email-ip', limit: 10, windowSeconds: 15 * 60 },
+  signInPerIp: { name: 'sign-in:ip', limit: 100, windowSeconds: 15 * 60 },
+  signUpPerIp: { name: 'sign-up:ip', limit: 30, windowSeconds: 60 * 60 },
+  acceptInvitationPerIp: { name: 'accept-invitation:ip', limit: 30, windowSeconds: 60 * 60 },
+};
+
+/** Overrides of the attempt counts (windows stay), e.g. from the environment of a load-test stack. */
+export type RateLimitOverrides = Partial<Record<keyof AuthRateLimits, number>>;
+
+export function rateLimitsWith(overrides: RateLimitOverrides = {}): AuthRateLimits {
+  const limits = { ...DEFAULT_RATE_LIMITS };
+  for (const [name, limit] of Object.entries(overrides) as Array<[keyof AuthRateLimits, number | undefined]>) {
+    if (limit !== undefined) limits[name] = { ...limits[name], limit };
+  }
+  return limits;
+}
 
 export interface Throttle {
+  readonly rules: AuthRateLimits;
   hit(rule: ThrottleRule, subject: string): Promise<ThrottleResult>;
   reset(rule: ThrottleRule, subject: string): Promise<void>;
   /** Counts one attempt against every rule; throws 429 `rate-limited` if any is exceeded. */
@@ -37,7 +60,7 @@ export interface Throttle {
 
 const keyOf = (rule: ThrottleRule, subject: string) => sha256Hex(`${rule.name}\n${subject}`);
 
-export function createThrottle(db: SqlClient): Throttle {
+export function createThrottle(db: SqlClient, rules: AuthRateLimits = DEFAULT_RATE_LIMITS): Throttle {
   const hit = async (rule: ThrottleRule, subject: string): Promise<ThrottleResult> => {
     const rows = await db.$queryRawUnsafe<{ attempts: number; reset_seconds: number }[]>(
       `INSERT INTO auth_throttles (key, attempts, expires_at) VALUES ($1, 1, now() + make_interval(secs => $2))
@@ -58,6 +81,7 @@ export function createThrottle(db: SqlClient): Throttle {
   };
 
   return {
+    rules,
     hit,
     async reset(rule, subject) {
       await db.$executeRawUnsafe(`DELETE FROM auth_throttles WHERE key = $1`, keyOf(rule, subject));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { apiKeyPrincipal } from '@sigil/kit/testing';
+import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
+import { createApp } from '../src/app.ts';
 import { PASSWORD, cookieOf, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, authenticate, type Harness } from './helpers.ts';
 
 let h: Harness;
@@ -58,6 +59,21 @@ describe('sign-up', () => {
     expect(res.status).toBe(409);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body).toMatchObject({ type: 'https://sigil.dev/problems/conflict', status: 409 });
+  });
+
+  it('limits sign-ups per address (configurable)', async () => {
+    const { app } = await createApp({ db: h.db, log: silentLogger(), verifyPrincipal: h.auth.verify, rateLimits: { signUpPerIp: 2 } });
+    const ip = freshIp();
+    const attempt = () =>
+      request(app).post('/v1/auth/sign-up').set('x-forwarded-for', `203.0.113.9, ${ip}`).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD });
+    expect((await attempt()).status).toBe(201);
+    expect((await attempt()).status).toBe(201);
+    const blocked = await attempt();
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.headers['ratelimit-limit']).toBe('2');
+    // The right-most x-forwarded-for entry (added by the gateway) is the address; the client's own entries are ignored.
+    expect((await request(app).post('/v1/auth/sign-up').set('x-forwarded-for', `${ip}, ${freshIp()}`).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD })).status).toBe(201);
   });
 
   it('validates the body against the contract', async () => {

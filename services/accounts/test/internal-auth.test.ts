@@ -134,3 +134,22 @@ describe('POST /internal/v1/authenticate: callers and input', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ pointer })]);
   });
 });
+
+describe('housekeeping', () => {
+  it('deletes finished attempt windows and long-ended sessions, keeps live ones', async () => {
+    const { runHousekeeping } = await import('../src/jobs/housekeeping.ts');
+    const org = await signUp(h);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const ended = await signUp(h);
+    await h.db.session.updateMany({ where: { userId: ended.userId }, data: { expiresAt: old } });
+    await h.db.authThrottle.create({ data: { key: 'old-window', attempts: 3, expiresAt: new Date(Date.now() - 1000) } });
+    await h.db.authThrottle.create({ data: { key: 'open-window', attempts: 3, expiresAt: new Date(Date.now() + 60_000) } });
+    const deleted = await runHousekeeping(h.db, async () => 0);
+    expect(deleted.throttles).toBeGreaterThanOrEqual(1);
+    expect(deleted.sessions).toBeGreaterThanOrEqual(1);
+    expect(await h.db.authThrottle.findUnique({ where: { key: 'old-window' } })).toBeNull();
+    expect(await h.db.authThrottle.findUnique({ where: { key: 'open-window' } })).not.toBeNull();
+    expect(await h.db.session.count({ where: { userId: ended.userId } })).toBe(0);
+    expect((await authenticate(h, { type: 'session', tokenHash: sha256(org.token) })).principal).not.toBeNull();
+  });
+});

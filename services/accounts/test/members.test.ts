@@ -75,16 +75,17 @@ describe('invitations', () => {
     expect((await request(h.app).post('/v1/organization/invitations').set(owner.headers).send({ email: first.email, role: 'viewer' })).status).toBe(201);
   });
 
-  it('honours Idempotency-Key', async () => {
+  it('keeps the invitation token only as a hash: no idempotent replay stores it', async () => {
     const owner = await signUp(h);
     const email = uniqueEmail('idem');
     const send = () => request(h.app).post('/v1/organization/invitations').set(owner.headers).set('Idempotency-Key', `inv-${email}`).send({ email, role: 'member' });
     const a = await send();
     const b = await send();
     expect(a.status).toBe(201);
-    expect(b.status).toBe(201);
-    expect(b.headers['idempotent-replayed']).toBe('true');
-    expect(b.body.id).toBe(a.body.id);
+    expect(b.status).toBe(409);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    const stored = await h.db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM idempotency_keys WHERE response_body::text LIKE $1`, `%${a.body.token}%`);
+    expect(stored).toEqual([]);
   });
 
   it('needs member:manage, and only owners invite owners', async () => {
