@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -261,8 +262,28 @@ function socketDirFor(stateDir: string, user: RunAs | undefined): { dir: string;
   return { dir, temporary };
 }
 
+/**
+ * Where our Postgres keeps its files. As root the server runs as `postgres`, which must be able to
+ * reach them; when the state directory sits under a private folder (a clone in a mode-700 home or
+ * temp dir), the server's files go to a per-state-dir folder under the system temp dir instead.
+ */
+function postgresStateDir(stateDir: string, user: RunAs | undefined, log: (line: string) => void): string {
+  if (!user) return stateDir;
+  try {
+    ensureReachable(path.join(stateDir, 'postgres'), user, stateDir);
+    return stateDir;
+  } catch (error) {
+    const fallback = path.join(os.tmpdir(), `sigil-postgres-${createHash('sha256').update(path.resolve(stateDir)).digest('hex').slice(0, 12)}`);
+    fs.mkdirSync(path.join(fallback, 'logs'), { recursive: true, mode: 0o711 });
+    fs.chmodSync(fallback, 0o711);
+    log(`postgres: ${(error as Error).message.split('.')[0]}; keeping its files in ${fallback}`);
+    return fallback;
+  }
+}
+
 export async function startPostgres(options: StartPostgresOptions): Promise<PostgresHandle> {
-  const { stateDir, log } = options;
+  const { log } = options;
+  const stateDir = postgresStateDir(options.stateDir, runAsUser(), log);
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = path.join(stateDir, 'postgres');
   const portFile = path.join(stateDir, 'postgres.port');
