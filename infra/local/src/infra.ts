@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canConnect, errorMessage, isPortFree, redactUrl } from './net.ts';
 import { probeNats, startNats } from './nats.ts';
-import { ensureDatabase, probePostgres, startPostgres } from './postgres.ts';
+import { ensureDatabase } from '@sigil/kit';
+import { probePostgres, startPostgres } from './postgres.ts';
 import { probeS3, startS3 } from './s3.ts';
 import { createSmtpSink } from './smtp-sink.ts';
 

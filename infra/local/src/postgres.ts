@@ -411,39 +411,3 @@ function adminUrlFor(port: number): string {
   return `postgres://postgres@${LOOPBACK}:${port}/postgres`;
 }
 
-/**
- * Create database `name` if it does not exist (idempotent and safe when several
- * callers race) and return a URL for it built from adminUrl.
- */
-export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
-  if (!name || name.length > 63 || name.includes('\0')) {
-    throw new Error(`ensureDatabase: invalid database name ${JSON.stringify(name)}`);
-  }
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    for (let attempt = 1; ; attempt++) {
-      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-      if (found.rowCount) break;
-      try {
-        await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
-        break;
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code === '42P04') break; // duplicate_database: someone else created it
-        // 55006: template1 is briefly in use by another session; 23505: concurrent catalog insert.
-        if ((code === '55006' || code === '23505') && attempt < 20) {
-          await sleep(100 * attempt);
-          continue;
-        }
-        throw error;
-      }
-    }
-  } finally {
-    await client.end().catch(() => {});
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${encodeURIComponent(name)}`;
-  return url.toString();
-}

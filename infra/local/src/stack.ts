@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit';
-import { ensureDatabase, ensureInfra, type Infra } from './infra.ts';
+import { ensureDatabase, generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit';
+import { ensureInfra, type Infra } from './infra.ts';
 import { freePort } from './net.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');

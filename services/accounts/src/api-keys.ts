@@ -7,7 +7,7 @@ import {
   newId,
   notFound,
   randomBase62,
-  toPage,
+  newestFirst,
   type ListPage,
   type Mode,
   type Permission,
@@ -16,7 +16,7 @@ import {
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResult } from './internal-auth.ts';
 import { sha256Hex } from './tokens.ts';
-import { decodeTimeCursor, toApiKeyView, type ApiKeyView } from './views.ts';
+import { toApiKeyView, type ApiKeyView } from './views.ts';
 
 /** Characters of the secret after `sgl_live_` / `sgl_test_` (base62, ≈190 bits). */
 export const SECRET_RANDOM_LENGTH = 32;
@@ -97,24 +97,16 @@ export function createApiKeyService({ db }: { db: Db }) {
 
     /** Newest first, revoked keys included (with `revokedAt`). */
     async list(organizationId: string, input: ListApiKeysInput): Promise<ListPage<ApiKeyView>> {
-      const after = input.cursor ? decodeTimeCursor(input.cursor) : undefined;
       const rows = await db.apiKey.findMany({
         where: {
           organizationId,
           ...(input.mode ? { mode: input.mode } : {}),
-          ...(after
-            ? {
-                OR: [
-                  { createdAt: { lt: after.createdAt } },
-                  { createdAt: after.createdAt, id: { lt: after.id } },
-                ],
-              }
-            : {}),
+          ...newestFirst.after(input.cursor),
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst.orderBy,
         take: input.limit + 1,
       });
-      return toPage(rows, input.limit, toApiKeyView, (row) => [row.createdAt.toISOString(), row.id]);
+      return newestFirst.page(rows, input.limit, toApiKeyView);
     },
 
     /**

@@ -1,11 +1,11 @@
-import { AppError, enqueueEvent, newId, notFound, toPage, type ListPage, type Principal, type Role } from '@sigil/kit';
+import { AppError, enqueueEvent, newId, newestFirst, notFound, oldestFirst, type ListPage, type Principal, type Role } from '@sigil/kit';
 import type { Db, Tx } from './db.ts';
 import { lockOrganization } from './organizations.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
 import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
-import { asRole, decodeTimeCursor, isUniqueViolation, requireEmail, toInvitationView, toMemberView, type InvitationView, type MemberView } from './views.ts';
+import { asRole, isUniqueViolation, requireEmail, toInvitationView, toMemberView, type InvitationView, type MemberView } from './views.ts';
 
 export const INVITATION_LIFETIME_DAYS = 7;
 
@@ -42,24 +42,16 @@ export function createMemberService({ db, throttle }: { db: Db; throttle: Thrott
   return {
     /** Oldest first. */
     async listMembers(organizationId: string, input: PageInput): Promise<ListPage<MemberView>> {
-      const after = input.cursor ? decodeTimeCursor(input.cursor) : undefined;
       const rows = await db.membership.findMany({
         where: {
           organizationId,
-          ...(after
-            ? {
-                OR: [
-                  { createdAt: { gt: after.createdAt } },
-                  { createdAt: after.createdAt, id: { gt: after.id } },
-                ],
-              }
-            : {}),
+          ...oldestFirst.after(input.cursor),
         },
         include: { user: true },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        orderBy: oldestFirst.orderBy,
         take: input.limit + 1,
       });
-      return toPage(rows, input.limit, toMemberView, (row) => [row.createdAt.toISOString(), row.id]);
+      return oldestFirst.page(rows, input.limit, toMemberView);
     },
 
     /** Changes a role. Only owners grant or take away `owner`; the last owner stays an owner (409). */
@@ -140,26 +132,18 @@ export function createMemberService({ db, throttle }: { db: Db; throttle: Thrott
 
     /** Pending invitations (not accepted, revoked or expired), newest first. */
     async listInvitations(organizationId: string, input: PageInput): Promise<ListPage<InvitationView>> {
-      const after = input.cursor ? decodeTimeCursor(input.cursor) : undefined;
       const rows = await db.invitation.findMany({
         where: {
           organizationId,
           acceptedAt: null,
           revokedAt: null,
           expiresAt: { gt: new Date() },
-          ...(after
-            ? {
-                OR: [
-                  { createdAt: { lt: after.createdAt } },
-                  { createdAt: after.createdAt, id: { lt: after.id } },
-                ],
-              }
-            : {}),
+          ...newestFirst.after(input.cursor),
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst.orderBy,
         take: input.limit + 1,
       });
-      return toPage(rows, input.limit, toInvitationView, (row) => [row.createdAt.toISOString(), row.id]);
+      return newestFirst.page(rows, input.limit, toInvitationView);
     },
 
     /** Revoking twice is fine; an accepted invitation is no longer pending (404). */

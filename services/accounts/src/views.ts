@@ -1,4 +1,4 @@
-import { AppError, ROLE_PERMISSIONS, ROLES, decodeCursor, type Permission, type Role } from '@sigil/kit';
+import { AppError, ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '@sigil/kit';
 import type { ApiKey, Invitation, Membership, Organization, User } from './generated/prisma/client.ts';
 
 /** API shapes (components/schemas of proto/openapi/sigil.v1.yaml) and the row -> shape mappers. */
@@ -144,13 +144,3 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /** A `[createdAt, id]` cursor, checked so a forged one is a 400, never a database error. */
-export function decodeTimeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [createdAt, id] = decodeCursor(cursor, 2);
-  const date = new Date(String(createdAt));
-  if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(date.getTime())) {
-    throw new AppError('validation-failed', 'The cursor is not valid; pass the nextCursor of a previous page.', {
-      errors: [{ pointer: '/query/cursor', detail: 'Unknown or malformed cursor.' }],
-    });
-  }
-  return { createdAt: date, id };
-}

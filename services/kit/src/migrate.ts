@@ -93,23 +93,42 @@ async function applyOne(client: pg.Client, migration: Migration): Promise<void> 
   }
 }
 
-/** Creates the database if it does not exist and returns its URL. */
+/**
+ * Creates the database if it does not exist and returns its URL. Safe when several processes race:
+ * a duplicate is success, and the transient errors of concurrent CREATE DATABASE are retried.
+ */
 export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Unsafe database name: ${name}`);
-  const client = new pg.Client({ connectionString: adminUrl });
+  if (!name || name.length > 63 || name.includes('\0')) throw new Error(`ensureDatabase: invalid database name ${JSON.stringify(name)}`);
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) {
-      await client.query(`CREATE DATABASE ${name}`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error;
-      });
+    for (let attempt = 1; ; attempt++) {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount) break;
+      try {
+        await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+        break;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === '42P04') break; // duplicate_database: someone else created it
+        // 55006: template1 is briefly in use by another session; 23505: concurrent catalog insert.
+        if ((code === '55006' || code === '23505') && attempt < 20) {
+          await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          continue;
+        }
+        throw error;
+      }
     }
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
+  return databaseUrl(adminUrl, name);
+}
+
+function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  url.pathname = `/${encodeURIComponent(name)}`;
   return url.toString();
 }
 
@@ -124,7 +143,5 @@ export async function recreateDatabase(adminUrl: string, name: string): Promise<
   } finally {
     await client.end();
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return databaseUrl(adminUrl, name);
 }

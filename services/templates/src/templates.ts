@@ -1,17 +1,9 @@
-import { AppError, enqueueEvent, newId, notFound, toPage, decodeCursor, type ListPage } from '@sigil/kit';
+import type { TemplateRecord } from '@sigil/proto';
+import { AppError, enqueueEvent, newId, notFound, newestFirst, type ListPage } from '@sigil/kit';
 import type { Db } from './db.ts';
 
-export interface TemplateView {
-  id: string;
-  object: 'template';
-  name: string;
-  description: string | null;
-  metadata: Record<string, string>;
-  latestVersion: number | null;
-  hasDraft: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The API's Template, the same shape the `template.created` event carries. */
+export type TemplateView = TemplateRecord;
 
 export interface CreateTemplateInput {
   name: string;
@@ -79,27 +71,19 @@ export function createTemplateService({ db }: { db: Db }) {
 
     /** Newest first; `q` matches the name or description, case-insensitively. */
     async list(organizationId: string, input: ListTemplatesInput): Promise<ListPage<TemplateView>> {
-      const after = input.cursor ? decodeCursor(input.cursor, 2) : undefined;
       const q = input.q?.trim();
       const rows = await db.template.findMany({
         where: {
           organizationId,
           AND: [
             q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {},
-            after
-              ? {
-                  OR: [
-                    { createdAt: { lt: new Date(after[0] as string) } },
-                    { createdAt: new Date(after[0] as string), id: { lt: after[1] as string } },
-                  ],
-                }
-              : {},
+            newestFirst.after(input.cursor),
           ],
         },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst.orderBy,
         take: input.limit + 1,
       });
-      return toPage(rows, input.limit, toTemplateView, (row) => [row.createdAt.toISOString(), row.id]);
+      return newestFirst.page(rows, input.limit, toTemplateView);
     },
 
     /**
