@@ -31,5 +31,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-node_modules/.bin/node scripts/prisma-generate.ts >/dev/null
+node_modules/.bin/node scripts/prisma-generate.ts >/dev/null 2>&1 || node_modules/.bin/node scripts/prisma-generate.ts
 echo "bootstrap: ready (node $(node_modules/.bin/node --version))"
