@@ -5,10 +5,10 @@ import { probeNats } from '../src/nats.ts';
 import { probePostgres } from '../src/postgres.ts';
 import { removeDir, tempStateDir } from './helpers.ts';
 
-const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = 'nats://127.0.0.1:4222';
-// This test needs the machine's own Postgres on 5432 and NATS with JetStream on 4222.
-const machineServices = (await probePostgres(POSTGRES_URL)) === undefined && (await probeNats(NATS_URL)) === undefined;
+// The servers the test run provisioned (test/setup/global-setup.ts): the machine's own when named and
+// answering, otherwise ones it started. Either way they answer, so they count as named here.
+const POSTGRES_URL = process.env.POSTGRES_URL as string;
+const NATS_URL = process.env.NATS_URL as string;
 
 describe('ensureInfra with services named in the environment', () => {
   let infra: Infra | undefined;
@@ -20,7 +20,8 @@ describe('ensureInfra with services named in the environment', () => {
     stateDir = undefined;
   });
 
-  it.skipIf(!machineServices)('uses POSTGRES_URL and NATS_URL when they answer', { timeout: 30_000 }, async () => {
+  it('uses POSTGRES_URL and NATS_URL when they answer', { timeout: 30_000 }, async () => {
+    expect(POSTGRES_URL && NATS_URL, 'the global test setup provides POSTGRES_URL and NATS_URL').toBeTruthy();
     stateDir = tempStateDir();
     infra = await ensureInfra({ stateDir, env: { POSTGRES_URL, NATS_URL } });
     expect(infra.postgres).toEqual({ adminUrl: POSTGRES_URL, source: 'env' });
