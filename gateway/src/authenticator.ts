@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { AppError, PRINCIPAL_HEADER, REQUEST_ID_HEADER, type Bus, type Logger, type Principal, type PrincipalSigner } from '@sigil/kit';
+import { AppError, PRINCIPAL_HEADER, sha256Hex, REQUEST_ID_HEADER, type Bus, type Logger, type Principal, type PrincipalSigner } from '@sigil/kit';
 import { eventSubject, SIGIL, type DomainEvent, type EventType } from '@sigil/proto';
 import { AUTHENTICATE_PATH, type AuthenticateFailureReason, type AuthenticateRequest, type AuthenticateResponse } from './internal-auth.ts';
 
@@ -77,7 +76,7 @@ export interface Authenticator {
   stats(): AuthenticatorStats;
 }
 
-export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+export { sha256Hex };
 
 const API_KEY_PREFIX = 'api_key:';
 const SESSION_PREFIX = 'session:';

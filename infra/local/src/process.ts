@@ -121,15 +121,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ManagedProcess
   live.add(entry);
   void exited.then(() => live.delete(entry));
 
-  let stopping: Promise<void> | undefined;
   const hasExited = (): boolean => exitCode !== undefined;
-  const signal = (sig: NodeJS.Signals): void => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
   const waitExit = async (ms: number): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -151,17 +143,35 @@ export async function spawnServer(options: SpawnOptions): Promise<ManagedProcess
     exited,
     hasExited,
     logTail: (bytes?: number) => readTail(options.logFile, bytes),
-    stop: () => {
-      stopping ??= (async () => {
-        if (hasExited()) return;
-        signal(options.stopSignal);
-        if (await waitExit(options.stopTimeoutMs)) return;
-        signal('SIGKILL');
-        await waitExit(5000);
-      })();
-      return stopping;
-    },
+    stop: onceStopper(pid, hasExited, waitExit, options.stopSignal, options.stopTimeoutMs),
   };
+}
+
+function signalPid(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+/** Stop once: the polite signal, then SIGKILL if the process outlives the timeout. */
+function onceStopper(
+  pid: number,
+  hasExited: () => boolean,
+  waitExit: (ms: number) => Promise<boolean>,
+  stopSignal: NodeJS.Signals,
+  stopTimeoutMs: number,
+): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () =>
+    (stopping ??= (async () => {
+      if (hasExited()) return;
+      signalPid(pid, stopSignal);
+      if (await waitExit(stopTimeoutMs)) return;
+      signalPid(pid, 'SIGKILL');
+      await waitExit(5000);
+    })());
 }
 
 /**
@@ -191,14 +201,6 @@ export function adoptProcess(options: {
     return true;
   };
   let exited: Promise<number | null> | undefined;
-  let stopping: Promise<void> | undefined;
-  const signal = (sig: NodeJS.Signals): void => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
   return {
     name: options.name,
     pid,
@@ -209,16 +211,7 @@ export function adoptProcess(options: {
     },
     hasExited,
     logTail: (bytes?: number) => readTail(options.logFile, bytes),
-    stop: () => {
-      stopping ??= (async () => {
-        if (hasExited()) return;
-        signal(options.stopSignal);
-        if (await waitExit(options.stopTimeoutMs)) return;
-        signal('SIGKILL');
-        await waitExit(5000);
-      })();
-      return stopping;
-    },
+    stop: onceStopper(pid, hasExited, waitExit, options.stopSignal, options.stopTimeoutMs),
   };
 }
 

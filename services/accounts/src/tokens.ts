@@ -1,9 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
-/** SHA-256 hex: how session tokens, invitation tokens and API key secrets are stored and looked up. */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
+export { sha256Hex } from '@sigil/kit';
 
 /** A random bearer token: 32 bytes from the CSPRNG, base64url (43 characters). */
 export function randomToken(): string {

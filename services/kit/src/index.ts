@@ -17,3 +17,4 @@ export * from './migrate.ts';
 export * from './health.ts';
 export * from './server.ts';
 export * from './subgraph.ts';
+export * from './credentials.ts';
