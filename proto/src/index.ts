@@ -5,3 +5,5 @@ export * from './openapi.ts';
 export * from './openapi-check.ts';
 export * from './events.ts';
 export * from './ajv.ts';
+export * from './strata.ts';
+export * from './strata-jobs.ts';

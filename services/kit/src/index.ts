@@ -18,3 +18,5 @@ export * from './health.ts';
 export * from './server.ts';
 export * from './subgraph.ts';
 export * from './credentials.ts';
+export * from './sealed.ts';
+export * from './strata-principal.ts';
