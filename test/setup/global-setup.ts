@@ -8,7 +8,8 @@ let infra: Infra | undefined;
  * environment when they answer, otherwise our own. Workers inherit the resulting URLs.
  */
 export async function setup(): Promise<void> {
-  const stateDir = path.resolve(import.meta.dirname, '../../.local/test-infra');
+  // TEST_INFRA_DIR lets two runs in one checkout keep separate servers.
+  const stateDir = path.resolve(process.env.TEST_INFRA_DIR ?? path.join(import.meta.dirname, '../../.local/test-infra'));
   infra = await ensureInfra({ stateDir, env: process.env, log: (line) => console.log(`[infra] ${line}`) });
   process.env.POSTGRES_URL = infra.postgres.adminUrl;
   process.env.NATS_URL = infra.nats.url;
