@@ -143,7 +143,7 @@ describe('Prisma schemas and SQL migrations agree', () => {
 
   for (const service of services) {
     it(`${service}: migrations produce exactly the schema's tables, columns, indexes and foreign keys`, async () => {
-      const url = await freshTestDatabase(`sigil_schema_check_${service}`, path.join(prismaDir, service, 'migrations'));
+      const url = await freshTestDatabase(`sigil_schema_check_${service.replace(/-/g, "_")}`, path.join(prismaDir, service, 'migrations'));
       const [expected, actual] = await Promise.all([expectedFromSchema(service), actualFromDatabase(url)]);
       expect(actual.tables).toEqual(expected.tables);
       expect(actual.columns).toEqual(expected.columns);

@@ -7,3 +7,5 @@ export * from './events.ts';
 export * from './ajv.ts';
 export * from './strata.ts';
 export * from './strata-jobs.ts';
+export * from './strata-openapi.ts';
+export * from './resources.ts';

@@ -39,6 +39,9 @@ export interface DatabaseAccess {
 
 export interface BackupJob {
   backupId: string;
+  /** The Backup resource's namespace and name (for progress reports). */
+  namespace: string;
+  name: string;
   /** Names for manifests and keys. */
   target: { namespace: string; name: string; uid: string; org: string; project: string; env: string };
   policy: string;
@@ -87,15 +90,74 @@ export interface Progress {
 
 export interface StrataReports {
   'backup.started': { backupId: string; startedAt: string; jobName: string };
-  'backup.progress': { backupId: string; progress: Progress };
   'backup.succeeded': { backupId: string; manifestKey: string; manifest: Record<string, unknown> };
   'backup.failed': { backupId: string; message: string; finishedAt: string };
   'restore.started': { restoreId: string; startedAt: string };
-  'restore.progress': { restoreId: string; progress: Progress };
   'restore.succeeded': { restoreId: string; finishedAt: string; databases: string[]; message: string };
   'restore.failed': { restoreId: string; message: string; finishedAt: string };
 }
 
-export const strataJobSubject = (name: keyof StrataJobs): string => `strata.jobs.${name}`;
-export const strataEventSubject = (name: keyof StrataReports): string => `strata.events.${name}`;
-export const strataProgressSubject = (kind: 'backup' | 'restore', id: string): string => `${STRATA_PROGRESS_SUBJECT_PREFIX}${kind}.${id}`;
+/** A report on the wire: the id doubles as Nats-Msg-Id and as the consumer's idempotency key. */
+export interface StrataReport<K extends keyof StrataReports = keyof StrataReports> {
+  id: string;
+  type: K;
+  occurredAt: string;
+  data: StrataReports[K];
+}
+
+/** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
+export interface SealedJob {
+  id: string;
+  type: keyof StrataJobs;
+  sealed: string;
+}
+
+/** Best-effort progress of a running backup or restore, on plain NATS. */
+export interface ProgressReport {
+  kind: 'backup' | 'restore';
+  id: string;
+  namespace: string;
+  name: string;
+  progress: Progress;
+}
+
+/**
+ * A cell isolates stacks that share one NATS server (tests, several installations): its name becomes a
+ * subject token, so work-queue consumers of different cells never overlap. Production uses no cell.
+ */
+const cellToken = (cell: string): string => (cell ? `${cell}.` : '');
+export const strataJobSubject = (name: keyof StrataJobs, cell = ''): string => `strata.jobs.${cellToken(cell)}${name}`;
+export const strataEventSubject = (name: keyof StrataReports, cell = ''): string => `strata.events.${cellToken(cell)}${name}`;
+export const strataProgressSubject = (kind: 'backup' | 'restore', id: string, cell = ''): string =>
+  `${STRATA_PROGRESS_SUBJECT_PREFIX}${cellToken(cell)}${kind}.${id}`;
+/** Every progress subject of a cell. */
+export const strataProgressWildcard = (cell = ''): string => `${STRATA_PROGRESS_SUBJECT_PREFIX}${cellToken(cell)}*.*`;
+
+/**
+ * Object layout of a store: everything of one backup lives under one prefix, and the manifest is written last.
+ * `<prefix>/<namespace>/<target>/<backupID>/data/<database>.<ext>`, `.../catalog/inventory.json.zst.age`, `.../manifest.json`.
+ */
+export const MANIFEST_FILE = 'manifest.json';
+
+export function backupPrefix(storePrefix: string, namespace: string, target: string, backupId: string): string {
+  const root = storePrefix.replace(/^\/+|\/+$/g, '');
+  return `${root ? `${root}/` : ''}${namespace}/${target}/${backupId}/`;
+}
+
+export function manifestKey(base: string): string {
+  return `${base}${MANIFEST_FILE}`;
+}
+
+export function dataKey(base: string, database: string, engine: StrataEngine, compressed: boolean): string {
+  const format = engine === 'postgres' ? 'pgdump' : 'sql';
+  return `${base}data/${encodeURIComponent(database)}.${format}${compressed ? '.zst' : ''}.age`;
+}
+
+export function inventoryKey(base: string, compressed: boolean): string {
+  return `${base}catalog/inventory.json${compressed ? '.zst' : ''}.age`;
+}
+
+/** Every manifest of a store lives at a key ending like this. */
+export function isManifestKey(key: string): boolean {
+  return key.endsWith(`/${MANIFEST_FILE}`);
+}

@@ -8,7 +8,7 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { EVENTS_STREAM, JOBS_STREAM } from '@sigil/proto';
+import { EVENTS_STREAM, JOBS_STREAM, STRATA_EVENTS_STREAM, STRATA_EVENTS_SUBJECTS, STRATA_JOBS_STREAM, STRATA_JOBS_SUBJECTS } from '@sigil/proto';
 
 export interface Bus {
   nc: NatsConnection;
@@ -32,6 +32,22 @@ export const STREAMS: Array<Partial<StreamConfig> & { name: string }> = [
   {
     name: JOBS_STREAM,
     subjects: ['sigil.jobs.>'],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: 10 * 60 * 1e9,
+  },
+  // Strata: the mover's reports, and backup/restore jobs (work queue).
+  {
+    name: STRATA_EVENTS_STREAM,
+    subjects: [STRATA_EVENTS_SUBJECTS],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: 7 * DAY_NS,
+    duplicate_window: 10 * 60 * 1e9,
+  },
+  {
+    name: STRATA_JOBS_STREAM,
+    subjects: [STRATA_JOBS_SUBJECTS],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     duplicate_window: 10 * 60 * 1e9,

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  unprocessable: { status: 422, title: 'Unprocessable' },
+  'not-restorable': { status: 422, title: 'Not restorable' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal server error' },
   'bad-gateway': { status: 502, title: 'Bad gateway' },

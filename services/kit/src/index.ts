@@ -20,3 +20,4 @@ export * from './subgraph.ts';
 export * from './credentials.ts';
 export * from './sealed.ts';
 export * from './strata-principal.ts';
+export * from './console-app.ts';

@@ -4,6 +4,8 @@ import { migrate, recreateDatabase } from './migrate.ts';
 import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './principal.ts';
 import { ROLE_PERMISSIONS } from './permissions.ts';
 import { newId } from './ids.ts';
+import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './strata-principal.ts';
+import type { StrataPrincipal, StrataRole } from '@sigil/proto';
 
 export function testPostgresAdminUrl(): string {
   return process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -68,3 +70,24 @@ export function sessionPrincipal(overrides: Partial<Principal> = {}): Principal 
 }
 
 export const silentLogger = () => createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+export interface StrataTestAuth {
+  publicJwk: string;
+  verify: StrataPrincipalVerifier;
+  /** Headers carrying a signed Strata principal, as the gateway would send them. */
+  headers(principal: StrataPrincipal): Promise<Record<string, string>>;
+}
+
+export async function createStrataTestAuth(): Promise<StrataTestAuth> {
+  const keys = await generateInternalKeyPair();
+  const sign = await createStrataPrincipalSigner(keys.privateJwk);
+  return {
+    publicJwk: JSON.stringify(keys.publicJwk),
+    verify: await createStrataPrincipalVerifier(keys.publicJwk),
+    headers: async (principal) => ({ [STRATA_PRINCIPAL_HEADER]: await sign(principal) }),
+  };
+}
+
+export function strataPrincipal(role: StrataRole, overrides: Partial<StrataPrincipal> = {}): StrataPrincipal {
+  return { id: `user:${role}`, email: `${role}@example.test`, role, groups: [`strata:${role}`], orgs: [], projects: [], service: false, ...overrides };
+}

@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, seal } from '@sigil/kit';
+import {
+  parseDuration,
+  parseQuantity,
+  strataJobSubject,
+  type BackupJob,
+  type SealedJob,
+} from '@sigil/proto';
+import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
+import type { ConsoleEvent } from './events.ts';
+import type { ResourceRepository } from './resources.ts';
+import type { SecretStore } from './secrets.ts';
+import { DEFAULT_PORTS, LABELS } from './specs.ts';
+import { databaseCredentials, loadTargetBundle, storeAccess, type TargetBundle } from './stores.ts';
+
+export type BackupRow = NonNullable<Awaited<ReturnType<Db['backup']['findUnique']>>>;
+
+/** Phases of a backup run: Queued (waiting for a slot under the policy's limits), Running, Succeeded, Failed. */
+export const BACKUP_PHASES = { queued: 'Queued', running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
+export const TERMINAL_PHASES: readonly string[] = ['Succeeded', 'Failed'];
+
+export interface BackupDeps {
+  db: Db;
+  resources: ResourceRepository;
+  secrets: SecretStore;
+  secretsKey: Buffer;
+  notify: (event: ConsoleEvent) => void;
+  clock: () => Date;
+  /** Subject cell shared with the movers (see strataJobSubject). */
+  cell: string;
+}
+
+/** Sortable and unique: the UTC time of the request, then randomness. */
+export function newBackupId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'z').toLowerCase();
+  return `${stamp}-${randomBytes(4).toString('hex')}`;
+}
+
+export interface QueueRequest {
+  reason: string;
+  requestedBy: string;
+  /** The Backup resource's name; derived from the target and the id when absent. */
+  name?: string;
+}
+
+/** Records a Backup in phase Queued; the dispatcher starts it when the policy's limits allow. */
+export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRequest, now: Date): Promise<BackupRow> {
+  const { target, policy, store } = bundle;
+  const { namespace, name: targetName } = target.metadata;
+  if (target.spec.engine === 'mongodb') {
+    throw new AppError('unprocessable', `Target ${namespace}/${targetName}: mongodb backups are not available in this release.`);
+  }
+  const queued = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.queued } });
+  if (queued) throw new AppError('conflict', `A backup of ${namespace}/${targetName} is already queued (${queued.name}).`);
+  const id = newBackupId(now);
+  const name = request.name ?? `${targetName}-${id}`.slice(0, 253);
+  if (request.name && (await tx.backup.findUnique({ where: { namespace_name: { namespace, name } } }))) {
+    throw new AppError('conflict', `Backup ${namespace}/${name} already exists.`);
+  }
+  const row = await tx.backup.create({
+    data: {
+      id,
+      namespace,
+      name,
+      targetName,
+      store: store.metadata.name,
+      policy: policy.metadata.name,
+      engine: target.spec.engine,
+      host: `${target.spec.endpoint.host}:${target.spec.endpoint.port ?? DEFAULT_PORTS[target.spec.engine]}`,
+      phase: BACKUP_PHASES.queued,
+      message: 'waiting for a free slot',
+      reason: request.reason,
+      requestedBy: request.requestedBy,
+      priority: policy.spec.limits?.priority ?? 0,
+      queuedAt: now,
+    },
+  });
+  await bumpCatalogVersion(tx);
+  return row;
+}
+
+export function backupEvent(row: BackupRow, version: bigint, stage = ''): ConsoleEvent {
+  const progress = (row.progress ?? {}) as { stage?: string; bytes?: number };
+  return {
+    kind: 'backup',
+    namespace: row.namespace,
+    name: row.name,
+    phase: row.phase,
+    stage: stage || progress.stage || '',
+    message: row.message,
+    bytes: Number(progress.bytes ?? row.rawBytes ?? 0),
+    version: Number(version),
+  };
+}
+
+interface Limits {
+  perHost: number;
+  perTarget: number;
+  global: number;
+}
+
+/** Limits of 0 (or absent) mean unlimited, except perTarget, which defaults to one run at a time. */
+function limitsOf(bundle: TargetBundle): Limits {
+  const limits = bundle.policy.spec.limits ?? {};
+  return { perHost: limits.perHost ?? 0, perTarget: limits.perTarget ?? 1, global: limits.global ?? 0 };
+}
+
+/**
+ * Starts queued backups, highest priority first then oldest, as far as every limit allows:
+ * `perTarget` and `perHost` count running backups of the same target and database server, `global` all.
+ * Runs under an advisory lock so replicas never start the same backup twice.
+ */
+export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
+  const started: BackupRow[] = [];
+  const failed: BackupRow[] = [];
+  const version = await deps.db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('strata-dispatch'))`);
+    const queued = await tx.backup.findMany({ where: { phase: BACKUP_PHASES.queued }, orderBy: [{ priority: 'desc' }, { queuedAt: 'asc' }] });
+    if (queued.length === 0) return 0n;
+    const running = await tx.backup.findMany({ where: { phase: BACKUP_PHASES.running }, select: { namespace: true, targetName: true, host: true } });
+    const count = (pred: (r: { namespace: string; targetName: string; host: string }) => boolean) => running.filter(pred).length;
+    for (const backup of queued) {
+      let bundle: TargetBundle;
+      try {
+        bundle = await loadTargetBundle(tx, deps.resources, backup.namespace, backup.targetName);
+      } catch (error) {
+        failed.push(await failQueued(tx, backup, (error as Error).message, deps.clock()));
+        continue;
+      }
+      const limits = limitsOf(bundle);
+      const sameTarget = count((r) => r.namespace === backup.namespace && r.targetName === backup.targetName);
+      const sameHost = count((r) => r.host === backup.host);
+      if (limits.perTarget > 0 && sameTarget >= limits.perTarget) continue;
+      if (limits.perHost > 0 && sameHost >= limits.perHost) continue;
+      if (limits.global > 0 && running.length >= limits.global) continue;
+      let job: BackupJob;
+      try {
+        job = await buildBackupJob(tx, deps, bundle, backup);
+      } catch (error) {
+        failed.push(await failQueued(tx, backup, (error as Error).message, deps.clock()));
+        continue;
+      }
+      await enqueueJob(tx, deps.secretsKey, { id: `${backup.id}.${backup.attempts + 1}`, type: 'backup.run', cell: deps.cell }, job);
+      const row = await tx.backup.update({
+        where: { id: backup.id },
+        data: { phase: BACKUP_PHASES.running, attempts: { increment: 1 }, message: 'handed to a mover', progress: { stage: 'pending', bytes: 0, totalBytes: 0, updatedAt: deps.clock().toISOString() } },
+      });
+      running.push({ namespace: row.namespace, targetName: row.targetName, host: row.host });
+      started.push(row);
+    }
+    return started.length || failed.length ? bumpCatalogVersion(tx) : 0n;
+  });
+  for (const row of [...started, ...failed]) deps.notify(backupEvent(row, version));
+  return started;
+}
+
+async function failQueued(tx: Tx, backup: BackupRow, message: string, now: Date): Promise<BackupRow> {
+  return tx.backup.update({ where: { id: backup.id }, data: { phase: BACKUP_PHASES.failed, message, completedAt: now } });
+}
+
+async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, backup: BackupRow): Promise<BackupJob> {
+  const { target, policy, store } = bundle;
+  if (store.spec.readOnly) throw new AppError('unprocessable', `Store ${store.metadata.name} is read-only; backups cannot be written to it.`);
+  const access = await storeAccess(tx, deps.secrets, store);
+  const credentials = await databaseCredentials(tx, deps.secrets, target);
+  const labels = target.metadata.labels ?? {};
+  const compression = policy.spec.compression ?? {};
+  return {
+    backupId: backup.id,
+    namespace: backup.namespace,
+    name: backup.name,
+    target: {
+      namespace: target.metadata.namespace,
+      name: target.metadata.name,
+      uid: target.metadata.uid,
+      org: labels[LABELS.org] ?? '',
+      project: labels[LABELS.project] ?? '',
+      env: labels[LABELS.env] ?? '',
+    },
+    policy: policy.metadata.name,
+    reason: backup.reason,
+    requestedBy: backup.requestedBy,
+    database: {
+      engine: target.spec.engine,
+      host: target.spec.endpoint.host,
+      port: target.spec.endpoint.port ?? DEFAULT_PORTS[target.spec.engine],
+      ...credentials,
+    },
+    databases: target.spec.databases ?? ['*'],
+    excludeData: target.spec.scope?.excludeData ?? [],
+    excludeTables: target.spec.scope?.excludeTables ?? [],
+    store: {
+      ...access,
+      storeName: store.metadata.name,
+      ageRecipients: store.spec.encryption.ageRecipients,
+      catalogRecipients: store.spec.encryption.catalogRecipients ?? [],
+    },
+    compression: { algorithm: compression.algorithm ?? 'zstd', level: compression.level ?? 'default', threads: compression.threads ?? 0 },
+    bandwidthBytesPerSecond: policy.spec.limits?.bandwidth ? parseQuantity(policy.spec.limits.bandwidth) : 0,
+    stallTimeoutMs: parseDuration(policy.spec.jobs?.stallTimeout ?? '60s'),
+    activeDeadlineMs: policy.spec.jobs?.activeDeadline ? parseDuration(policy.spec.jobs.activeDeadline) : 0,
+  };
+}
+
+/** Puts a sealed job in the outbox, in the caller's transaction; the relay publishes it after commit. */
+export async function enqueueJob(tx: DbOrTx, key: Buffer, header: { id: string; type: SealedJob['type']; cell: string }, job: unknown): Promise<void> {
+  const message: SealedJob = { id: header.id, type: header.type, sealed: seal(key, JSON.stringify(job), header.type) };
+  await tx.$executeRawUnsafe(
+    `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING`,
+    header.id,
+    strataJobSubject(header.type, header.cell),
+    JSON.stringify(message),
+  );
+  await tx.$executeRawUnsafe(`SELECT pg_notify('outbox_events', '')`);
+}

@@ -1,0 +1,86 @@
+import type { Bus, Logger, RunningConsumer } from '@sigil/kit';
+import type { BackupDeps } from './backups.ts';
+import type { CatalogConfig } from './config.ts';
+import { createDb, type Db } from './db.ts';
+import { connectEventFeed, createEventHub, type EventHub } from './events.ts';
+import { mirrorStores } from './mirror.ts';
+import { followProgress, startReportConsumer } from './reports.ts';
+import { createResourceRepository } from './resources.ts';
+import { createRestoreService, type RestoreService } from './restores.ts';
+import { createSecretStore } from './secrets.ts';
+import { createTargetService, type TargetService } from './targets.ts';
+
+export interface CatalogRuntime {
+  deps: BackupDeps & { targets: TargetService; restores: RestoreService; hub: EventHub; kick: () => void };
+  db: Db;
+  /** One scheduler pass now (tests drive time through the clock). */
+  tick(): Promise<void>;
+  mirror(): Promise<number>;
+  reports: RunningConsumer;
+  stop(): Promise<void>;
+}
+
+export interface CatalogOptions {
+  config: Pick<CatalogConfig, 'DATABASE_URL' | 'SCHEDULER_INTERVAL_MS' | 'MIRROR_INTERVAL_MS' | 'DOWNLOAD_URL_TTL_SECONDS' | 'CONSUMER_PREFIX'>;
+  bus: Bus;
+  log: Logger;
+  secretsKey: Buffer;
+  clock?: () => Date;
+  /** Tests drive the scheduler themselves. */
+  timers?: boolean;
+}
+
+/** Wires the catalog's moving parts: scheduler and dispatcher loop, store mirror, mover reports, console events. */
+export async function startCatalog(options: CatalogOptions): Promise<CatalogRuntime> {
+  const { config, bus, log, secretsKey } = options;
+  const db = createDb(config.DATABASE_URL);
+  const secrets = createSecretStore(secretsKey);
+  const resources = createResourceRepository(db, secrets);
+  const hub = createEventHub();
+  const feed = connectEventFeed(bus.nc, hub, `strata.console${config.CONSUMER_PREFIX ? `.${config.CONSUMER_PREFIX}` : ''}`);
+  const clock = options.clock ?? (() => new Date());
+  let ticking: Promise<void> | undefined;
+  let again = false;
+  const base: BackupDeps = { db, resources, secrets, secretsKey, notify: (e) => feed.notify(e), clock, cell: config.CONSUMER_PREFIX };
+  const targets = createTargetService(base);
+  const restores = createRestoreService({ ...base, downloadTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS });
+  const tick = async (): Promise<void> => {
+    if (ticking) {
+      again = true;
+      return ticking;
+    }
+    ticking = (async () => {
+      do {
+        again = false;
+        await targets.tick().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed'));
+      } while (again);
+    })().finally(() => (ticking = undefined));
+    return ticking;
+  };
+  const kick = () => void setImmediate(() => void tick());
+  const mirror = () => mirrorStores(base);
+  const reports = await startReportConsumer(base, bus, log, config.CONSUMER_PREFIX, kick);
+  const progress = followProgress(base, bus.nc, log);
+  const timers: NodeJS.Timeout[] = [];
+  if (options.timers !== false) {
+    timers.push(setInterval(() => void tick(), config.SCHEDULER_INTERVAL_MS));
+    timers.push(setInterval(() => void mirror().catch((error: unknown) => log.error({ err: error }, 'store mirror failed')), config.MIRROR_INTERVAL_MS));
+    void mirror().then(() => tick()).catch((error: unknown) => log.error({ err: error }, 'store mirror failed'));
+  }
+  return {
+    deps: { ...base, targets, restores, hub, kick },
+    db,
+    tick,
+    mirror,
+    reports,
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await reports.stop();
+      progress.stop();
+      await feed.stop();
+      hub.stop();
+      await ticking?.catch(() => undefined);
+      await db.$disconnect();
+    },
+  };
+}

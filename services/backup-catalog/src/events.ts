@@ -1,0 +1,80 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+
+/** The console's Event object (spec 2.1). */
+export interface ConsoleEvent {
+  kind: 'backup' | 'restore' | 'sandbox' | 'target' | 'catalog';
+  namespace: string;
+  name: string;
+  phase: string;
+  stage: string;
+  message: string;
+  bytes: number;
+  version: number;
+}
+
+export type EventListener = (events: ConsoleEvent[]) => void;
+
+/** Updates are coalesced: listeners get the latest event per object at most once per interval (spec part 6: 500 ms). */
+export const COALESCE_INTERVAL_MS = 500;
+
+export interface EventHub {
+  publish(event: ConsoleEvent): void;
+  subscribe(listener: EventListener): () => void;
+  stop(): void;
+}
+
+export function createEventHub(intervalMs = COALESCE_INTERVAL_MS): EventHub {
+  const pending = new Map<string, ConsoleEvent>();
+  const listeners = new Set<EventListener>();
+  const timer = setInterval(() => {
+    if (pending.size === 0) return;
+    const batch = [...pending.values()];
+    pending.clear();
+    for (const listener of listeners) listener(batch);
+  }, intervalMs);
+  timer.unref();
+  return {
+    publish(event) {
+      const key = `${event.kind}/${event.namespace}/${event.name}`;
+      pending.delete(key); // keep arrival order of the latest updates
+      pending.set(key, event);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    stop() {
+      clearInterval(timer);
+      listeners.clear();
+    },
+  };
+}
+
+/** Console events cross replicas on plain NATS: every replica's hub hears every replica's changes. */
+export const CONSOLE_SUBJECT = 'strata.console';
+
+export interface EventFeed {
+  notify(event: ConsoleEvent): void;
+  stop(): Promise<void>;
+}
+
+export function connectEventFeed(nc: NatsConnection, hub: EventHub, subject = CONSOLE_SUBJECT): EventFeed {
+  const sub: Subscription = nc.subscribe(subject);
+  void (async () => {
+    for await (const msg of sub) {
+      try {
+        hub.publish(msg.json<ConsoleEvent>());
+      } catch {
+        // A malformed event is dropped: the feed is best effort, the catalog holds the truth.
+      }
+    }
+  })();
+  return {
+    notify(event) {
+      nc.publish(subject, JSON.stringify(event));
+    },
+    async stop() {
+      sub.unsubscribe();
+    },
+  };
+}

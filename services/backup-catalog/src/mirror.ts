@@ -1,0 +1,102 @@
+import { Readable } from 'node:stream';
+import { isManifestKey } from '@sigil/proto';
+import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/mover/stream';
+import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
+import { bumpCatalogVersion } from './db.ts';
+import type { StoreSpec } from './specs.ts';
+import { storeAccess } from './stores.ts';
+import type { StoredResource } from './resources.ts';
+
+interface MirroredManifest {
+  id?: string;
+  engine?: string;
+  policy?: string;
+  reason?: string;
+  target?: { namespace?: string; name?: string };
+  startedAt?: string;
+  completedAt?: string;
+  stats?: { rawBytes?: number; storedBytes?: number };
+}
+
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Mirrors every backup found in each store into Backup records: after the catalog database is lost,
+ * the next pass brings every backup back. Also checks each store (writable stores get their bucket
+ * created) and records the outcome in the store's status.
+ */
+export async function mirrorStores(deps: BackupDeps): Promise<number> {
+  let created = 0;
+  for (const store of await deps.resources.list<StoreSpec>(deps.db, 'BackupStore')) {
+    created += await mirrorStore(deps, store);
+  }
+  return created;
+}
+
+export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreSpec>): Promise<number> {
+  const { namespace, name } = store.metadata;
+  const checkedAt = deps.clock().toISOString();
+  try {
+    const access = await storeAccess(deps.db, deps.secrets, store);
+    const client = createS3Client(access);
+    if (!store.spec.readOnly) await ensureBucket(client, access.bucket, access.region);
+    const known = new Set((await deps.db.backup.findMany({ select: { id: true } })).map((b) => b.id));
+    const prefix = access.prefix ? `${access.prefix.replace(/\/+$/, '')}/` : '';
+    let created = 0;
+    for await (const key of listKeys(client, access.bucket, prefix)) {
+      if (!isManifestKey(key)) continue;
+      const id = key.split('/').at(-2) ?? '';
+      if (!id || known.has(id)) continue;
+      const manifest = JSON.parse((await readSmall(await downloadStream(client, access.bucket, key))).toString('utf8')) as MirroredManifest;
+      if (manifest.id !== id || !manifest.target?.name) continue;
+      const started = manifest.startedAt ? new Date(manifest.startedAt) : deps.clock();
+      await deps.db.$transaction(async (tx) => {
+        await tx.backup.create({
+          data: {
+            id,
+            namespace: manifest.target?.namespace ?? 'default',
+            name: `${manifest.target?.name}-${id}`.slice(0, 253),
+            targetName: manifest.target?.name ?? '',
+            store: name,
+            policy: manifest.policy ?? '',
+            engine: manifest.engine ?? '',
+            phase: BACKUP_PHASES.succeeded,
+            reason: manifest.reason ?? '',
+            mirrored: true,
+            queuedAt: started,
+            startedAt: started,
+            completedAt: manifest.completedAt ? new Date(manifest.completedAt) : started,
+            manifestKey: key,
+            manifest: manifest as never,
+            rawBytes: BigInt(Math.round(manifest.stats?.rawBytes ?? 0)),
+            storedBytes: BigInt(Math.round(manifest.stats?.storedBytes ?? 0)),
+          },
+        });
+        await bumpCatalogVersion(tx);
+      });
+      known.add(id);
+      created += 1;
+    }
+    await deps.resources.patchStatus(deps.db, 'BackupStore', namespace, name, {
+      phase: 'Ready', message: '', lastCheckTime: checkedAt, lastImportTime: checkedAt, lastImportCreated: created,
+    });
+    return created;
+  } catch (error) {
+    await deps.resources.patchStatus(deps.db, 'BackupStore', namespace, name, { phase: 'Error', message: (error as Error).message, lastCheckTime: checkedAt });
+    return 0;
+  }
+}
+
+export async function readSmall(stream: Readable, limit = MAX_MANIFEST_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      stream.destroy();
+      throw new Error(`object larger than ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

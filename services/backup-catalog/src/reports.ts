@@ -1,0 +1,126 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { startConsumer, type Bus, type Logger, type RunningConsumer } from '@sigil/kit';
+import {
+  STRATA_EVENTS_STREAM,
+  strataEventSubject,
+  strataProgressWildcard,
+  type ProgressReport,
+  type StrataReport,
+  type StrataReports,
+} from '@sigil/proto';
+import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
+import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
+import { restoreEvent } from './restores.ts';
+import { backupRefView } from './views.ts';
+
+const REPORT_TYPES: Array<keyof StrataReports> = [
+  'backup.started', 'backup.succeeded', 'backup.failed', 'restore.started', 'restore.succeeded', 'restore.failed',
+];
+
+/** Applies the mover's reports to Backup and Restore records; a freed slot lets the dispatcher start the next run. */
+export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void): Promise<RunningConsumer> {
+  return startConsumer<Tx>({
+    bus,
+    stream: STRATA_EVENTS_STREAM,
+    durable: `${prefix}backup-catalog-reports`,
+    filterSubjects: REPORT_TYPES.map((type) => strataEventSubject(type, deps.cell)),
+    db: deps.db as never,
+    log,
+    handle: async (event, tx) => {
+      await applyReport(deps, tx, event as unknown as StrataReport);
+      afterChange();
+    },
+  });
+}
+
+export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport): Promise<void> {
+  const at = new Date(report.occurredAt);
+  switch (report.type) {
+    case 'backup.started': {
+      const data = report.data as StrataReports['backup.started'];
+      const row = await tx.backup.update({ where: { id: data.backupId }, data: { startedAt: new Date(data.startedAt), message: `running on ${data.jobName}` } });
+      deps.notify(backupEvent(row, await catalogVersion(tx), 'started'));
+      return;
+    }
+    case 'backup.succeeded': {
+      const data = report.data as StrataReports['backup.succeeded'];
+      const manifest = data.manifest as { stats?: { rawBytes?: number; storedBytes?: number }; startedAt?: string; completedAt?: string };
+      const row = await tx.backup.update({
+        where: { id: data.backupId },
+        data: {
+          phase: BACKUP_PHASES.succeeded,
+          message: '',
+          manifest: data.manifest as never,
+          manifestKey: data.manifestKey,
+          completedAt: manifest.completedAt ? new Date(manifest.completedAt) : at,
+          ...(manifest.startedAt ? { startedAt: new Date(manifest.startedAt) } : {}),
+          rawBytes: BigInt(Math.round(manifest.stats?.rawBytes ?? 0)),
+          storedBytes: BigInt(Math.round(manifest.stats?.storedBytes ?? 0)),
+          progress: { stage: 'done', bytes: manifest.stats?.rawBytes ?? 0, totalBytes: manifest.stats?.rawBytes ?? 0, updatedAt: at.toISOString() },
+        },
+      });
+      await deps.resources.patchStatus(tx, 'BackupTarget', row.namespace, row.targetName, {
+        lastBackup: backupRefView(row),
+        lastSuccessTime: (row.completedAt ?? at).toISOString(),
+        serverVersion: ((data.manifest as { server?: { version?: string } }).server?.version) ?? '',
+      });
+      deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'done'));
+      return;
+    }
+    case 'backup.failed': {
+      const data = report.data as StrataReports['backup.failed'];
+      const row = await tx.backup.update({ where: { id: data.backupId }, data: { phase: BACKUP_PHASES.failed, message: data.message, completedAt: new Date(data.finishedAt) } });
+      await deps.resources.patchStatus(tx, 'BackupTarget', row.namespace, row.targetName, { lastBackup: backupRefView(row) });
+      deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'failed'));
+      return;
+    }
+    case 'restore.started': {
+      const data = report.data as StrataReports['restore.started'];
+      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { startedAt: new Date(data.startedAt), message: 'restoring' } });
+      deps.notify(restoreEvent(row, await catalogVersion(tx)));
+      return;
+    }
+    case 'restore.succeeded': {
+      const data = report.data as StrataReports['restore.succeeded'];
+      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Succeeded', message: data.message, completedAt: new Date(data.finishedAt), progress: { stage: 'done', bytes: 0, totalBytes: 0, updatedAt: data.finishedAt } } });
+      deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
+      return;
+    }
+    case 'restore.failed': {
+      const data = report.data as StrataReports['restore.failed'];
+      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Failed', message: data.message, completedAt: new Date(data.finishedAt) } });
+      deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
+      return;
+    }
+  }
+}
+
+/**
+ * Progress arrives on plain NATS (best effort, frequent). Every replica forwards it to its listeners;
+ * it is written to the record at most every two seconds per run, so `activity` shows it too.
+ */
+export function followProgress(deps: BackupDeps, nc: NatsConnection, log: Logger): { stop(): void } {
+  const sub = nc.subscribe(strataProgressWildcard(deps.cell));
+  const lastWrite = new Map<string, number>();
+  void (async () => {
+    for await (const msg of sub) {
+      let report: ProgressReport;
+      try {
+        report = msg.json<ProgressReport>();
+      } catch {
+        continue;
+      }
+      const { kind, id, namespace, name, progress } = report;
+      deps.notify({ kind, namespace, name, phase: 'Running', stage: progress.stage, message: '', bytes: progress.bytes, version: 0 });
+      const now = Date.now();
+      if (now - (lastWrite.get(id) ?? 0) < 2000) continue;
+      lastWrite.set(id, now);
+      if (lastWrite.size > 1000) lastWrite.clear();
+      const write = kind === 'backup'
+        ? deps.db.backup.updateMany({ where: { id, phase: BACKUP_PHASES.running }, data: { progress: progress as never } })
+        : deps.db.restore.updateMany({ where: { id, phase: 'Running' }, data: { progress: progress as never } });
+      await write.catch((error: unknown) => log.warn({ err: error }, 'could not record progress'));
+    }
+  })();
+  return { stop: () => sub.unsubscribe() };
+}

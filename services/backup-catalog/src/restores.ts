@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '@sigil/kit';
+import { roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
+import { createS3Client, presignGet } from '@strata/mover/stream';
+import { BACKUP_PHASES, enqueueJob, type BackupDeps, type BackupRow } from './backups.ts';
+import { bumpCatalogVersion, type Tx } from './db.ts';
+import { DEFAULT_PORTS, type TargetSpec } from './specs.ts';
+import { loadTargetBundle, storeAccess, storeIdentity } from './stores.ts';
+import { restoreView, type RestoreRow } from './views.ts';
+import type { ConsoleEvent } from './events.ts';
+
+/** RestoreRequest of the console API (spec 2.1). */
+export interface RestoreRequest {
+  target: string;
+  backupID?: string;
+  at?: string;
+  mode: 'sandbox' | 'new' | 'in-place' | 'download';
+  database?: string;
+  host?: string;
+  port?: number;
+  expose?: boolean;
+  tables?: string[];
+  ttl?: string;
+  confirm?: string;
+  credentialsSecret?: string;
+  skipSafetyBackup?: boolean;
+  reason?: string;
+}
+
+export interface RestoreDeps extends BackupDeps {
+  downloadTtlSeconds: number;
+}
+
+interface ManifestObject {
+  key: string;
+  sha256: string;
+  role: string;
+  database?: string;
+  compression?: string;
+  size?: number;
+}
+
+/** Restore phases: Running (handed to a mover), Succeeded, Failed. A download succeeds at once. */
+export function createRestoreService(deps: RestoreDeps) {
+  const { db, resources } = deps;
+
+  async function chooseBackup(tx: Tx, namespace: string, target: string, request: RestoreRequest): Promise<BackupRow> {
+    if (request.backupID) {
+      const row = await tx.backup.findUnique({ where: { id: request.backupID } });
+      if (!row || row.namespace !== namespace || row.targetName !== target) {
+        throw new AppError('not-found', `Backup ${request.backupID} of ${namespace}/${target} was not found.`);
+      }
+      if (row.phase !== BACKUP_PHASES.succeeded) throw new AppError('not-restorable', `Backup ${row.id} is ${row.phase}; only a completed backup can be restored.`);
+      return row;
+    }
+    const at = !request.at || request.at === 'latest' ? undefined : new Date(request.at);
+    const candidates = await tx.backup.findMany({ where: { namespace, targetName: target, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'desc' } });
+    const timeOf = (row: BackupRow) => new Date(((row.manifest ?? {}) as { consistentAt?: string }).consistentAt ?? row.completedAt ?? row.queuedAt);
+    const found = candidates.filter((row) => !at || timeOf(row) <= at).sort((a, b) => timeOf(b).getTime() - timeOf(a).getTime())[0];
+    if (!found) {
+      throw new AppError('not-restorable', at ? `No backup of ${namespace}/${target} is consistent at or before ${at.toISOString()}.` : `Target ${namespace}/${target} has no completed backup.`);
+    }
+    return found;
+  }
+
+  async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
+    const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
+    if (request.mode === 'in-place') {
+      if (!roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
+      if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
+      throw new AppError('not-restorable', 'In-place restores are not available in this release; restore into a new database instead.');
+    }
+    if (request.mode === 'sandbox') throw new AppError('not-restorable', 'Sandbox restores need the sandbox service, which this deployment does not run.');
+    const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
+    const backup = await chooseBackup(tx, targetNamespace, targetName, request);
+    const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[] };
+    const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
+    const now = deps.clock();
+    const id = `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'z').toLowerCase()}-${randomBytes(4).toString('hex')}`;
+    const namespace = named?.namespace ?? targetNamespace;
+    const name = named?.name ?? `${targetName}-restore-${id}`.slice(0, 253);
+    if (await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } })) {
+      throw new AppError('conflict', `Restore ${namespace}/${name} already exists.`);
+    }
+    const base = {
+      id, namespace, name, targetNamespace, targetName, backupId: backup.id, mode: request.mode,
+      reason: request.reason ?? '', requestedBy: principal.email || principal.id,
+    };
+    let row: RestoreRow;
+    if (request.mode === 'download') {
+      const object = pickObject(dataObjects, request.database);
+      const client = createS3Client(await storeAccess(tx, deps.secrets, bundle.store));
+      const url = await presignGet(client, bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
+      const expires = new Date(now.getTime() + deps.downloadTtlSeconds * 1000);
+      row = await tx.restore.create({
+        data: {
+          ...base,
+          phase: 'Succeeded',
+          message: `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`,
+          destination: { mode: 'download', database: object.database ?? '' },
+          downloadUrl: url,
+          downloadExpires: expires,
+          startedAt: now,
+          completedAt: now,
+        },
+      });
+    } else {
+      if (!request.host) throw new AppError('validation-failed', 'host: is required for a restore into a new database');
+      if (!request.database) throw new AppError('validation-failed', 'database: is required for a restore into a new database');
+      if (!request.credentialsSecret) throw new AppError('validation-failed', 'credentialsSecret: is required for a restore into a new database');
+      const engine = (bundle.target.spec as TargetSpec).engine;
+      const [secretNamespace, secretName] = splitTarget(request.credentialsSecret, namespace);
+      const username = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'username' });
+      const password = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'password', optional: true });
+      const access = await storeAccess(tx, deps.secrets, bundle.store);
+      const identity = await storeIdentity(tx, deps.secrets, bundle.store, 'identitySecret');
+      const manifestKey = backup.manifestKey ?? '';
+      const databases = dataObjects.map((o) => o.database ?? '').filter(Boolean);
+      const wanted = request.tables?.length ? undefined : databases;
+      const job: RestoreJob = {
+        restoreId: id,
+        namespace,
+        name,
+        mode: 'new',
+        backupId: backup.id,
+        manifestKey,
+        store: { ...access, identity },
+        destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
+        databases: wanted ?? databases,
+        bandwidthBytesPerSecond: 0,
+        stallTimeoutMs: 60_000,
+      };
+      row = await tx.restore.create({
+        data: {
+          ...base,
+          phase: 'Running',
+          message: 'handed to a mover',
+          destination: { mode: 'new', host: `${request.host}:${job.destination.port}`, database: request.database, databases: newDatabaseNames(request.database, databases) },
+        },
+      });
+      await enqueueJob(tx, deps.secretsKey, { id: `restore-${id}`, type: 'restore.run', cell: deps.cell }, job);
+    }
+    return { row, version: await bumpCatalogVersion(tx) };
+  }
+
+  return {
+    async request(principal: StrataPrincipal, request: RestoreRequest) {
+      const { row, version } = await db.$transaction((tx) => create(tx, principal, request));
+      deps.notify(restoreEvent(row, version));
+      return { message: `Restore ${row.name} of ${row.targetNamespace}/${row.targetName} from backup ${row.backupId} ${row.phase === 'Succeeded' ? 'is ready' : 'started'}.`, kind: 'Restore', namespace: row.namespace, name: row.name, link: `/restores/${row.namespace}/${row.name}` };
+    },
+    /** A Restore document of an apply, inside the apply's transaction. */
+    async fromResource(tx: Tx, namespace: string, name: string, spec: Record<string, unknown>, principal: StrataPrincipal) {
+      const source = (spec.source ?? {}) as { backupID?: string; time?: string; latest?: boolean; targetNamespace?: string };
+      const destination = (spec.destination ?? {}) as { mode: RestoreRequest['mode']; new?: { endpoint?: { host?: string; port?: number }; database?: string; credentialsSecretRef?: { name?: string; namespace?: string } }; inPlace?: { confirm?: string }; tables?: string[] };
+      const request: RestoreRequest = {
+        target: `${source.targetNamespace ?? namespace}/${String(spec.target)}`,
+        mode: destination.mode,
+        ...(source.backupID ? { backupID: source.backupID } : {}),
+        ...(source.time ? { at: source.time } : {}),
+        ...(destination.new?.endpoint?.host ? { host: destination.new.endpoint.host } : {}),
+        ...(destination.new?.endpoint?.port ? { port: destination.new.endpoint.port } : {}),
+        ...(destination.new?.database ? { database: destination.new.database } : {}),
+        ...(destination.new?.credentialsSecretRef?.name ? { credentialsSecret: `${destination.new.credentialsSecretRef.namespace ?? namespace}/${destination.new.credentialsSecretRef.name}` } : {}),
+        ...(destination.inPlace?.confirm ? { confirm: destination.inPlace.confirm } : {}),
+        ...(destination.tables ? { tables: destination.tables } : {}),
+        ...(typeof spec.reason === 'string' ? { reason: spec.reason } : {}),
+      };
+      const existing = await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } });
+      if (existing) return 'unchanged' as const;
+      const { row, version } = await create(tx, principal, request, { namespace, name });
+      deps.notify(restoreEvent(row, version));
+      return 'created' as const;
+    },
+    async list(limit: number, target?: string) {
+      const [namespace, name] = target ? splitTarget(target) : [];
+      const rows = await db.restore.findMany({ where: target ? { targetNamespace: namespace, targetName: name } : {}, orderBy: { createdAt: 'desc' }, take: limit });
+      return rows.map(restoreView);
+    },
+    async get(namespace: string, name: string) {
+      const row = await db.restore.findUnique({ where: { namespace_name: { namespace, name } } });
+      if (!row) throw new AppError('not-found', `Restore ${namespace}/${name} was not found.`);
+      return restoreView(row);
+    },
+  };
+}
+
+export type RestoreService = ReturnType<typeof createRestoreService>;
+
+/** With several source databases each gets `<database>_<source>`; one keeps the name asked for. */
+export function newDatabaseNames(database: string, sources: string[]): Record<string, string> {
+  if (sources.length <= 1) return Object.fromEntries(sources.map((s) => [s, database]));
+  return Object.fromEntries(sources.map((s) => [s, `${database}_${s}`]));
+}
+
+function pickObject(objects: ManifestObject[], database: string | undefined): ManifestObject {
+  if (database) {
+    const found = objects.find((o) => o.database === database);
+    if (!found) throw new AppError('not-restorable', `The backup holds no database ${database}; it holds ${objects.map((o) => o.database).join(', ')}.`);
+    return found;
+  }
+  if (objects.length === 1) return objects[0] as ManifestObject;
+  throw new AppError('validation-failed', `database: the backup holds several databases (${objects.map((o) => o.database).join(', ')}); name the one to download`);
+}
+
+export function splitTarget(value: string, defaultNamespace = 'default'): [string, string] {
+  const parts = value.split('/');
+  if (parts.length === 1 && parts[0]) return [defaultNamespace, parts[0]];
+  if (parts.length === 2 && parts[0] && parts[1]) return [parts[0], parts[1]];
+  throw new AppError('validation-failed', `target: "${value}" must be namespace/name`);
+}
+
+export function restoreEvent(row: RestoreRow, version: bigint): ConsoleEvent {
+  const progress = (row.progress ?? {}) as { stage?: string; bytes?: number };
+  return { kind: 'restore', namespace: row.namespace, name: row.name, phase: row.phase, stage: progress.stage ?? '', message: row.message, bytes: Number(progress.bytes ?? 0), version: Number(version) };
+}

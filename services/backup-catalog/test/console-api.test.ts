@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import { STRATA_ROLES } from '@sigil/proto';
+import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+import { stackDocuments } from './fixtures.ts';
+
+let h: CatalogHarness;
+let docs: string;
+
+beforeAll(async () => {
+  h = await startCatalogHarness('console');
+  const { recipient } = await generateAgeIdentity();
+  docs = stackDocuments({ bucket: 'strata-console-test', recipients: [recipient], postgres: { host: '127.0.0.1', port: 5432, username: 'postgres' } });
+});
+afterAll(async () => h?.close());
+
+describe('authentication and roles', () => {
+  it('answers 401 with an error object without credentials', async () => {
+    const res = await request(h.app).get('/api/v1/whoami');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+
+  it('answers 401 for a forged principal', async () => {
+    const res = await request(h.app).get('/api/v1/whoami').set('x-strata-principal', 'eyJhbGciOiJFZERTQSJ9.e30.AAAA');
+    expect(res.status).toBe(401);
+  });
+
+  it('returns the principal with its role', async () => {
+    const res = await h.call('operator', 'get', '/api/v1/whoami');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ principal: { role: 'operator', email: 'operator@example.test' }, version: expect.any(String), externalURL: 'http://console.test' });
+  });
+
+  it('answers 403 below the operation role, before validating the input', async () => {
+    const res = await h.call('viewer', 'post', '/api/v1/targets/default/x/backup-now', { reason: 'x'.repeat(5000) });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatch(/operator/);
+  });
+
+  it('serves the OpenAPI document as YAML and JSON', async () => {
+    const yaml = await h.call('viewer', 'get', '/api/v1/openapi.yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers['content-type']).toMatch(/yaml/);
+    expect(yaml.text).toMatch(/x-strata-role/);
+    const json = await request(h.app).get('/api/v1/openapi.yaml').set(await h.as('viewer')).set('accept', 'application/json');
+    expect(json.body.openapi).toMatch(/^3\.1/);
+  });
+});
+
+describe('apply', () => {
+  it('needs restorer-admin', async () => {
+    const res = await h.call('restorer', 'post', '/api/v1/resources', docs, 'application/yaml');
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses an invalid document naming the field, and applies nothing', async () => {
+    const bad = docs.replace('schedule: "0 3 * * *"', 'schedule: "0 3 * *"');
+    const res = await h.call('restorer-admin', 'post', '/api/v1/resources', bad, 'application/yaml');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/BackupPolicy default\/nightly: spec\.full\.schedule/);
+    expect(await h.runtime.db.resource.count()).toBe(0);
+    expect(await h.runtime.db.secret.count()).toBe(0);
+  });
+
+  it('refuses malformed YAML with 400', async () => {
+    const res = await h.call('restorer-admin', 'post', '/api/v1/resources', 'kind: [unclosed', 'application/yaml');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/document 1/);
+  });
+
+  it('creates, then reports unchanged, then updated', async () => {
+    const first = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
+    expect(first.status).toBe(200);
+    expect(first.body.applied.map((a: { action: string }) => a.action)).toEqual(['created', 'created', 'created', 'created', 'created']);
+    const again = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
+    expect(again.body.applied.every((a: { action: string }) => a.action === 'unchanged')).toBe(true);
+    const changed = await h.call('restorer-admin', 'post', '/api/v1/resources', docs.replace('threads: 1', 'threads: 2'), 'application/yaml');
+    expect(changed.body.applied.find((a: { kind: string }) => a.kind === 'BackupPolicy').action).toBe('updated');
+  });
+
+  it('never shows secret values', async () => {
+    const list = await h.call('restorer-admin', 'get', '/api/v1/secrets');
+    expect(list.status).toBe(200);
+    expect(JSON.stringify(list.body)).not.toMatch(/S3RVER/);
+    expect(list.body.secrets[0]).toMatchObject({ name: expect.any(String), keys: expect.any(Array) });
+    const stored = await h.runtime.db.secret.findFirst();
+    expect(stored?.sealed).not.toMatch(/S3RVER/);
+    const store = await h.call('viewer', 'get', '/api/v1/resources/BackupStore/default/local');
+    expect(store.status).toBe(200);
+    expect(store.body.spec.s3.credentialsSecret).toEqual({ name: 'store-credentials' });
+  });
+
+  it('accepts JSON documents too', async () => {
+    const res = await h.call('restorer-admin', 'post', '/api/v1/resources', [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'extra' }, stringData: { a: 'b' } }]);
+    expect(res.status).toBe(200);
+    expect(res.body.applied).toEqual([{ kind: 'Secret', namespace: 'default', name: 'extra', action: 'created' }]);
+  });
+});
+
+describe('targets', () => {
+  it('lists targets with filters', async () => {
+    const all = await h.call('viewer', 'get', '/api/v1/targets');
+    expect(all.status).toBe(200);
+    expect(all.body.targets).toHaveLength(1);
+    expect(all.body.targets[0]).toMatchObject({ namespace: 'default', name: 'postgres-main', engine: 'postgres', env: 'test', org: 'acme', health: 'never', suspended: false });
+    expect(all.body.catalogVersion).toBeGreaterThan(0);
+    expect((await h.call('viewer', 'get', '/api/v1/targets?env=prod')).body.targets).toHaveLength(0);
+    expect((await h.call('viewer', 'get', '/api/v1/targets?q=POSTGRES')).body.targets).toHaveLength(1);
+    expect((await h.call('viewer', 'get', '/api/v1/targets?health=ok')).body.targets).toHaveLength(0);
+  });
+
+  it('shows detail with spec and status, 404 for an unknown target', async () => {
+    const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main');
+    expect(res.status).toBe(200);
+    expect(res.body.spec.engine).toBe('postgres');
+    expect(res.body.status).toMatchObject({ phase: 'Ready', observedGeneration: 1 });
+    expect((await h.call('viewer', 'get', '/api/v1/targets/default/nope')).status).toBe(404);
+  });
+
+  it('suspends and resumes, validates the reason', async () => {
+    expect((await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/suspend', { reason: 'x'.repeat(1001) })).status).toBe(400);
+    expect((await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/suspend', { reason: 'maintenance', extra: 1 })).status).toBe(400);
+    const suspended = await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/suspend', { reason: 'maintenance' });
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.message).toMatch(/suspended/);
+    expect((await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body.target).toMatchObject({ suspended: true, health: 'suspended', phase: 'Suspended' });
+    const resumed = await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/resume');
+    expect(resumed.status).toBe(200);
+    expect((await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body.target.suspended).toBe(false);
+  });
+
+  it('backup-now queues a Backup and answers 202 with an Action; a second one conflicts while queued', async () => {
+    const res = await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/backup-now', { reason: 'before the migration' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ kind: 'Backup', namespace: 'default', message: expect.any(String) });
+    const list = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/backups');
+    expect(list.body.backups).toHaveLength(1);
+    expect(list.body.backups[0]).toMatchObject({ target: 'postgres-main', reason: 'before the migration', engine: 'postgres' });
+    const activity = await h.call('viewer', 'get', '/api/v1/activity');
+    expect(activity.body.backups[0]).toMatchObject({ name: res.body.name, phase: 'Running' });
+  });
+});
+
+describe('audit', () => {
+  it('records every write with user, role, action, target, outcome and source address', async () => {
+    await request(h.app).post('/api/v1/targets/default/postgres-main/suspend').set(await h.as('viewer')).set('x-forwarded-for', '203.0.113.7, 10.0.0.1').send({});
+    const res = await h.call('operator', 'get', '/api/v1/audit?limit=50');
+    expect(res.status).toBe(200);
+    const denied = res.body.events.find((e: { outcome: string }) => e.outcome === 'denied');
+    expect(denied).toMatchObject({ user: 'viewer@example.test', role: 'viewer', action: 'suspendTarget', target: 'default/postgres-main', from: '203.0.113.7' });
+    const backupNow = res.body.events.find((e: { action: string; outcome: string }) => e.action === 'backupNow' && e.outcome === 'ok');
+    expect(backupNow).toMatchObject({ user: 'operator@example.test', role: 'operator', target: 'default/postgres-main', object: expect.stringMatching(/^postgres-main-/) });
+    expect(res.body.events.some((e: { action: string; outcome: string }) => e.action === 'applyResources' && e.outcome === 'invalid')).toBe(true);
+    const filtered = await h.call('operator', 'get', '/api/v1/audit?action=resumeTarget');
+    expect(filtered.body.events.every((e: { action: string }) => e.action === 'resumeTarget')).toBe(true);
+    expect((await h.call('viewer', 'get', '/api/v1/audit')).status).toBe(403);
+  });
+});
+
+describe('settings', () => {
+  it('lists stores and policies without secrets', async () => {
+    const res = await h.call('viewer', 'get', '/api/v1/settings');
+    expect(res.status).toBe(200);
+    expect(res.body.stores[0]).toMatchObject({ name: 'local', bucket: 'strata-console-test', prefix: 'strata', readOnly: false });
+    expect(res.body.policies[0]).toMatchObject({ name: 'nightly', store: 'local', schedule: '0 3 * * *', pitr: false });
+    expect(res.body.catalog).toMatchObject({ targets: 1, version: expect.any(Number) });
+    expect(JSON.stringify(res.body)).not.toMatch(/S3RVER/);
+  });
+});
+
+describe('roles of every operation', () => {
+  it('lists the four roles lowest first', () => {
+    expect(STRATA_ROLES).toEqual(['viewer', 'operator', 'restorer', 'restorer-admin']);
+  });
+});

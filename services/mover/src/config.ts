@@ -1,0 +1,16 @@
+import { z } from '@sigil/kit';
+
+export const moverConfig = z.object({
+  NATS_URL: z.string().min(1),
+  /** Same key as the catalog's: jobs arrive sealed with it. */
+  STRATA_SECRETS_KEY: z.string().min(44),
+  /** Jobs one mover runs at once; the catalog's policy limits decide what is handed out. */
+  MOVER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  CONSUMER_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+  HOST: z.string().default('127.0.0.1'),
+  /** Health endpoint only; 0 picks a free port. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type MoverConfig = z.infer<typeof moverConfig>;

@@ -1,0 +1,5 @@
+export * from './age.ts';
+export * from './zstd.ts';
+export * from './taps.ts';
+export * from './s3.ts';
+export * from './pipeline.ts';
