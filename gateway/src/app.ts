@@ -13,13 +13,34 @@ import {
   type Logger,
   type Principal,
   type PrincipalSigner,
+  type StrataPrincipalSigner,
 } from '@sigil/kit';
-import { loadSigilOpenApi, type OperationInfo, type ServiceName } from '@sigil/proto';
+import {
+  STRATA,
+  isStrataService,
+  loadSigilOpenApi,
+  resolveService,
+  type OperationInfo,
+  type ServiceName,
+  type StrataPrincipal,
+} from '@sigil/proto';
 import type { Authenticator, ResolutionFailure } from './authenticator.ts';
 import { API_KEY_HEADER, MODE_HEADER, apiKeyOf, cookieWithoutSession, sessionTokenOf } from './credentials.ts';
+import { DEV_ISSUER_PREFIX, type DevIssuer } from './dev-issuer.ts';
 import { createFederatedGraph } from './graphql.ts';
 import { createOperationMatcher } from './operations.ts';
 import { createUpstream, endToEndHeaders, forward } from './proxy.ts';
+import { sendStrataError, type StrataAuthenticator } from './strata-auth.ts';
+
+/** What the gateway needs to serve Strata's console API (`/api/v1`). */
+export interface StrataGatewayDeps {
+  /** Verifies the access proxy's JWT. Absent: Strata authentication is not configured, `/api/v1` is 401. */
+  authenticator?: StrataAuthenticator;
+  /** Signs the resolved caller into `x-strata-principal` (same internal key as Sigil's principals). */
+  signPrincipal: StrataPrincipalSigner;
+  /** Local stack only: serves `/api/dev/jwks.json` and `/api/dev/token`. */
+  devIssuer?: DevIssuer;
+}
 
 export interface GatewayDeps {
   /** Base URL of each service (`http://127.0.0.1:4101`). A service left out answers 503. */
@@ -36,6 +57,8 @@ export interface GatewayDeps {
    * replaced: a caller cannot claim another address). Default false.
    */
   trustProxy?: boolean;
+  /** Strata's console API. Absent: every `/api/v1` request is 401 (not configured). */
+  strata?: StrataGatewayDeps;
 }
 
 export interface GatewayApp {
@@ -72,6 +95,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   app.use((req, res, next) => {
     // Anti-spoofing: only the gateway mints principals.
     delete req.headers[PRINCIPAL_HEADER];
+    delete req.headers[STRATA.principalHeader];
     accessLog(log, req, res);
     next();
   });
@@ -113,6 +137,21 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     const resolution = await authenticator.resolveSession(token, { requestId });
     return resolution.principal ? withSessionMode(resolution.principal, req) : undefined;
   }
+
+  // Strata: the local dev issuer, then the console API. Both answer in Strata's `{ error }` shape.
+  const devIssuer = deps.strata?.devIssuer;
+  app.use((req, res, next) => {
+    if (!isUnder(req.path, DEV_ISSUER_PREFIX)) return next();
+    if (!devIssuer) return sendStrataError(res, 404, 'No operation exists at this path.');
+    devIssuer.router(req, res, next);
+  });
+  app.use((req, res, next) => {
+    if (!isUnder(req.path, STRATA.apiPrefix)) return next();
+    serveStrata(req, res).catch((error: unknown) => {
+      log.error({ err: error }, 'strata request failed');
+      sendStrataError(res, 500, 'The gateway failed to handle the request.');
+    });
+  });
 
   const graph = await createFederatedGraph({
     supergraphSdl: deps.supergraphSdl,
@@ -194,8 +233,74 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     // Signer and viewer tokens belong to the signing service; every other Authorization is an API key.
     if (operation.auth !== 'S' && operation.auth !== 'V') delete headers.authorization;
     if (principal) headers[PRINCIPAL_HEADER] = await signPrincipal(principal);
-    headers[REQUEST_ID_HEADER] = String(req.headers[REQUEST_ID_HEADER]);
+    return Object.assign(headers, forwardingFacts(req));
+  }
 
+  /**
+   * `/api/v1`: routed by the route table (sandboxes to `sandbox`, the rest to `backup-catalog`), the
+   * access proxy's JWT verified here, the caller signed into `x-strata-principal`, streamed through.
+   */
+  async function serveStrata(req: Request, res: Response): Promise<void> {
+    const service = strataServiceOf(req.path);
+    res.locals.service = service;
+    if (!service) return sendStrataError(res, 404, 'No operation exists at this path.');
+    const baseUrl = serviceUrls[service];
+    // The sandbox service may not exist in this deployment: its paths simply do not exist then.
+    if (!baseUrl && service === 'sandbox') return sendStrataError(res, 404, 'No operation exists at this path.');
+
+    const strata = deps.strata;
+    if (!strata?.authenticator) return sendStrataError(res, 401, 'Strata authentication is not configured on this gateway.');
+    const result = await strata.authenticator.authenticate(req.headers);
+    let principal: StrataPrincipal | undefined;
+    switch (result.kind) {
+      case 'anonymous':
+        break; // forwarded without a principal: the service answers 401 in its own words
+      case 'authenticated':
+        principal = result.principal;
+        break;
+      case 'invalid':
+        return sendStrataError(res, 401, `The access token is invalid: ${result.reason}`);
+      case 'no-role':
+        return sendStrataError(res, 403, 'Your groups grant no Strata role.');
+      case 'keys-unavailable':
+        log.warn({ err: result.error }, "could not fetch the access proxy's keys");
+        return sendStrataError(res, 502, "The access proxy's signing keys could not be fetched.");
+    }
+    if (!baseUrl) return sendStrataError(res, 503, `The ${service} service is not available.`);
+
+    const headers = endToEndHeaders(req.headers);
+    delete headers.host;
+    delete headers.expect;
+    // Services never see raw credentials: Strata's three, and Sigil's should a browser send them along.
+    strata.authenticator.stripCredentials(headers);
+    delete headers.authorization;
+    delete headers[API_KEY_HEADER];
+    const cookie = cookieWithoutSession(typeof headers.cookie === 'string' ? headers.cookie : undefined);
+    if (cookie) headers.cookie = cookie;
+    else delete headers.cookie;
+    delete headers[PRINCIPAL_HEADER];
+    delete headers[STRATA.principalHeader];
+    if (principal) headers[STRATA.principalHeader] = await strata.signPrincipal(principal);
+    Object.assign(headers, forwardingFacts(req));
+    // Server-sent events (`GET /api/v1/events`) stay open for hours: no idle timeout on the client's
+    // socket (the proxy itself sets none on the response, only on connecting upstream).
+    if (req.path === `${STRATA.apiPrefix}/events` || String(req.headers.accept ?? '').includes('text/event-stream')) req.setTimeout(0);
+
+    forward(req, res, {
+      baseUrl,
+      headers,
+      upstream,
+      responseHeaders: { [REQUEST_ID_HEADER]: String(res.locals.requestId) },
+      onUnreachable: (error) => {
+        log.warn({ err: error, service }, 'service unreachable');
+        sendStrataError(res, 502, `The ${service} service could not be reached.`);
+      },
+    });
+  }
+
+  /** `x-request-id` and `x-forwarded-*`: extended behind a trusted proxy, replaced otherwise. */
+  function forwardingFacts(req: Request): OutgoingHttpHeaders {
+    const headers: OutgoingHttpHeaders = { [REQUEST_ID_HEADER]: String(req.headers[REQUEST_ID_HEADER]) };
     const client = req.socket.remoteAddress ?? '';
     const host = req.headers.host ?? '';
     const proto = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
@@ -229,6 +334,21 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   };
 }
 
+/** Whether `path` is `prefix` or below it (segment-wise: `/api/v1x` is not under `/api/v1`). */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/**
+ * The Strata service owning a path under `/api/v1`, or undefined when it can never be routed: empty
+ * segments (`//`, a trailing `/`), dot segments, encoded slashes, bad escapes (see `resolveService`).
+ */
+function strataServiceOf(path: string): 'backup-catalog' | 'sandbox' | undefined {
+  if (path.split('/').slice(1).some((segment) => segment === '')) return undefined;
+  const service = resolveService(path);
+  return service && isStrataService(service) ? service : undefined;
+}
+
 /** Dashboard sessions act in live mode unless the request asks for test mode. */
 function withSessionMode(principal: Principal, req: Request): Principal {
   if (principal.kind !== 'session') return principal;
@@ -258,6 +378,7 @@ function accessLog(log: Logger, req: Request, res: Response): void {
       method,
       path,
       operationId: res.locals.operationId,
+      service: res.locals.service,
       status: res.statusCode,
       aborted: !res.writableFinished,
       ms: Number(process.hrtime.bigint() - started) / 1e6,

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
-import { connectBus, createLogger, createPrincipalSigner, loadConfig, runServer } from '@sigil/kit';
+import { connectBus, createLogger, createPrincipalSigner, createStrataPrincipalSigner, loadConfig, runServer } from '@sigil/kit';
 import { createGatewayApp } from './app.ts';
 import { createAuthenticator } from './authenticator.ts';
-import { gatewayConfigSchema, type GatewayConfig } from './config.ts';
+import { gatewayConfigSchema, serviceUrlsOf, strataAuthOptionsOf, type GatewayConfig } from './config.ts';
+import { createDevIssuer } from './dev-issuer.ts';
+import { createStrataAuthenticator } from './strata-auth.ts';
 
 let config: GatewayConfig;
 try {
@@ -15,16 +17,33 @@ try {
 const log = createLogger('gateway', config.LOG_LEVEL);
 
 const signPrincipal = await createPrincipalSigner(config.INTERNAL_JWT_PRIVATE_KEY as JWK);
+const serviceUrls = serviceUrlsOf(config);
+
+// Strata: the access proxy's JWT is verified here; the dev issuer exists on the local stack only.
+const devIssuer = config.STRATA_DEV_ISSUER
+  ? await createDevIssuer({
+      audience: config.STRATA_ACCESS_AUDIENCE[0] as string,
+      privateJwk: config.STRATA_DEV_ISSUER_KEY as JWK | undefined,
+      nodeEnv: config.NODE_ENV,
+    })
+  : undefined;
+if (devIssuer) log.warn({ issuer: devIssuer.issuer }, 'the Strata dev issuer is enabled: anyone can mint access tokens (local stack only)');
+const strataAuthOptions = strataAuthOptionsOf(config, devIssuer?.trusted);
+const strataAuthenticator = strataAuthOptions ? createStrataAuthenticator(strataAuthOptions) : undefined;
+if (!strataAuthenticator) log.info('Strata authentication is not configured: /api/v1 answers 401');
+const signStrataPrincipal = await createStrataPrincipalSigner(config.INTERNAL_JWT_PRIVATE_KEY as JWK);
+
 const bus = await connectBus(config.NATS_URL, 'gateway');
-const authenticator = createAuthenticator({ accountsUrl: config.SERVICE_URLS.accounts, signPrincipal, log });
+const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal, log });
 const revocations = await authenticator.subscribeRevocations(bus.nc);
 const gateway = await createGatewayApp({
-  serviceUrls: config.SERVICE_URLS,
+  serviceUrls,
   signPrincipal,
   log,
   authenticator,
   supergraphSdl: readFileSync(new URL('../supergraph.graphql', import.meta.url), 'utf8'),
   trustProxy: config.TRUST_PROXY,
+  strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
 });
 await runServer({
   app: gateway.app,

@@ -1,4 +1,5 @@
 import { SIGIL } from './product.ts';
+import { STRATA } from './strata.ts';
 
 export const SERVICE_NAMES = [
   'gateway',
@@ -9,8 +10,19 @@ export const SERVICE_NAMES = [
   'webhooks',
   'billing',
   'evidence',
+  // Strata (console API under STRATA.apiPrefix)
+  'backup-catalog',
+  'sandbox',
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** The services of Strata: their public paths are under `/api/v1` and their errors are `{ error }`. */
+export const STRATA_SERVICE_NAMES = ['backup-catalog', 'sandbox'] as const satisfies readonly ServiceName[];
+export type StrataServiceName = (typeof STRATA_SERVICE_NAMES)[number];
+
+export function isStrataService(name: ServiceName): name is StrataServiceName {
+  return (STRATA_SERVICE_NAMES as readonly string[]).includes(name);
+}
 
 export interface Route {
   /**
@@ -27,7 +39,8 @@ export interface Route {
 
 /**
  * The public path -> owning service table (architecture brief, "Ownership of
- * the public paths"). Ordered most specific first: the first match wins.
+ * the public paths"; Strata's `/api/v1` tree at the end). Ordered most specific
+ * first: the first match wins.
  */
 export const routeTable: ReadonlyArray<Route> = [
   // evidence carves its paths out of the envelopes tree, so it comes first
@@ -59,6 +72,10 @@ export const routeTable: ReadonlyArray<Route> = [
   { pattern: SIGIL.keysPath, service: 'evidence' },
 
   { pattern: '/v1/openapi.json', service: 'gateway' },
+
+  // Strata's console API (docs/strata-api.md): the sandboxes are carved out of the catalog's tree.
+  { pattern: `${STRATA.apiPrefix}/sandboxes/**`, service: 'sandbox' },
+  { pattern: `${STRATA.apiPrefix}/**`, service: 'backup-catalog' },
 ];
 
 function splitPath(path: string): string[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SERVICE_NAMES, SIGIL, matchRoute, resolveService, routeTable } from '../src/index.ts';
+import { SERVICE_NAMES, SIGIL, STRATA, STRATA_SERVICE_NAMES, isStrataService, matchRoute, resolveService, routeTable } from '../src/index.ts';
+import { listStrataOperations } from '../src/strata-openapi.ts';
 
 describe('route table', () => {
   it.each([
@@ -35,6 +36,14 @@ describe('route table', () => {
     ['/v1/openapi.json', 'gateway'],
     ['/v1/templates?limit=5', 'templates'],
     ['/v1/templates/', 'templates'],
+    ['/api/v1', 'backup-catalog'],
+    ['/api/v1/whoami', 'backup-catalog'],
+    ['/api/v1/targets/prod/orders/backup-now', 'backup-catalog'],
+    ['/api/v1/events', 'backup-catalog'],
+    ['/api/v1/sandboxesx', 'backup-catalog'],
+    ['/api/v1/sandboxes', 'sandbox'],
+    ['/api/v1/sandboxes/sbx-1/query?x=1', 'sandbox'],
+    ['/api/v1/sandboxes/sbx-1/tables/public.orders', 'sandbox'],
   ] as const)('%s -> %s', (path, service) => {
     expect(resolveService(path)).toBe(service);
   });
@@ -57,12 +66,33 @@ describe('route table', () => {
     '/v1/templates/%2e%2e/api-keys',
     '/v1/templates/a%2Fb',
     '/v1/templates/%E0%A4%A',
+    '/api',
+    '/api/v2/whoami',
+    '/api/dev/token',
+    '/api/v1/sandboxes/../targets',
+    '/api/v1/%2e%2e/v1/openapi.json',
   ])('%s is not routed', (path) => {
     expect(resolveService(path)).toBeUndefined();
   });
 
   it('only names known services', () => {
     for (const route of routeTable) expect(SERVICE_NAMES).toContain(route.service);
+  });
+
+  it('names the Strata services', () => {
+    expect(STRATA_SERVICE_NAMES).toEqual(['backup-catalog', 'sandbox']);
+    for (const name of STRATA_SERVICE_NAMES) expect(SERVICE_NAMES).toContain(name);
+    expect(isStrataService('sandbox')).toBe(true);
+    expect(isStrataService('templates')).toBe(false);
+  });
+
+  it('sends every operation of strata.v1.yaml to the service its x-strata-service names', () => {
+    const ops = listStrataOperations();
+    expect(ops.length).toBeGreaterThan(0);
+    for (const op of ops) {
+      const path = STRATA.apiPrefix + op.path.replace(/\{[^}]+\}/g, 'x-1');
+      expect(resolveService(path), `${op.method} ${path}`).toBe(op.service);
+    }
   });
 
   it('is ordered most specific first: no route is shadowed by an earlier one', () => {

@@ -88,7 +88,7 @@ describe('apply', () => {
     expect(stored?.sealed).not.toMatch(/S3RVER/);
     const store = await h.call('viewer', 'get', '/api/v1/resources/BackupStore/default/local');
     expect(store.status).toBe(200);
-    expect(store.body.spec.s3.credentialsSecret).toEqual({ name: 'store-credentials' });
+    expect(store.body.spec.s3.credentialsSecret).toMatchObject({ name: 'store-credentials' });
   });
 
   it('accepts JSON documents too', async () => {
