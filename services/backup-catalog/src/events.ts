@@ -23,8 +23,13 @@ export interface EventHub {
   stop(): void;
 }
 
+const TERMINAL = new Set(['Succeeded', 'Failed']);
+const REMEMBERED_TERMINAL = 10_000;
+
 export function createEventHub(intervalMs = COALESCE_INTERVAL_MS): EventHub {
   const pending = new Map<string, ConsoleEvent>();
+  // Progress travels apart from results and may arrive late: never let it hide or undo a final phase.
+  const finished = new Set<string>();
   const listeners = new Set<EventListener>();
   const timer = setInterval(() => {
     if (pending.size === 0) return;
@@ -36,6 +41,12 @@ export function createEventHub(intervalMs = COALESCE_INTERVAL_MS): EventHub {
   return {
     publish(event) {
       const key = `${event.kind}/${event.namespace}/${event.name}`;
+      if (TERMINAL.has(event.phase)) {
+        finished.add(key);
+        if (finished.size > REMEMBERED_TERMINAL) finished.delete(finished.values().next().value as string);
+      } else if (finished.has(key) && (event.kind === 'backup' || event.kind === 'restore')) {
+        return;
+      }
       pending.delete(key); // keep arrival order of the latest updates
       pending.set(key, event);
     },
