@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import { connectBus, type Bus } from '@sigil/kit';
+import { connectBus, startOutboxRelay, type Bus } from '@sigil/kit';
 import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, testNatsUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import type { StrataRole } from '@sigil/proto';
 import { createApp } from '../src/app.ts';
@@ -41,6 +41,7 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
     clock: () => now ?? new Date(),
     timers: false,
   });
+  const relay = await startOutboxRelay({ databaseUrl, js: bus.js, log: silentLogger(), pollIntervalMs: 200 });
   const auth = await createStrataTestAuth();
   const { app } = await createApp({ ...runtime.deps, log: silentLogger(), verifyPrincipal: auth.verify, externalUrl: 'http://console.test' });
   const as = (role: StrataRole) => auth.headers(strataPrincipal(role));
@@ -61,6 +62,7 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
     },
     async close() {
       await runtime.stop();
+      await relay.stop();
       await bus.close();
     },
   };
