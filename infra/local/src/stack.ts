@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,8 +10,15 @@ import { freePort } from './net.ts';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
-export const STACK_SERVICES = ['accounts', 'templates'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
+/** Services with no public path (the gateway does not route to them). */
+const WORKERS: readonly StackService[] = ['mover'];
+/** Services without a database of their own. */
+const STATELESS: readonly StackService[] = ['mover'];
+
+const databaseName = (namespace: string, service: StackService) =>
+  `${namespace}${service === 'backup-catalog' ? 'strata' : 'sigil'}_${service.replace(/-/g, '_')}`.toLowerCase();
 
 export interface StackOptions {
   stateDir: string;
@@ -51,6 +59,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     const keys = await internalKeys(options.stateDir);
+    const strataSecretsKey = await persistentSecret(options.stateDir, 'strata-secrets.key', async () => randomBytes(32).toString('base64'));
+    const devIssuerKey = await persistentSecret(options.stateDir, 'strata-dev-issuer.json', async () => JSON.stringify((await generateInternalKeyPair()).privateJwk));
+    const gatewayPort = options.gatewayPort ?? (await freePort());
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const common = {
       NATS_URL: infra.nats.url,
       INTERNAL_JWT_PUBLIC_KEY: JSON.stringify(keys.publicJwk),
@@ -59,22 +71,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       HOST: '127.0.0.1',
     };
     const serviceUrls = {} as Record<StackService, string>;
+    const strata = { STRATA_SECRETS_KEY: strataSecretsKey, STRATA_EXTERNAL_URL: gatewayUrl };
     for (const service of STACK_SERVICES) {
-      const databaseUrl = await ensureDatabase(infra.postgres.adminUrl, `${namespace}sigil_${service}`.toLowerCase());
       const port = await freePort();
       serviceUrls[service] = `http://127.0.0.1:${port}`;
-      children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, { ...common, PORT: String(port), DATABASE_URL: databaseUrl }) });
+      const env: Record<string, string> = { ...common, PORT: String(port) };
+      if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
+      if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
+      children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });
     }
     await Promise.all(STACK_SERVICES.map((service) => waitReady(service, serviceUrls[service], children)));
-    const gatewayPort = options.gatewayPort ?? (await freePort());
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const routed = Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => !WORKERS.includes(name as StackService)));
     children.push({
       name: 'gateway',
       child: await startNode(options.stateDir, 'gateway', 'gateway/src/main.ts', {
         ...common,
         PORT: String(gatewayPort),
-        SERVICE_URLS: JSON.stringify(serviceUrls),
+        SERVICE_URLS: JSON.stringify(routed),
         INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk),
+        // Strata's access proxy is replaced by the gateway's dev issuer on a local machine (`strata login`).
+        STRATA_DEV_ISSUER: 'true',
+        STRATA_DEV_ISSUER_KEY: devIssuerKey,
       }),
     });
     await waitReady('gateway', gatewayUrl, children);
@@ -99,6 +116,15 @@ async function internalKeys(stateDir: string): Promise<InternalKeyPair> {
   const keys = await generateInternalKeyPair();
   await writeFile(file, JSON.stringify(keys), { mode: 0o600 });
   return keys;
+}
+
+/** A value generated once and kept in the state directory, so restarts keep tokens and sealed secrets readable. */
+async function persistentSecret(stateDir: string, name: string, generate: () => Promise<string>): Promise<string> {
+  const file = path.join(stateDir, name);
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const value = await generate();
+  await writeFile(file, value, { mode: 0o600 });
+  return value;
 }
 
 async function startNode(stateDir: string, name: string, entry: string, env: Record<string, string>): Promise<ChildProcess> {

@@ -22,6 +22,8 @@ export interface CatalogAppDeps extends BackupDeps {
   readiness?: Record<string, ReadinessCheck>;
   /** Called after changes that may free or need a slot (apply, pin): the scheduler runs a pass. */
   kick: () => void;
+  /** Checks a store (creating its bucket when writable) and mirrors its backups. */
+  mirrorStore: (namespace: string, name: string) => Promise<number>;
 }
 
 const KEEP_ALIVE_MS = 15_000;
@@ -150,6 +152,9 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
           restore: (tx, doc, who) => restores.fromResource(tx, doc.namespace, doc.name, doc.spec, who),
         });
         setAuditObject(result.items.map((i) => `${i.kind}/${i.namespace}/${i.name}`).join(','), { applied: result.items });
+        for (const item of result.items) {
+          if (item.kind === 'BackupStore' && item.action !== 'unchanged') await deps.mirrorStore(item.namespace, item.name);
+        }
         if (result.version > 0n) {
           deps.notify({ kind: 'catalog', namespace: '', name: '', phase: '', stage: '', message: 'resources applied', bytes: 0, version: Number(result.version) });
           deps.kick();

@@ -3,7 +3,8 @@ import type { BackupDeps } from './backups.ts';
 import type { CatalogConfig } from './config.ts';
 import { createDb, type Db } from './db.ts';
 import { connectEventFeed, createEventHub, type EventHub } from './events.ts';
-import { mirrorStores } from './mirror.ts';
+import { mirrorStore, mirrorStores } from './mirror.ts';
+import type { StoreSpec } from './specs.ts';
 import { followProgress, startReportConsumer } from './reports.ts';
 import { createResourceRepository } from './resources.ts';
 import { createRestoreService, type RestoreService } from './restores.ts';
@@ -11,7 +12,7 @@ import { createSecretStore } from './secrets.ts';
 import { createTargetService, type TargetService } from './targets.ts';
 
 export interface CatalogRuntime {
-  deps: BackupDeps & { targets: TargetService; restores: RestoreService; hub: EventHub; kick: () => void };
+  deps: BackupDeps & { targets: TargetService; restores: RestoreService; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
   db: Db;
   /** One scheduler pass now (tests drive time through the clock). */
   tick(): Promise<void>;
@@ -68,7 +69,17 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
     void mirror().then(() => tick()).catch((error: unknown) => log.error({ err: error }, 'store mirror failed'));
   }
   return {
-    deps: { ...base, targets, restores, hub, kick },
+    deps: {
+      ...base,
+      targets,
+      restores,
+      hub,
+      kick,
+      mirrorStore: async (namespace, name) => {
+        const store = await resources.get<StoreSpec>(db, 'BackupStore', namespace, name);
+        return store ? mirrorStore(base, store) : 0;
+      },
+    },
     db,
     tick,
     mirror,

@@ -35,16 +35,16 @@ export async function runBackup(job: BackupJob, reporter: Reporter, signal: Abor
   const client = createS3Client(job.store);
   const base = backupPrefix(job.store.prefix, job.target.namespace, job.target.name, job.backupId);
   const mKey = manifestKey(base);
-  if (await objectExists(client, job.store.bucket, mKey)) {
-    // A redelivered job whose first attempt finished: report the stored result again.
-    const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, mKey))).toString('utf8')) as Record<string, unknown>;
-    await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
-    return;
-  }
-  await removeAll(client, job.store.bucket, base);
   const startedAt = new Date();
-  await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
   try {
+    if (await objectExists(client, job.store.bucket, mKey)) {
+      // A redelivered job whose first attempt finished: report the stored result again.
+      const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, mKey))).toString('utf8')) as Record<string, unknown>;
+      await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
+      return;
+    }
+    await removeAll(client, job.store.bucket, base);
+    await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
     const manifest = await backUp(job, client, base, reporter, signal, startedAt);
     await putObjectUnique(client, job.store.bucket, mKey, Buffer.from(JSON.stringify(manifest, null, 2)), {
       disableConditionalPut: job.store.disableConditionalPut,

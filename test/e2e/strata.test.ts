@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '@strata/cli';
+import { driverFor } from '@strata/mover/engines';
+import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '../../services/mover/test/fixtures.ts';
+import { stackDocuments } from '../../services/backup-catalog/test/fixtures.ts';
+import { call, startTestStack, type TestStack } from './stack.ts';
+
+/**
+ * The story of a new user, through the gateway and the `strata` CLI: log in with the dev issuer, apply a
+ * store, a policy and targets for a local Postgres and MariaDB, back up on demand while watching progress,
+ * list the backup, restore it into a new database equal to its source, and find it all in activity and audit.
+ */
+const pgAdmin = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const mysqlAdmin = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+const pg = accessFromUrl(pgAdmin);
+const my = accessFromUrl(mysqlAdmin);
+const sources = { postgres: uniqueDatabaseName('e2epg'), mysql: uniqueDatabaseName('e2emy') };
+const restored: Array<{ engine: 'postgres' | 'mysql'; name: string }> = [];
+
+let stack: TestStack;
+let configDir: string;
+
+async function strata(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => (out += c));
+  stderr.on('data', (c) => (err += c));
+  const code = await runCli(args, { stdout, stderr, env: { STRATA_CONFIG: path.join(configDir, 'config.json'), HOME: configDir } });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  configDir = mkdtempSync(path.join(tmpdir(), 'strata-cli-'));
+  await Promise.all([
+    createPostgresFixture(pgAdmin, sources.postgres, { rows: 40, largeRowBytes: 512 * 1024 }),
+    createMysqlFixture(mysqlAdmin, sources.mysql, { rows: 40, largeRowBytes: 512 * 1024 }),
+  ]);
+  stack = await startTestStack();
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await dropPostgresDatabase(pgAdmin, sources.postgres);
+  await dropMysqlDatabase(mysqlAdmin, sources.mysql);
+  for (const r of restored) await (r.engine === 'postgres' ? dropPostgresDatabase(pgAdmin, r.name) : dropMysqlDatabase(mysqlAdmin, r.name));
+});
+
+describe('a new user backs up and restores with the strata CLI', () => {
+  it('logs in through the dev issuer', async () => {
+    const login = await strata('login', '--server', stack.gatewayUrl, '--email', 'ops@example.test');
+    expect(login.code, login.err).toBe(0);
+    const whoami = await strata('whoami', '-o', 'json');
+    expect(whoami.code, whoami.err).toBe(0);
+    expect(JSON.parse(whoami.out).principal).toMatchObject({ email: 'ops@example.test', role: 'restorer-admin' });
+  });
+
+  it('applies a store, a policy and two targets', async () => {
+    const identity = execFileSync('age-keygen').toString();
+    const recipient = execFileSync('age-keygen', ['-y'], { input: identity }).toString().trim();
+    const file = path.join(configDir, 'stack.yaml');
+    writeFileSync(file, stackDocuments({
+      bucket: `${stack.namespace.replace(/_/g, '-')}backups`.replace(/-+$/, ''),
+      recipients: [recipient],
+      identity,
+      postgres: { host: '127.0.0.1', port: pg.port, username: pg.username, password: pg.password },
+      mysql: { host: '127.0.0.1', port: my.port, username: my.username, password: my.password },
+      databases: { postgres: [sources.postgres], mysql: [sources.mysql] },
+    }));
+    const applied = await strata('apply', '-f', file);
+    expect(applied.code, applied.err).toBe(0);
+    expect(applied.out).toMatch(/backuptarget\/default\/postgres-main created/i);
+    const targets = await strata('targets', '-o', 'json');
+    expect(JSON.parse(targets.out).targets.map((t: { name: string }) => t.name).sort()).toEqual(['mysql-main', 'postgres-main']);
+  });
+
+  for (const engine of ['postgres', 'mysql'] as const) {
+    it(`backs up ${engine} on demand, watching progress, and restores it into an equal new database`, async () => {
+      const target = `default/${engine}-main`;
+      const backup = await strata('backup-now', target, '--reason', 'first backup', '--watch', '--timeout', '3m');
+      expect(backup.code, backup.err + backup.out).toBe(0);
+      expect(backup.out).toMatch(/Succeeded/);
+      const list = await strata('backups', target, '-o', 'json');
+      const backups = JSON.parse(list.out).backups;
+      expect(backups).toHaveLength(1);
+      expect(backups[0]).toMatchObject({ engine, reason: 'first backup', databases: [sources[engine]] });
+
+      const name = uniqueDatabaseName(`e2er${engine.slice(0, 2)}`);
+      restored.push({ engine, name });
+      const access = engine === 'postgres' ? pg : my;
+      const restore = await strata('restore', target, '--mode', 'new', '--host', '127.0.0.1', '--port', String(access.port), '--database', name, '--credentials-secret', `${engine}-credentials`, '--watch', '--timeout', '3m');
+      expect(restore.code, restore.err + restore.out).toBe(0);
+      const driver = driverFor(engine);
+      expect(await driver.tableChecksums(access, name)).toEqual(await driver.tableChecksums(access, sources[engine]));
+    }, 400_000);
+  }
+
+  it('shows it all in activity and audit', async () => {
+    const activity = JSON.parse((await strata('activity', '-o', 'json')).out);
+    expect(activity.backups.filter((b: { phase: string }) => b.phase === 'Succeeded')).toHaveLength(2);
+    expect(activity.restores.filter((r: { phase: string }) => r.phase === 'Succeeded')).toHaveLength(2);
+    const audit = JSON.parse((await strata('audit', '-o', 'json')).out);
+    const actions = audit.events.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['applyResources', 'backupNow', 'createRestore']));
+    expect(audit.events.every((e: { user: string; outcome: string }) => e.user === 'ops@example.test' && e.outcome === 'ok')).toBe(true);
+  });
+
+  it('enforces roles and credentials at the gateway', async () => {
+    expect((await call(stack.gatewayUrl, 'GET', '/api/v1/whoami')).status).toBe(401);
+    const bad = await call(stack.gatewayUrl, 'GET', '/api/v1/whoami', { headers: { 'cf-access-token': 'not-a-jwt' } });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toEqual({ error: expect.stringMatching(/invalid/) });
+    const viewer = await call(stack.gatewayUrl, 'POST', '/api/dev/token', { body: { email: 'viewer@example.test', role: 'viewer' } });
+    const cookie = await call(stack.gatewayUrl, 'POST', '/api/v1/targets/default/postgres-main/backup-now', { body: {}, headers: { cookie: `CF_Authorization=${viewer.body.token}` } });
+    expect(cookie.status).toBe(403);
+    expect(cookie.body.error).toMatch(/operator/);
+    const assertion = await call(stack.gatewayUrl, 'GET', '/api/v1/targets', { headers: { 'cf-access-jwt-assertion': viewer.body.token } });
+    expect(assertion.status).toBe(200);
+  });
+});
