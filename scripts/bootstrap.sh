@@ -9,6 +9,11 @@ have_pg_server() { command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/pos
 have_pg_server || need_apt+=(postgresql)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql-client)
 command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || need_apt+=(nats-server)
+have_mariadb_server() { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; }
+have_mariadb_server && command -v mariadb-install-db >/dev/null 2>&1 || need_apt+=(mariadb-server)
+command -v mariadb >/dev/null 2>&1 && command -v mariadb-dump >/dev/null 2>&1 || need_apt+=(mariadb-client)
+command -v age >/dev/null 2>&1 || need_apt+=(age)
+command -v zstd >/dev/null 2>&1 || need_apt+=(zstd)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -18,7 +23,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need_apt[*]}"
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 "${need_apt[@]}"
-  # Debian starts a cluster on install; the local stack runs its own servers, so leave that one as it is.
+  # Debian starts a cluster (and a MariaDB server) on install; the local stack runs its own servers, so leave those as they are.
 fi
 
 if ! command -v npm >/dev/null 2>&1; then

@@ -4,7 +4,7 @@ import { ensureInfra, type Infra } from '@sigil/local-stack';
 let infra: Infra | undefined;
 
 /**
- * Provisions Postgres, NATS, S3 and the SMTP sink once for the whole run: the ones named in the
+ * Provisions Postgres, MySQL (MariaDB), NATS, S3 and the SMTP sink once for the whole run: the ones named in the
  * environment when they answer, otherwise our own. Workers inherit the resulting URLs.
  */
 export async function setup(): Promise<void> {
@@ -12,6 +12,7 @@ export async function setup(): Promise<void> {
   const stateDir = path.resolve(process.env.TEST_INFRA_DIR ?? path.join(import.meta.dirname, '../../.local/test-infra'));
   infra = await ensureInfra({ stateDir, env: process.env, log: (line) => console.log(`[infra] ${line}`) });
   process.env.POSTGRES_URL = infra.postgres.adminUrl;
+  process.env.MYSQL_URL = infra.mysql.adminUrl;
   process.env.NATS_URL = infra.nats.url;
   process.env.S3_ENDPOINT = infra.s3.endpoint;
   process.env.S3_ACCESS_KEY = infra.s3.accessKey;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { canConnect, errorMessage, isPortFree, redactUrl } from './net.ts';
 import { probeNats, startNats } from './nats.ts';
 import { ensureDatabase } from '@sigil/kit';
+import { probeMysql, startMariadb } from './mariadb.ts';
 import { probePostgres, startPostgres } from './postgres.ts';
 import { probeS3, startS3 } from './s3.ts';
 import { createSmtpSink } from './smtp-sink.ts';
@@ -13,7 +14,7 @@ export { ensureDatabase };
 export interface InfraOptions {
   /** Where our own servers keep their state (data, ports, logs, mail); `.local/` at the repo root by convention. */
   stateDir: string;
-  /** Where to look for POSTGRES_URL, NATS_URL, S3_*, SMTP_*; default process.env. */
+  /** Where to look for POSTGRES_URL, MYSQL_URL, NATS_URL, S3_*, SMTP_*; default process.env. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
@@ -23,6 +24,8 @@ export type Source = 'env' | 'started';
 export interface Infra {
   /** adminUrl connects to database "postgres" as a superuser. */
   postgres: { adminUrl: string; source: Source };
+  /** adminUrl (`mysql://root@127.0.0.1:PORT/`) connects as a user able to create databases; ours is MariaDB with binlog on. */
+  mysql: { adminUrl: string; source: Source };
   /** JetStream enabled. */
   nats: { url: string; source: Source };
   /** endpoint like http://127.0.0.1:PORT */
@@ -62,6 +65,20 @@ async function postgresPart(env: NodeJS.ProcessEnv, stateDir: string, log: (l: s
     log(`postgres: POSTGRES_URL ${redactUrl(url)} does not answer (${problem}); starting our own`);
   }
   const handle = await startPostgres({ stateDir, env, log });
+  return { value: { adminUrl: handle.adminUrl, source: 'started' }, stop: handle.stop };
+}
+
+async function mysqlPart(env: NodeJS.ProcessEnv, stateDir: string, log: (l: string) => void): Promise<Part<Infra['mysql']>> {
+  const url = named(env, 'MYSQL_URL');
+  if (url) {
+    const problem = await probeMysql(url, PROBE_TIMEOUT_MS);
+    if (problem === undefined) {
+      log(`mysql: using MYSQL_URL ${redactUrl(url)}`);
+      return { value: { adminUrl: url, source: 'env' }, stop: nothingToStop };
+    }
+    log(`mysql: MYSQL_URL ${redactUrl(url)} does not answer (${problem}); starting our own MariaDB`);
+  }
+  const handle = await startMariadb({ stateDir, env, log });
   return { value: { adminUrl: handle.adminUrl, source: 'started' }, stop: handle.stop };
 }
 
@@ -154,7 +171,7 @@ function readPorts(file: string): Array<number | undefined> {
 }
 
 /**
- * Use the Postgres, NATS, S3 and SMTP named in the environment when they answer,
+ * Use the Postgres, MySQL, NATS, S3 and SMTP named in the environment when they answer,
  * otherwise start our own on free loopback ports, with state under stateDir.
  */
 export async function ensureInfra(options: InfraOptions): Promise<Infra> {
@@ -166,6 +183,7 @@ export async function ensureInfra(options: InfraOptions): Promise<Infra> {
   const settled = await Promise.allSettled([
     postgresPart(env, stateDir, log),
     natsPart(env, stateDir, log),
+    mysqlPart(env, stateDir, log),
     s3Part(env, stateDir, log),
     smtpPart(env, stateDir, log),
   ]);
@@ -187,14 +205,16 @@ export async function ensureInfra(options: InfraOptions): Promise<Infra> {
     if (failures.length === 1) throw failures[0];
     throw new AggregateError(failures, `local infrastructure failed to start: ${failures.map(errorMessage).join(' | ')}`);
   }
-  const [pg, nats, s3, smtp] = settled as [
+  const [pg, nats, my, s3, smtp] = settled as [
     PromiseFulfilledResult<Part<Infra['postgres']>>,
     PromiseFulfilledResult<Part<Infra['nats']>>,
+    PromiseFulfilledResult<Part<Infra['mysql']>>,
     PromiseFulfilledResult<Part<Infra['s3']>>,
     PromiseFulfilledResult<Part<Infra['smtp']>>,
   ];
   return {
     postgres: pg.value.value,
+    mysql: my.value.value,
     nats: nats.value.value,
     s3: s3.value.value,
     smtp: smtp.value.value,

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { isManifestKey } from '@sigil/proto';
 import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/mover/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,7 +194,8 @@ describe('failures', () => {
     const client = createS3Client({ ...s3Env(), accessKeyId: s3Env().accessKey, secretAccessKey: s3Env().secretKey, pathStyle: true });
     const original = Buffer.concat(await (await client.getObject(bucket, object.key)).toArray());
     const tampered = Buffer.from(original);
-    tampered[Math.floor(tampered.length / 2)] ^= 0x01;
+    const middle = Math.floor(tampered.length / 2);
+    tampered[middle] = (tampered[middle] ?? 0) ^ 0x01;
     await client.putObject(bucket, object.key, tampered, tampered.length);
     try {
       const name = uniqueDatabaseName('tamper');
