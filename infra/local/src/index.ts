@@ -6,3 +6,4 @@ export { LOCAL_S3_ACCESS_KEY, LOCAL_S3_REGION, LOCAL_S3_SECRET_KEY } from './s3.
 export { freePort } from './net.ts';
 export { startStack, STACK_SERVICES } from './stack.ts';
 export type { Stack, StackOptions, StackService, SeedResult } from './stack.ts';
+export { probeMysql, startMariadb } from './mariadb.ts';

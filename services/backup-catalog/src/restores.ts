@@ -65,6 +65,7 @@ export function createRestoreService(deps: RestoreDeps) {
 
   async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
     const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
+    checkRequest(request);
     if (request.mode === 'in-place') {
       if (!roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
       if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
@@ -105,9 +106,7 @@ export function createRestoreService(deps: RestoreDeps) {
         },
       });
     } else {
-      if (!request.host) throw new AppError('validation-failed', 'host: is required for a restore into a new database');
-      if (!request.database) throw new AppError('validation-failed', 'database: is required for a restore into a new database');
-      if (!request.credentialsSecret) throw new AppError('validation-failed', 'credentialsSecret: is required for a restore into a new database');
+      if (!request.host || !request.database || !request.credentialsSecret) throw new Error('checked by checkRequest');
       const engine = (bundle.target.spec as TargetSpec).engine;
       const [secretNamespace, secretName] = splitTarget(request.credentialsSecret, namespace);
       const username = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'username' });
@@ -186,6 +185,16 @@ export function createRestoreService(deps: RestoreDeps) {
 }
 
 export type RestoreService = ReturnType<typeof createRestoreService>;
+
+/** What a request must carry for its mode, checked before anything is looked up. */
+function checkRequest(request: RestoreRequest): void {
+  if (!request.mode) throw new AppError('validation-failed', 'mode: is required (sandbox, new, in-place or download)');
+  if (request.mode === 'new') {
+    for (const field of ['host', 'database', 'credentialsSecret'] as const) {
+      if (!request[field]) throw new AppError('validation-failed', `${field}: is required for a restore into a new database`);
+    }
+  }
+}
 
 /** With several source databases each gets `<database>_<source>`; one keeps the name asked for. */
 export function newDatabaseNames(database: string, sources: string[]): Record<string, string> {

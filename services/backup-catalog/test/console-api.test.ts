@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { STRATA_ROLES } from '@sigil/proto';
+import { listStrataOperations, STRATA_ROLES, type StrataRole } from '@sigil/proto';
 import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
 import { stackDocuments } from './fixtures.ts';
 
@@ -172,5 +172,106 @@ describe('settings', () => {
 describe('roles of every operation', () => {
   it('lists the four roles lowest first', () => {
     expect(STRATA_ROLES).toEqual(['viewer', 'operator', 'restorer', 'restorer-admin']);
+  });
+});
+
+describe('every operation', () => {
+  const ops = listStrataOperations().filter((op) => op.service === 'backup-catalog');
+  const concrete = (path: string) =>
+    `/api/v1${path.replace('{ns}', 'default').replace('{name}', 'postgres-main').replace('{id}', 'nope').replace('{other}', 'nope2').replace('{kind}', 'BackupTarget').replace('{segment}', 'seg').replace('{table}', 't')}`;
+
+  it.each(ops.map((op) => [op.operationId, op] as const))('%s answers 401 without credentials', async (_id, op) => {
+    const res = await request(h.app)[op.method as 'get'](concrete(op.path)).send({});
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+
+  it.each(ops.filter((op) => op.role !== 'viewer').map((op) => [op.operationId, op] as const))('%s answers 403 one role below its x-strata-role', async (_id, op) => {
+    const below = STRATA_ROLES[STRATA_ROLES.indexOf(op.role) - 1] as StrataRole;
+    const res = await h.call(below, op.method as 'get', concrete(op.path), {});
+    expect(res.status).toBe(403);
+    expect(res.body.error).toContain(op.role);
+  });
+
+  // The event stream never ends; it has its own test below.
+  it.each(ops.filter((op) => op.operationId !== 'streamEvents').map((op) => [op.operationId, op] as const))('%s lets its own role through', async (_id, op) => {
+    const res = await h.call(op.role, op.method as 'get', concrete(op.path), op.method === 'get' || op.method === 'delete' ? undefined : {});
+    expect([401, 403]).not.toContain(res.status);
+    if (res.status >= 400) expect(res.body).toEqual({ error: expect.any(String) });
+  });
+});
+
+describe('events', () => {
+  it('streams coalesced server-sent events of changes', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer(h.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const controller = new AbortController();
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/events`, { headers: await h.as('viewer'), signal: controller.signal });
+      expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+      const reader = res.body!.getReader();
+      await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/suspend', { reason: 'sse' });
+      await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/resume', {});
+      let text = '';
+      const deadline = Date.now() + 10_000;
+      while (!/event: target/.test(text) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const frame = text.split('\n\n').find((f) => f.includes('event: target')) ?? '';
+      expect(frame).toMatch(/^id: \d+$/m);
+      const data = JSON.parse(frame.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+      // Suspend and resume within one 500 ms window coalesce into the latest state.
+      expect(data).toMatchObject({ kind: 'target', namespace: 'default', name: 'postgres-main', phase: 'Ready' });
+    } finally {
+      controller.abort();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    ['limit above its bound', 'get', '/api/v1/targets/default/postgres-main/backups?limit=100000', undefined, 'viewer'],
+    ['limit not a number', 'get', '/api/v1/activity?limit=many', undefined, 'viewer'],
+    ['unknown body field', 'post', '/api/v1/targets/default/postgres-main/resume', { reason: 'x', force: true }, 'operator'],
+    ['reason not a string', 'post', '/api/v1/targets/default/postgres-main/resume', { reason: 5 }, 'operator'],
+    ['reason of 1001 characters', 'post', '/api/v1/targets/default/postgres-main/backup-now', { reason: 'r'.repeat(1001) }, 'operator'],
+    ['restore without a mode', 'post', '/api/v1/restores', { target: 'default/postgres-main' }, 'restorer'],
+    ['restore with an unknown mode', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'copy' }, 'restorer'],
+    ['restore with a malformed target', 'post', '/api/v1/restores', { target: 'Not A Target', mode: 'download' }, 'restorer'],
+    ['restore with a malformed time', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'download', at: 'yesterday' }, 'restorer'],
+    ['restore with a port out of range', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'new', port: 70000 }, 'restorer'],
+    ['new restore without a host', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'new', database: 'x', credentialsSecret: 'c' }, 'restorer'],
+    ['pin with a bad expiry', 'post', '/api/v1/backups/nope/pin', { expires: 'soon' }, 'operator'],
+    ['secret without data', 'put', '/api/v1/secrets/default/s', { data: {} }, 'restorer-admin'],
+    ['malformed JSON', 'post', '/api/v1/restores', '{"target":', 'restorer'],
+    ['a resource of an unknown kind', 'post', '/api/v1/resources', { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'Nope', metadata: { name: 'x' }, spec: {} }, 'restorer-admin'],
+    ['a target with an unknown engine', 'post', '/api/v1/resources', { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'BackupTarget', metadata: { name: 'x' }, spec: { engine: 'oracle', endpoint: { host: 'h' }, credentials: { secretRef: { name: 's' } }, policy: 'p' } }, 'restorer-admin'],
+    ['compression threads above 64', 'post', '/api/v1/resources', { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'BackupPolicy', metadata: { name: 'x' }, spec: { store: 's', full: { schedule: '0 3 * * *' }, compression: { threads: 65 } } }, 'restorer-admin'],
+    ['a bad time zone', 'post', '/api/v1/resources', { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'BackupPolicy', metadata: { name: 'x' }, spec: { store: 's', full: { schedule: '0 3 * * *', timeZone: 'Mars/Olympus' } } }, 'restorer-admin'],
+  ] as const)('%s gets 400', async (_what, method, url, body, role) => {
+    const res = typeof body === 'string'
+      ? await request(h.app)[method as 'post'](url).set(await h.as(role)).set('content-type', 'application/json').send(body)
+      : await h.call(role, method, url, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+
+  it('answers 404 for unknown objects and paths', async () => {
+    expect((await h.call('viewer', 'get', '/api/v1/backups/unknown-id')).status).toBe(404);
+    expect((await h.call('viewer', 'get', '/api/v1/restores/default/unknown')).status).toBe(404);
+    expect((await h.call('viewer', 'get', '/api/v1/nothing-here')).status).toBe(404);
+    expect((await h.call('restorer-admin', 'delete', '/api/v1/secrets/default/unknown')).status).toBe(404);
+  });
+
+  it('answers 422 for an in-place restore by a restorer-admin (not available) and 403 for a restorer', async () => {
+    expect((await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'in-place', confirm: 'postgres-main' })).status).toBe(403);
+    const admin = await h.call('restorer-admin', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'in-place', confirm: 'postgres-main' });
+    expect(admin.status).toBe(422);
   });
 });
