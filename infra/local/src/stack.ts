@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -78,6 +79,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const env: Record<string, string> = { ...common, PORT: String(port) };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
+      // Parallel zstd frames run on libuv's pool, sized at process start.
+      if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
       children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });
     }
     await Promise.all(STACK_SERVICES.map((service) => waitReady(service, serviceUrls[service], children)));

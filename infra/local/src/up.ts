@@ -5,7 +5,7 @@ import { startStack } from './stack.ts';
 
 const started = performance.now();
 const stateDir = process.env.SIGIL_STATE_DIR ?? path.join(DEFAULT_STATE_DIR, 'stack');
-console.log(`Starting the Sigil platform (state in ${stateDir}) ...`);
+console.log(`Starting the Sigil and Strata platform (state in ${stateDir}) ...`);
 const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}`), gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080), logLevel: process.env.LOG_LEVEL ?? 'info' });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
@@ -16,7 +16,9 @@ Sigil is running (started in ${seconds} s).
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
 ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
+  Strata console   ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
   Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})
+  MariaDB          ${redact(stack.infra.mysql.adminUrl)} (${stack.infra.mysql.source})
   NATS JetStream   ${stack.infra.nats.url} (${stack.infra.nats.source})
   S3               ${stack.infra.s3.endpoint} (${stack.infra.s3.source})
   Mail inbox       ${stack.infra.smtp.inboxUrl}/messages (SMTP ${stack.infra.smtp.host}:${stack.infra.smtp.port}, ${stack.infra.smtp.source})
@@ -27,6 +29,7 @@ ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} $
   Test API key     ${stack.seed.testApiKey}
 
 Try:  curl -H "Authorization: Bearer ${stack.seed.testApiKey}" ${stack.gatewayUrl}/v1/templates
+      npx strata login --server ${stack.gatewayUrl} --email you@example.com   (then: strata apply -f ..., see docs/strata.md)
 Press Ctrl-C to stop.`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
