@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@sigil/kit';
-import { roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
+import { parseDuration, parseQuantity, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
 import { createS3Client, presignGet } from '@strata/mover/stream';
 import { BACKUP_PHASES, enqueueJob, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
@@ -126,8 +126,8 @@ export function createRestoreService(deps: RestoreDeps) {
         store: { ...access, identity },
         destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
         databases: wanted ?? databases,
-        bandwidthBytesPerSecond: 0,
-        stallTimeoutMs: 60_000,
+        bandwidthBytesPerSecond: bundle.policy.spec.limits?.restoreBandwidth ? parseQuantity(bundle.policy.spec.limits.restoreBandwidth) : 0,
+        stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
       };
       row = await tx.restore.create({
         data: {
