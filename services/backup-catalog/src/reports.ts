@@ -37,9 +37,12 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
   const at = new Date(report.occurredAt);
   switch (report.type) {
     case 'backup.started': {
+      // Each report type has its own durable consumer (nats-server 2.9), so a start may arrive after the end.
       const data = report.data as StrataReports['backup.started'];
-      const row = await tx.backup.update({ where: { id: data.backupId }, data: { startedAt: new Date(data.startedAt), message: `running on ${data.jobName}` } });
-      deps.notify(backupEvent(row, await catalogVersion(tx), 'started'));
+      await tx.backup.updateMany({ where: { id: data.backupId, phase: BACKUP_PHASES.running }, data: { message: `running on ${data.jobName}` } });
+      await tx.backup.updateMany({ where: { id: data.backupId, startedAt: null }, data: { startedAt: new Date(data.startedAt) } });
+      const row = await tx.backup.findUnique({ where: { id: data.backupId } });
+      if (row) deps.notify(backupEvent(row, await catalogVersion(tx), 'started'));
       return;
     }
     case 'backup.succeeded': {
@@ -76,8 +79,10 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     }
     case 'restore.started': {
       const data = report.data as StrataReports['restore.started'];
-      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { startedAt: new Date(data.startedAt), message: 'restoring' } });
-      deps.notify(restoreEvent(row, await catalogVersion(tx)));
+      await tx.restore.updateMany({ where: { id: data.restoreId, phase: 'Running' }, data: { message: 'restoring' } });
+      await tx.restore.updateMany({ where: { id: data.restoreId, startedAt: null }, data: { startedAt: new Date(data.startedAt) } });
+      const row = await tx.restore.findUnique({ where: { id: data.restoreId } });
+      if (row) deps.notify(restoreEvent(row, await catalogVersion(tx)));
       return;
     }
     case 'restore.succeeded': {

@@ -1,0 +1,700 @@
+/**
+ * Strata backup throughput against the CLI pipeline it replaces, on demand:
+ *
+ *   node_modules/.bin/node test/bench/strata-backup.ts [--fresh] [--drop] [--rounds N]
+ *
+ * 1. Makes (or reuses) the Postgres database `strata_bench_1g`, at least 1 GiB by pg_database_size:
+ *    customers + orders (ints, timestamps, numeric, short text from a small vocabulary, jsonb,
+ *    random bytea in 10% of the rows, four indexes and a foreign key), generated server-side with
+ *    generate_series. `--fresh` recreates it; `--drop` drops it at the end.
+ * 2. The baseline: `pg_dump --format=custom --compress=0 | zstd -3 | age -r <recipient> > file`, and
+ *    variants (pg_dump alone, output to /dev/null, `zstd -T0`). Each stage runs under
+ *    `/usr/bin/time` for its CPU and peak RSS.
+ * 3. Ours, each in a child process (test/bench/strata-backup-child.ts) so its peak RSS is the
+ *    mover's own: `runBackup` of a real BackupJob (zstd `default`, threads 1 and 0, age, part size
+ *    16 MiB, concurrency 4) into the embedded s3rver started here (its CPU and memory are this
+ *    process's, not the child's); and the same data path without the upload (pg_dump → zstd → age →
+ *    SHA-256 → a Writable that drops the bytes), which compares like with like with the CLI.
+ * 4. Checks every stored backup: sha256 and size against the manifest, then `age -d | zstd -d`
+ *    back to the manifest's raw size and `pg_restore --list` naming both tables.
+ * 5. Prints a table: raw and stored bytes, seconds, MB/s of raw dump, ratio to the baseline, CPU,
+ *    peak RSS and how busy the machine was. Every variant runs `--rounds N` times (default 2),
+ *    interleaved; the table shows the fastest run of each and the range.
+ *
+ * Postgres from BENCH_PG_HOST / BENCH_PG_PORT / BENCH_PG_USER / BENCH_PG_PASSWORD (default
+ * 127.0.0.1:5432, postgres, no password). Needs pg_dump, pg_restore, zstd, age, age-keygen.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { BackupJob, DatabaseAccess } from '@sigil/proto';
+import { startS3, type S3Handle } from '../../infra/local/src/s3.ts';
+import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '../../services/mover/src/stream/s3.ts';
+import type { ChildConfig, ChildResult } from './strata-backup-child.ts';
+
+const DATABASE = 'strata_bench_1g';
+/** pg_database_size must reach this (1 GiB); generation aims a little above so the indexes land it there. */
+const MIN_BYTES = 1024 ** 3;
+const AIM_BYTES = 1.04 * 1024 ** 3;
+/** A database bigger than this is not "about 1 GiB": regenerate it. */
+const MAX_BYTES = 1.3 * 1024 ** 3;
+/** Bumped whenever the generated data changes, so a stale database is regenerated. */
+const GENERATOR = 'strata-backup v2';
+const MiB = 1024 * 1024;
+const PART_SIZE = 16 * MiB;
+const CONCURRENCY = 4;
+/** A child (or a CLI run) taking longer than this is stopped: the whole run must stay near 10 minutes. */
+const RUN_TIMEOUT_MS = 5 * 60_000;
+
+const args = process.argv.slice(2);
+const flag = (name: string): boolean => args.includes(name);
+const option = (name: string, fallback: string): string => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : fallback;
+};
+const fresh = flag('--fresh');
+const dropAtEnd = flag('--drop');
+const rounds = Math.max(1, Number.parseInt(option('--rounds', '2'), 10) || 2);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, '../..');
+const nodeBin = fs.existsSync(path.join(repoRoot, 'node_modules/.bin/node')) ? path.join(repoRoot, 'node_modules/.bin/node') : process.execPath;
+const childScript = path.join(here, 'strata-backup-child.ts');
+
+const access: DatabaseAccess = {
+  engine: 'postgres',
+  host: process.env.BENCH_PG_HOST ?? '127.0.0.1',
+  port: Number(process.env.BENCH_PG_PORT ?? 5432),
+  username: process.env.BENCH_PG_USER ?? 'postgres',
+  password: process.env.BENCH_PG_PASSWORD ?? '',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/** The pg_dump the mover's driver picks: STRATA_PG_BINDIR, else the newest /usr/lib/postgresql/<n>/bin, else PATH. */
+function pgTool(name: string): string {
+  const dirs: string[] = [];
+  if (process.env.STRATA_PG_BINDIR) dirs.push(process.env.STRATA_PG_BINDIR);
+  try {
+    const versions = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+    dirs.push(...versions.map((v) => path.join('/usr/lib/postgresql', v, 'bin')));
+  } catch {
+    // no Debian layout
+  }
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
+const PG_DUMP = pgTool('pg_dump');
+const PG_RESTORE = pgTool('pg_restore');
+const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** The environment of the CLI runs: like the driver's (no PG*, LC_ALL=C), plus the password. */
+function toolEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(PG|LC_)/.test(key) && key !== 'LANGUAGE') env[key] = value;
+  return { ...env, LC_ALL: 'C', PGPASSWORD: access.password };
+}
+
+interface ShellResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+async function shell(script: string, timeoutMs = RUN_TIMEOUT_MS): Promise<ShellResult> {
+  const child = spawn('bash', ['-c', script], { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const start = performance.now();
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  return { code, stdout, stderr, seconds: (performance.now() - start) / 1000 };
+}
+
+async function mustShell(what: string, script: string): Promise<ShellResult> {
+  const r = await shell(script);
+  if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-2000)}`);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database
+
+async function connect(database: string): Promise<pg.Client> {
+  const client = new pg.Client({ host: access.host, port: access.port, user: access.username, password: access.password, database });
+  await client.connect();
+  return client;
+}
+
+const ORDERS_BATCH = 500_000;
+const TOPUP_BATCH = 100_000;
+/** The four indexes of orders (primary key, customer_id, created_at, status) come to about 60 bytes a row. */
+const INDEX_BYTES_PER_ROW = 60;
+
+function insertOrders(from: number, count: number): string {
+  return `INSERT INTO orders
+SELECT i,
+  1 + floor(random() * 200000)::int,
+  ts,
+  CASE WHEN random() < 0.7 THEN ts + random() * interval '30 days' END,
+  (ARRAY['pending','paid','paid','shipped','shipped','delivered','delivered','delivered','cancelled','refunded'])[1 + floor(random() * 10)::int],
+  (ARRAY['USD','USD','EUR','GBP','JPY'])[1 + floor(random() * 5)::int],
+  round((random() * 500)::numeric, 2),
+  1 + floor(random() * 9)::int,
+  'SKU-' || lpad(floor(random() * 5000)::int::text, 5, '0'),
+  CASE WHEN random() < 0.5 THEN w[1 + floor(random() * 24)::int] || ' ' || w[1 + floor(random() * 24)::int] || ' ' || w[1 + floor(random() * 24)::int] END,
+  jsonb_build_object(
+    'channel', (ARRAY['web','ios','android','pos','api'])[1 + floor(random() * 5)::int],
+    'device', (ARRAY['desktop','mobile','tablet'])[1 + floor(random() * 3)::int],
+    'items', 1 + floor(random() * 5)::int,
+    'gift', random() < 0.1,
+    'score', round(random()::numeric, 3),
+    'coupon', CASE WHEN random() < 0.2 THEN 'SAVE' || floor(random() * 50)::int END,
+    'ref', md5(i::text)),
+  CASE WHEN random() < 0.1 THEN sha256(int8send(i)) || sha256(int8send(-i)) || sha256(int8send(i + 1000000000000)) || sha256(int8send(i + 2000000000000)) END
+FROM generate_series(${from + 1}, ${from + count}) AS i,
+     LATERAL (SELECT timestamptz '2022-01-01 00:00:00+00' + make_interval(secs => i * 20 + random() * 20) AS ts) t,
+     (SELECT ARRAY['please','leave','at','door','gift','wrap','call','before','delivery','fragile','handle','with','care','rush',
+                   'order','customer','requested','invoice','copy','backorder','partial','ship','hold','pickup'] AS w) v`;
+}
+
+const SCHEMA = `
+CREATE TABLE customers (
+  id int PRIMARY KEY,
+  email text NOT NULL,
+  name text NOT NULL,
+  country char(2) NOT NULL,
+  tier text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+INSERT INTO customers
+SELECT i,
+  'user' || i || '@' || (ARRAY['example.com','mail.test','corp.example','shop.test'])[1 + floor(random() * 4)::int],
+  (ARRAY['Ada','Alan','Grace','Linus','Barbara','Ken','Margaret','Dennis','Radia','Edsger'])[1 + floor(random() * 10)::int] || ' ' ||
+  (ARRAY['Lovelace','Turing','Hopper','Torvalds','Liskov','Thompson','Hamilton','Ritchie','Perlman','Dijkstra'])[1 + floor(random() * 10)::int],
+  (ARRAY['US','DE','FR','GB','JP','BR','IN','CA'])[1 + floor(random() * 8)::int],
+  (ARRAY['free','free','free','pro','pro','enterprise'])[1 + floor(random() * 6)::int],
+  timestamptz '2020-01-01 00:00:00+00' + make_interval(secs => i * 300 + random() * 300)
+FROM generate_series(1, 200000) AS i;
+CREATE TABLE orders (
+  id bigint NOT NULL,
+  customer_id int NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz,
+  status text NOT NULL,
+  currency char(3) NOT NULL,
+  amount numeric(12,2) NOT NULL,
+  quantity int NOT NULL,
+  sku text NOT NULL,
+  note text,
+  attrs jsonb NOT NULL,
+  payload bytea
+);
+CREATE TABLE bench_meta (generator text NOT NULL, orders bigint NOT NULL, generated_at timestamptz NOT NULL, seconds numeric NOT NULL);`;
+
+const INDEXES = `
+ALTER TABLE orders ADD PRIMARY KEY (id);
+CREATE INDEX orders_customer_id_idx ON orders (customer_id);
+CREATE INDEX orders_created_at_idx ON orders (created_at);
+CREATE INDEX orders_status_idx ON orders (status);
+ALTER TABLE orders ADD CONSTRAINT orders_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES customers (id);`;
+
+async function databaseSize(client: pg.Client): Promise<number> {
+  return Number((await client.query<{ s: string }>('SELECT pg_database_size(current_database()) AS s')).rows[0]!.s);
+}
+
+/** Reuses a complete database of the right size unless `fresh`; otherwise (re)generates it. */
+async function ensureBenchDatabase(): Promise<{ sizeBytes: number; orders: number; generatedSeconds?: number; reusedFrom?: string }> {
+  const admin = await connect('postgres');
+  try {
+    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rowCount === 1;
+    if (exists && !fresh) {
+      const db = await connect(DATABASE);
+      try {
+        const meta = await db
+          .query<{ generator: string; orders: string; generated_at: Date }>('SELECT generator, orders, generated_at FROM bench_meta')
+          .then((r) => r.rows[0])
+          .catch(() => undefined);
+        const size = await databaseSize(db);
+        if (meta?.generator === GENERATOR && size >= MIN_BYTES && size <= MAX_BYTES) {
+          return { sizeBytes: size, orders: Number(meta.orders), reusedFrom: meta.generated_at.toISOString() };
+        }
+        console.log(`  ${DATABASE} exists but is ${meta ? `${gib(size)} (want ${gib(MIN_BYTES)}–${gib(MAX_BYTES)})` : 'incomplete'}: recreating it`);
+      } finally {
+        await db.end();
+      }
+    }
+    if (exists) await admin.query(`DROP DATABASE ${DATABASE} WITH (FORCE)`);
+    const start = performance.now();
+    await admin.query(`CREATE DATABASE ${DATABASE}`);
+    const db = await connect(DATABASE);
+    try {
+      await db.query('SET synchronous_commit = off');
+      await db.query('SET maintenance_work_mem = \'256MB\'');
+      await db.query('SELECT setseed(0.42)');
+      await db.query(SCHEMA);
+      // The first batch measures the heap bytes a row takes; the rest is sized to land near AIM_BYTES once indexed.
+      const empty = await databaseSize(db);
+      let orders = 0;
+      let wanted = ORDERS_BATCH;
+      while (orders < wanted) {
+        const batch = Math.min(ORDERS_BATCH, wanted - orders);
+        await db.query(insertOrders(orders, batch));
+        orders += batch;
+        const size = await databaseSize(db);
+        if (orders === batch) wanted = Math.ceil((AIM_BYTES - empty) / ((size - empty) / orders + INDEX_BYTES_PER_ROW));
+        process.stdout.write(`\r  generating: ${orders.toLocaleString('en-US')} of ${wanted.toLocaleString('en-US')} orders, ${gib(size)} before indexes (${secs(start)})   `);
+      }
+      process.stdout.write('\n');
+      await db.query(INDEXES);
+      await db.query('VACUUM ANALYZE');
+      while ((await databaseSize(db)) < MIN_BYTES) {
+        await db.query(insertOrders(orders, TOPUP_BATCH));
+        orders += TOPUP_BATCH;
+        await db.query('VACUUM ANALYZE orders');
+      }
+      // Write the dirty pages out now, not during the first measured run.
+      await db.query('CHECKPOINT');
+      const seconds = (performance.now() - start) / 1000;
+      await db.query('INSERT INTO bench_meta VALUES ($1, $2, now(), $3)', [GENERATOR, orders, seconds.toFixed(1)]);
+      return { sizeBytes: await databaseSize(db), orders, generatedSeconds: seconds };
+    } finally {
+      await db.end();
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+async function dropBenchDatabase(): Promise<void> {
+  const admin = await connect('postgres');
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+
+interface Stage {
+  name: string;
+  seconds: number;
+  cpu: number;
+  maxRssMiB: number;
+}
+
+interface Run {
+  variant: string;
+  rawBytes?: number;
+  storedBytes?: number;
+  seconds: number;
+  /** CPU seconds besides pg_dump's (zstd + age, or the mover's node process). */
+  cpu?: number;
+  /** Peak RSS besides pg_dump's: zstd + age (summed), or the mover's process. */
+  peakRssMiB?: number;
+  stages?: Stage[];
+  child?: ChildResult;
+  /** CPU of this process (the embedded s3rver, mostly) during the run, seconds. */
+  parentCpu?: number;
+  /** Busy CPU time of the whole machine during the run (postgres and pg_dump included), seconds. */
+  machineBusy?: number;
+}
+
+interface Variant {
+  name: string;
+  run(round: number): Promise<Run>;
+  /** Checks on what the run wrote, outside its timing. */
+  after?(run: Run, round: number): Promise<void>;
+}
+
+/** Busy and total CPU seconds of the machine since boot, from /proc/stat (undefined elsewhere). */
+function machineCpu(): { busy: number; total: number } | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = fields[3]! + fields[4]!;
+    return { busy: (total - idle) / 100, total: total / 100 };
+  } catch {
+    return undefined;
+  }
+}
+
+const secs = (start: number): string => `${((performance.now() - start) / 1000).toFixed(1)} s`;
+const gib = (bytes: number): string => `${(bytes / 1024 ** 3).toFixed(3)} GiB`;
+const mbps = (bytes: number, seconds: number): number => bytes / 1e6 / seconds;
+
+const pgDumpCommand = (): string =>
+  [PG_DUMP, '--format=custom', '--compress=0', '--no-password', `--host=${access.host}`, `--port=${access.port}`, `--username=${access.username}`, `--dbname=${DATABASE}`]
+    .map(q)
+    .join(' ');
+
+/** `cmd` under /usr/bin/time writing "<wall> <user> <sys> <maxrss KiB>" to `file`. */
+function timed(cmd: string, file: string): string {
+  return TIME ? `${TIME} -f '%e %U %S %M' -o ${q(file)} ${cmd}` : cmd;
+}
+
+function readStage(name: string, file: string): Stage | undefined {
+  if (!TIME || !fs.existsSync(file)) return undefined;
+  const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+  fs.rmSync(file, { force: true });
+  const [wall, user, sys, rss] = (lines.at(-1) ?? '').split(' ').map(Number);
+  if ([wall, user, sys, rss].some((n) => n === undefined || !Number.isFinite(n))) return undefined;
+  return { name, seconds: wall!, cpu: user! + sys!, maxRssMiB: rss! / 1024 };
+}
+
+function sumStages(stages: Stage[], names: string[]): { cpu?: number; rss?: number } {
+  const picked = stages.filter((s) => names.includes(s.name));
+  if (picked.length !== names.length) return {};
+  return { cpu: picked.reduce((s, x) => s + x.cpu, 0), rss: picked.reduce((s, x) => s + x.maxRssMiB, 0) };
+}
+
+/** Runs a CLI pipeline: pg_dump [| zstd | age] > out. Returns wall time and per-stage CPU/RSS. */
+async function cliRun(work: string, opts: { zstdArgs?: string; output: 'count' | 'file' | 'null'; recipient: string }): Promise<Run> {
+  const t = (name: string): string => path.join(work, `time.${name}`);
+  const parts = [timed(pgDumpCommand(), t('pg_dump'))];
+  if (opts.zstdArgs !== undefined) {
+    parts.push(timed(`zstd ${opts.zstdArgs} -q -c`, t('zstd')));
+    parts.push(timed(`age -r ${q(opts.recipient)}`, t('age')));
+  }
+  const out = path.join(work, 'baseline.zst.age');
+  let script = `set -o pipefail; ${parts.join(' | ')}`;
+  if (opts.output === 'count') script += ' | wc -c';
+  else if (opts.output === 'file') script += ` > ${q(out)}`;
+  else script += ' > /dev/null';
+  const r = await mustShell(script, script);
+  const stages = ['pg_dump', 'zstd', 'age'].map((n) => readStage(n, t(n))).filter((s): s is Stage => s !== undefined);
+  const run: Run = { variant: '', seconds: r.seconds, stages };
+  if (opts.output === 'count') {
+    run.rawBytes = Number(r.stdout.trim());
+    run.storedBytes = run.rawBytes;
+    const s = sumStages(stages, ['pg_dump']);
+    if (s.cpu !== undefined) run.cpu = s.cpu;
+    if (s.rss !== undefined) run.peakRssMiB = s.rss;
+    } else {
+    const s = sumStages(stages, ['zstd', 'age']);
+    if (s.cpu !== undefined) run.cpu = s.cpu;
+    if (s.rss !== undefined) run.peakRssMiB = s.rss;
+    if (opts.output === 'file') run.storedBytes = fs.statSync(out).size;
+  }
+  return run;
+}
+
+/** Decrypts and decompresses the baseline's file back to its raw size (proves the round trip, gives exact raw bytes). */
+async function baselineRawBytes(out: string, identityFile: string): Promise<number> {
+  const r = await mustShell('baseline round trip', `set -o pipefail; age -d -i ${q(identityFile)} ${q(out)} | zstd -d -q -c | wc -c`);
+  return Number(r.stdout.trim());
+}
+
+async function childRun(variant: string, work: string, config: Omit<ChildConfig, 'resultFile' | 'timeoutMs'>): Promise<ChildResult> {
+  const configFile = path.join(work, 'child.json');
+  const resultFile = path.join(work, 'child-result.json');
+  fs.rmSync(resultFile, { force: true });
+  const full: ChildConfig = { ...config, resultFile, timeoutMs: RUN_TIMEOUT_MS };
+  fs.writeFileSync(configFile, JSON.stringify(full), { mode: 0o600 });
+  const child = spawn(nodeBin, [childScript, configFile], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS + 30_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  fs.rmSync(configFile, { force: true });
+  if (!fs.existsSync(resultFile)) throw new Error(`${variant}: the child exited ${code} without a result`);
+  const result = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as ChildResult;
+  if (!result.ok) throw new Error(`${variant}: ${result.failure ?? `exit ${code}`}`);
+  return result;
+}
+
+function oursRun(result: ChildResult): Run {
+  return {
+    variant: '',
+    rawBytes: result.rawBytes,
+    storedBytes: result.storedBytes,
+    seconds: result.seconds,
+    cpu: result.cpu.user + result.cpu.system,
+    peakRssMiB: result.peakRssMiB,
+    child: result,
+  };
+}
+
+interface Verification {
+  sha256: boolean;
+  size: boolean;
+  rawRoundTrip: boolean;
+  tables: string[];
+  tocEntries: number;
+  keys: number;
+}
+
+/**
+ * Downloads the data object the mover wrote, checks its sha256 and size against the manifest, decrypts
+ * and decompresses it with the CLIs back to the manifest's raw size, and has `pg_restore --list` read it.
+ */
+async function verifyBackup(client: S3Client, bucket: string, result: ChildResult, work: string, identityFile: string): Promise<Verification> {
+  const manifest = result.manifest as { objects: { key: string; role: string; sha256: string; size: number; rawSize: number }[] };
+  const data = manifest.objects.find((o) => o.role === 'data');
+  if (!data) throw new Error('the manifest lists no data object');
+  const prefix = result.manifestKey!.slice(0, result.manifestKey!.lastIndexOf('/') + 1);
+  const keys: string[] = [];
+  for await (const key of listKeys(client, bucket, prefix)) keys.push(key);
+
+  const file = path.join(work, 'artifact.zst.age');
+  const hash = createHash('sha256');
+  await pipeline(
+    await downloadStream(client, bucket, data.key),
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+    }),
+    fs.createWriteStream(file),
+  );
+  const sha = hash.digest('hex');
+  const size = fs.statSync(file).size;
+  const decoded = await mustShell('decrypt + decompress', `set -o pipefail; age -d -i ${q(identityFile)} ${q(file)} | zstd -d -q -c | wc -c`);
+  // pg_restore stops reading after the TOC: only its own exit status counts here.
+  const listed = await shell(`age -d -i ${q(identityFile)} ${q(file)} 2>/dev/null | zstd -d -q -c 2>/dev/null | ${q(PG_RESTORE)} --list`);
+  fs.rmSync(file, { force: true });
+  if (listed.code !== 0) throw new Error(`pg_restore --list failed: ${listed.stderr.trim()}`);
+  const tables = [...listed.stdout.matchAll(/^\d+; \d+ \d+ TABLE DATA (\S+) (\S+) /gm)].map((m) => `${m[1]}.${m[2]}`);
+  const tocEntries = Number(/TOC Entries: (\d+)/.exec(listed.stdout)?.[1] ?? 0);
+  await removeObjects(client, bucket, keys);
+  return { sha256: sha === data.sha256 && sha === result.sha256, size: size === data.size, rawRoundTrip: Number(decoded.stdout.trim()) === data.rawSize, tables, tocEntries, keys: keys.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  for (const tool of ['zstd', 'age', 'age-keygen']) {
+    if ((await shell(`command -v ${tool}`)).code !== 0) throw new Error(`${tool} is not installed`);
+  }
+  const [pgv, zv, av] = await Promise.all([shell(`${q(PG_DUMP)} --version`), shell('zstd -V'), shell('age --version')]);
+  console.log(`strata backup bench: ${os.availableParallelism()} CPUs, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, node ${process.version}, UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '(default 4)'}`);
+  console.log(`tools: ${pgv.stdout.trim()} (${PG_DUMP}); ${zv.stdout.trim().replace(/^\*+ |,? by .*$/g, '')}; age ${av.stdout.trim()}; /usr/bin/time ${TIME ? 'yes' : 'no (no per-stage CPU/RSS)'}`);
+
+  console.log(`\n[1] database ${DATABASE} on ${access.host}:${access.port}`);
+  const db = await ensureBenchDatabase();
+  if (db.generatedSeconds !== undefined) {
+    console.log(`  generated ${db.orders.toLocaleString('en-US')} orders + 200,000 customers in ${db.generatedSeconds.toFixed(1)} s: pg_database_size ${db.sizeBytes} bytes (${gib(db.sizeBytes)})`);
+  } else {
+    console.log(`  reused (generated ${db.reusedFrom}; --fresh recreates it): ${db.orders.toLocaleString('en-US')} orders, pg_database_size ${db.sizeBytes} bytes (${gib(db.sizeBytes)})`);
+  }
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-backup-bench-'));
+  let s3: S3Handle | undefined;
+  try {
+    const identityFile = path.join(work, 'identity.txt');
+    await mustShell('age-keygen', `age-keygen -o ${q(identityFile)} 2>/dev/null`);
+    const recipient = (await mustShell('age-keygen -y', `age-keygen -y ${q(identityFile)}`)).stdout.trim();
+
+    s3 = await startS3({ stateDir: work, log: () => {} });
+    const bucket = 'strata-bench';
+    const store = { endpoint: s3.endpoint, region: s3.region, pathStyle: true, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey };
+    const client = createS3Client(store);
+    await ensureBucket(client, bucket, s3.region);
+    console.log(`  embedded s3rver on ${s3.endpoint} (in this process), data under ${work}`);
+
+    const job = (threads: number, round: number): BackupJob => ({
+      backupId: `bench-r${round}-t${threads}-${Date.now()}`,
+      namespace: 'bench',
+      name: 'strata-backup-bench',
+      target: { namespace: 'bench', name: DATABASE, uid: 'bench', org: 'bench', project: 'bench', env: 'bench' },
+      policy: 'bench',
+      reason: 'benchmark',
+      requestedBy: 'test/bench/strata-backup.ts',
+      database: access,
+      databases: [DATABASE],
+      excludeData: [],
+      excludeTables: [],
+      store: {
+        ...store,
+        bucket,
+        prefix: 'bench',
+        disableConditionalPut: true,
+        partSizeBytes: PART_SIZE,
+        concurrency: CONCURRENCY,
+        storeName: 'bench-s3rver',
+        ageRecipients: [recipient],
+        catalogRecipients: [],
+      },
+      compression: { algorithm: 'zstd', level: 'default', threads },
+      bandwidthBytesPerSecond: 0,
+      stallTimeoutMs: 60_000,
+      activeDeadlineMs: 0,
+    });
+
+    const verifications: { variant: string; round: number; v: Verification }[] = [];
+    let exactRaw: number | undefined;
+    const BASELINE = 'CLI: pg_dump | zstd -3 | age > file';
+    const baselineFile = path.join(work, 'baseline.zst.age');
+    const pipelineRun = (threads: number) => async (): Promise<Run> =>
+      oursRun(
+        await childRun(`pipeline threads ${threads}`, work, {
+          mode: 'pipeline',
+          pipeline: { access, database: DATABASE, compression: { algorithm: 'zstd', level: 'default', threads }, recipients: [recipient], stallTimeoutMs: 60_000 },
+        }),
+      );
+    const backupRun = (threads: number) => async (round: number): Promise<Run> => {
+      const cpu0 = process.cpuUsage();
+      const run = oursRun(await childRun(`runBackup threads ${threads}`, work, { mode: 'backup', job: job(threads, round) }));
+      const cpu = process.cpuUsage(cpu0);
+      run.parentCpu = (cpu.user + cpu.system) / 1e6;
+      return run;
+    };
+    const verify = (threads: number) => async (run: Run, round: number): Promise<void> => {
+      verifications.push({ variant: `runBackup threads ${threads}`, round, v: await verifyBackup(client, bucket, run.child!, work, identityFile) });
+    };
+    const variants: Variant[] = [
+      { name: 'CLI: pg_dump | wc -c (dump alone)', run: () => cliRun(work, { output: 'count', recipient }) },
+      {
+        name: BASELINE,
+        run: () => cliRun(work, { zstdArgs: '-3', output: 'file', recipient }),
+        after: async (_run, round) => {
+          if (round === 1) exactRaw = await baselineRawBytes(baselineFile, identityFile);
+          fs.rmSync(baselineFile, { force: true });
+        },
+      },
+      { name: 'ours: pipeline, no upload, threads 1', run: pipelineRun(1) },
+      { name: 'ours: runBackup → s3rver, threads 1', run: backupRun(1), after: verify(1) },
+      { name: 'CLI: pg_dump | zstd -3 | age > /dev/null', run: () => cliRun(work, { zstdArgs: '-3', output: 'null', recipient }) },
+      {
+        name: 'CLI: pg_dump | zstd -3 -T0 | age > file',
+        run: () => cliRun(work, { zstdArgs: '-3 -T0', output: 'file', recipient }),
+        after: async () => fs.rmSync(baselineFile, { force: true }),
+      },
+      { name: 'ours: pipeline, no upload, threads 0', run: pipelineRun(0) },
+      { name: 'ours: runBackup → s3rver, threads 0', run: backupRun(0), after: verify(0) },
+    ];
+
+    console.log('\n[2] warm-up: one pg_dump into wc -c (page cache, hint bits; not counted)');
+    const warm = await cliRun(work, { output: 'count', recipient });
+    console.log(`  ${warm.rawBytes} bytes of dump in ${warm.seconds.toFixed(1)} s`);
+
+    console.log(`\n[3] measuring, ${rounds} round(s), variants interleaved`);
+    const runs = new Map<string, Run[]>(variants.map((v) => [v.name, []]));
+    for (let round = 1; round <= rounds; round++) {
+      for (const variant of variants) {
+        const before = machineCpu();
+        const run = await variant.run(round);
+        const after = machineCpu();
+        if (before && after) run.machineBusy = after.busy - before.busy;
+        run.variant = variant.name;
+        runs.get(variant.name)!.push(run);
+        await variant.after?.(run, round);
+        const raw = run.rawBytes ?? exactRaw ?? warm.rawBytes!;
+        const extra = run.child?.streamSeconds !== undefined ? `, streaming phase ${run.child.streamSeconds.toFixed(1)} s` : '';
+        console.log(`  r${round} ${variant.name.padEnd(44)} ${run.seconds.toFixed(2).padStart(6)} s  ${mbps(raw, run.seconds).toFixed(0).padStart(4)} MB/s${extra}  (${secs(started)} elapsed)`);
+      }
+    }
+
+    // ------------------------------------------------------------------ report
+    // The fastest run of each variant: on a shared 2-CPU machine the slower ones measure the neighbours too.
+    const best = (list: Run[]): Run => [...list].sort((a, b) => a.seconds - b.seconds)[0]!;
+    const chosen = variants.map((v) => ({ v, run: best(runs.get(v.name)!), all: runs.get(v.name)! }));
+    const rawOf = (run: Run): number => run.rawBytes ?? exactRaw ?? warm.rawBytes!;
+    const base = chosen.find((c) => c.v.name === BASELINE)!.run;
+    const baseMBps = mbps(rawOf(base), base.seconds);
+
+    console.log(`\n[4] results (${rounds > 1 ? `fastest of ${rounds} runs, range in brackets` : 'one run each'}); MB/s = raw dump bytes / wall seconds; ratio = our MB/s ÷ the baseline's`);
+    const header = ['variant', 'raw bytes', 'stored bytes', 'seconds', 'MB/s', 'ratio', 'CPU s*', 'peak RSS MiB*', 'machine CPU'];
+    const rows = chosen.map(({ v, run, all }) => {
+      const raw = rawOf(run);
+      const spread = all.length > 1 ? ` (${Math.min(...all.map((r) => r.seconds)).toFixed(1)}–${Math.max(...all.map((r) => r.seconds)).toFixed(1)})` : '';
+      return [
+        v.name,
+        `${raw}${run.rawBytes === undefined ? '†' : ''}`,
+        run.storedBytes !== undefined ? String(run.storedBytes) : '—',
+        `${run.seconds.toFixed(2)}${spread}`,
+        mbps(raw, run.seconds).toFixed(1),
+        `${(mbps(raw, run.seconds) / baseMBps).toFixed(2)}×`,
+        run.cpu !== undefined ? run.cpu.toFixed(1) : '—',
+        run.peakRssMiB !== undefined ? run.peakRssMiB.toFixed(0) : '—',
+        run.machineBusy !== undefined ? `${((100 * run.machineBusy) / (run.seconds * os.availableParallelism())).toFixed(0)}%` : '—',
+      ];
+    });
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+    console.log(line(header));
+    console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+    for (const row of rows) console.log(line(row));
+    console.log('  * CLI rows: zstd + age (pg_dump excluded; the dump-alone row shows pg_dump itself); ours: the mover node process (pg_dump excluded).');
+    console.log('  machine CPU: busy time of all CPUs during the run (postgres, pg_dump, s3rver and anything else running) ÷ (wall × CPUs).');
+    console.log(`  † raw bytes of the CLI pipelines: ${exactRaw !== undefined ? 'decrypted and decompressed back from the baseline file of round 1' : 'from the dump-alone run'}.`);
+
+    const speed = (name: string): number => {
+      const run = chosen.find((c) => c.v.name === name)!.run;
+      return mbps(rawOf(run), run.seconds);
+    };
+    const against = (ours: string, theirs: string): string => `${(speed(ours) / speed(theirs)).toFixed(2)}×`;
+    console.log('\n  ratios (our MB/s ÷ theirs):');
+    console.log(`    runBackup → s3rver, threads 1   vs the baseline (file)             ${against('ours: runBackup → s3rver, threads 1', BASELINE)}`);
+    console.log(`    runBackup → s3rver, threads 0   vs the baseline (file)             ${against('ours: runBackup → s3rver, threads 0', BASELINE)}`);
+    console.log(`    runBackup → s3rver, threads 0   vs CLI with zstd -T0 (file)        ${against('ours: runBackup → s3rver, threads 0', 'CLI: pg_dump | zstd -3 -T0 | age > file')}`);
+    console.log(`    no upload, threads 1            vs the baseline (file)             ${against('ours: pipeline, no upload, threads 1', BASELINE)}`);
+    console.log(`    no upload, threads 1            vs CLI → /dev/null (like for like) ${against('ours: pipeline, no upload, threads 1', 'CLI: pg_dump | zstd -3 | age > /dev/null')}`);
+    console.log(`    no upload, threads 0            vs the baseline (file)             ${against('ours: pipeline, no upload, threads 0', BASELINE)}`);
+    console.log(`    no upload, threads 0            vs CLI with zstd -T0 (file)        ${against('ours: pipeline, no upload, threads 0', 'CLI: pg_dump | zstd -3 -T0 | age > file')}`);
+    for (const t of [1, 0]) {
+      const upload = chosen.find((c) => c.v.name === `ours: runBackup → s3rver, threads ${t}`)!.run;
+      const none = chosen.find((c) => c.v.name === `ours: pipeline, no upload, threads ${t}`)!.run;
+      console.log(
+        `    threads ${t}: the upload to s3rver costs ${(upload.seconds - none.seconds).toFixed(1)} s (${((100 * (upload.seconds - none.seconds)) / upload.seconds).toFixed(0)}% of the backup); s3rver (this process) used ${upload.parentCpu?.toFixed(1) ?? '?'} CPU s during it`,
+      );
+    }
+
+    console.log('\n  per stage (CLI, fastest run): wall s / CPU s / peak RSS MiB');
+    for (const { v, run } of chosen) {
+      if (!run.stages?.length) continue;
+      console.log(`    ${v.name.padEnd(44)} ${run.stages.map((s) => `${s.name} ${s.seconds.toFixed(1)}/${s.cpu.toFixed(1)}/${s.maxRssMiB.toFixed(0)}`).join('   ')}`);
+    }
+    console.log('\n  ours (fastest run): RSS at start → sampled median / sampled max / maxRSS; CPU user+sys');
+    for (const { v, run } of chosen) {
+      const c = run.child;
+      if (!c) continue;
+      const phase = c.streamSeconds !== undefined ? `; streaming phase ${c.streamSeconds.toFixed(1)} s (${mbps(c.rawBytes, c.streamSeconds).toFixed(1)} MB/s), the rest (catalog queries, inventory, manifest) ${(c.seconds - c.streamSeconds).toFixed(1)} s` : '';
+      console.log(
+        `    ${v.name.padEnd(44)} ${c.startRssMiB.toFixed(0)} → ${c.rssSamples.medianMiB.toFixed(0)} / ${c.rssSamples.maxMiB.toFixed(0)} / ${c.peakRssMiB.toFixed(0)} MiB; CPU ${c.cpu.user.toFixed(1)}+${c.cpu.system.toFixed(1)} s; zstd ratio ${(c.rawBytes / c.storedBytes).toFixed(2)}${phase}`,
+      );
+    }
+    console.log('\n  artifacts written by runBackup (downloaded from s3rver):');
+    for (const { variant, round, v } of verifications) {
+      console.log(
+        `    r${round} ${variant}: sha256 ${v.sha256 ? 'matches the manifest' : 'MISMATCH'}, size ${v.size ? 'ok' : 'MISMATCH'}, age -d | zstd -d → ${v.rawRoundTrip ? 'the manifest raw size' : 'WRONG raw size'}, pg_restore --list: ${v.tocEntries} TOC entries, data of ${v.tables.join(', ')}; ${v.keys} objects under the backup's prefix`,
+      );
+    }
+    const bad = verifications.filter(({ v }) => !v.sha256 || !v.size || !v.rawRoundTrip || !v.tables.includes('public.orders') || !v.tables.includes('public.customers'));
+    if (bad.length) {
+      process.exitCode = 1;
+      console.log('  VERIFICATION FAILED');
+    }
+  } finally {
+    await s3?.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+    if (dropAtEnd) {
+      await dropBenchDatabase();
+      console.log(`\ndropped ${DATABASE}`);
+    }
+  }
+  console.log(`\ndone in ${secs(started)}`);
+}
+
+await main();
