@@ -278,6 +278,47 @@ describe('mirror', () => {
   });
 });
 
+describe('answers match the OpenAPI document', () => {
+  it('for every read the console makes', async () => {
+    const { OpenAPIBackend } = await import('openapi-backend');
+    const { JSON_SCHEMA_FORMATS, loadStrataOpenApi } = await import('@sigil/proto');
+    const api = new OpenAPIBackend({
+      definition: loadStrataOpenApi() as never,
+      quick: true,
+      customizeAjv: (ajv) => {
+        for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
+        ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
+        ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
+        return ajv;
+      },
+    });
+    await api.init();
+    const backup = (await h.runtime.db.backup.findFirst({ where: { phase: 'Succeeded', targetName: 'postgres-main' } }))!;
+    const restore = (await h.runtime.db.restore.findFirst())!;
+    const reads: Array<[string, string]> = [
+      ['getWhoami', '/api/v1/whoami'],
+      ['getSettings', '/api/v1/settings'],
+      ['listTargets', '/api/v1/targets'],
+      ['getTarget', '/api/v1/targets/default/postgres-main'],
+      ['listTargetBackups', '/api/v1/targets/default/postgres-main/backups'],
+      ['getBackup', `/api/v1/backups/${backup.id}`],
+      ['getBackupInventory', `/api/v1/backups/${backup.id}/inventory`],
+      ['listRestores', '/api/v1/restores'],
+      ['getRestore', `/api/v1/restores/${restore.namespace}/${restore.name}`],
+      ['getActivity', '/api/v1/activity'],
+      ['listAudit', '/api/v1/audit'],
+      ['listResources', '/api/v1/resources'],
+      ['listSecrets', '/api/v1/secrets'],
+    ];
+    for (const [operationId, url] of reads) {
+      const res = await h.call('restorer-admin', 'get', url);
+      expect(res.status, `${operationId}: ${JSON.stringify(res.body)}`).toBe(200);
+      const result = api.validateResponse(res.body, operationId, 200);
+      expect(result.errors ?? [], `${operationId}: ${JSON.stringify(result.errors)}`).toEqual([]);
+    }
+  });
+});
+
 function driver(engine: 'postgres' | 'mysql') {
   return driverFor(engine);
 }
