@@ -18,7 +18,7 @@
  * 4. Checks every stored backup: sha256 and size against the manifest, then `age -d | zstd -d`
  *    back to the manifest's raw size and `pg_restore --list` naming both tables.
  * 5. Prints a table: raw and stored bytes, seconds, MB/s of raw dump, ratio to the baseline, CPU,
- *    peak RSS and how busy the machine was. Every variant runs `--rounds N` times (default 2),
+ *    peak RSS and how busy the machine was. Every variant runs `--rounds N` times (default 3),
  *    interleaved; the table shows the fastest run of each and the range.
  *
  * Postgres from BENCH_PG_HOST / BENCH_PG_PORT / BENCH_PG_USER / BENCH_PG_PASSWORD (default
@@ -60,7 +60,7 @@ const option = (name: string, fallback: string): string => {
 };
 const fresh = flag('--fresh');
 const dropAtEnd = flag('--drop');
-const rounds = Math.max(1, Number.parseInt(option('--rounds', '2'), 10) || 2);
+const rounds = Math.max(1, Number.parseInt(option('--rounds', '3'), 10) || 3);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -260,9 +260,9 @@ async function ensureBenchDatabase(): Promise<{ sizeBytes: number; orders: numbe
         orders += batch;
         const size = await databaseSize(db);
         if (orders === batch) wanted = Math.ceil((AIM_BYTES - empty) / ((size - empty) / orders + INDEX_BYTES_PER_ROW));
-        process.stdout.write(`\r  generating: ${orders.toLocaleString('en-US')} of ${wanted.toLocaleString('en-US')} orders, ${gib(size)} before indexes (${secs(start)})   `);
+        if (process.stdout.isTTY) process.stdout.write(`\r  generating: ${orders.toLocaleString('en-US')} of ${wanted.toLocaleString('en-US')} orders, ${gib(size)} before indexes (${secs(start)})   `);
       }
-      process.stdout.write('\n');
+      if (process.stdout.isTTY) process.stdout.write('\n');
       await db.query(INDEXES);
       await db.query('VACUUM ANALYZE');
       while ((await databaseSize(db)) < MIN_BYTES) {
