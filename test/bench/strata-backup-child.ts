@@ -21,7 +21,7 @@ import { driverFor } from '../../services/mover/src/engines/index.ts';
 import { runBackup } from '../../services/mover/src/jobs/backup.ts';
 import type { Reporter } from '../../services/mover/src/reports.ts';
 import { createAgeEncryptStream } from '../../services/mover/src/stream/age.ts';
-import { createByteCounter, createHashTap, createStallWatchdog, createThrottle } from '../../services/mover/src/stream/taps.ts';
+import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle } from '../../services/mover/src/stream/taps.ts';
 import { createCompressStream, type CompressionOptions } from '../../services/mover/src/stream/zstd.ts';
 
 export interface ChildConfig {
@@ -157,7 +157,7 @@ async function uploadlessPipeline(p: NonNullable<ChildConfig['pipeline']>): Prom
   });
   try {
     await Promise.all([
-      pipeline(dump.stdout, raw, createCompressStream(p.compression), await createAgeEncryptStream(p.recipients), stored, createThrottle(0), watchdog, sink, {
+      pipeline(dump.stdout, raw, createCoalescer(), createCompressStream(p.compression), await createAgeEncryptStream(p.recipients), stored, createThrottle(0), watchdog, sink, {
         signal: controller.signal,
       }),
       dump.done,

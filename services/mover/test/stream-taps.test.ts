@@ -3,7 +3,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { createByteCounter, createHashTap, createManualClock, createStallWatchdog, createThrottle, stallMessage } from '../src/stream/taps.ts';
+import { createByteCounter, createCoalescer, createHashTap, createManualClock, createStallWatchdog, createThrottle, stallMessage } from '../src/stream/taps.ts';
 
 async function drain(stream: AsyncIterable<Buffer>): Promise<number> {
   let n = 0;
@@ -184,5 +184,18 @@ describe('stall watchdog', () => {
     expect(hanging.destroyed).toBe(true);
     expect(stallMessage(60_000)).toBe('no data flowed for 60s');
     expect(stallMessage(1500)).toBe('no data flowed for 1.5s');
+  });
+});
+
+describe('createCoalescer', () => {
+  it('passes every byte in order in blocks of at least the target size, and the rest at the end', async () => {
+    const input = Array.from({ length: 40 }, (_, i) => Buffer.alloc(1000, i));
+    const blocks: Buffer[] = [];
+    const coalescer = createCoalescer(4096);
+    coalescer.on('data', (block: Buffer) => blocks.push(block));
+    await pipeline(Readable.from(input), coalescer);
+    expect(Buffer.concat(blocks).equals(Buffer.concat(input))).toBe(true);
+    expect(blocks.slice(0, -1).every((b) => b.length >= 4096)).toBe(true);
+    expect(blocks).toHaveLength(8); // 5 chunks of 1000 bytes pass 4096
   });
 });

@@ -15,7 +15,7 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createAgeDecryptStream, createAgeEncryptStream } from './age.ts';
 import { downloadStream, uploadStream, type S3Client } from './s3.ts';
-import { createByteCounter, createHashTap, createStallWatchdog, createThrottle, stallMessage, systemClock, type StreamClock } from './taps.ts';
+import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle, stallMessage, systemClock, type StreamClock } from './taps.ts';
 import { createCompressStream, createDecompressStream, type CompressionAlgorithm, type CompressionOptions } from './zstd.ts';
 
 /** stream/promises `pipeline` without its fixed-arity overloads (ours are longer than they cover). */
@@ -134,6 +134,7 @@ export async function runUploadPipeline(options: UploadPipelineOptions): Promise
     await pipelineAll(
       options.source,
       raw,
+      createCoalescer(),
       compress,
       encrypt,
       stored,

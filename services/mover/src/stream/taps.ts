@@ -232,3 +232,28 @@ export function createStallWatchdog(
   if (!stopped) arm(timeoutMs);
   return watchdog;
 }
+
+/**
+ * Gathers small chunks (a child's 64 KiB pipe reads) into blocks of about `blockBytes` before compression:
+ * node:zlib pays a fixed cost per write, so fewer, larger writes cost less CPU. Holds at most one block.
+ */
+export function createCoalescer(blockBytes = 1024 * 1024): Transform {
+  let pending: Buffer[] = [];
+  let size = 0;
+  const take = (): Buffer => {
+    const block = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, size);
+    pending = [];
+    size = 0;
+    return block;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      pending.push(chunk);
+      size += chunk.length;
+      callback(null, size >= blockBytes ? take() : undefined);
+    },
+    flush(callback) {
+      callback(null, size > 0 ? take() : undefined);
+    },
+  });
+}
