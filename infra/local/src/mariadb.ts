@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,10 +5,20 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { errorMessage, LOOPBACK, pickPort, sleep, withTimeout } from './net.ts';
-import { adoptProcess, claimOwner, lookupUser, ownerAlive, pidAlive, spawnServer, which } from './process.ts';
+import { adoptProcess, claimOwner, ownerAlive, pidAlive, spawnServer, which } from './process.ts';
+import { ensureReachable as reachable, readNumber, runAsUser, safeReaddir, serverStateDir, socketDirFor, type RunAs, type ServerIdentity } from './server-user.ts';
 import type { ManagedProcess } from './process.ts';
 
 const execFileAsync = promisify(execFile);
+
+const MARIADB: ServerIdentity = {
+  product: 'MariaDB',
+  account: 'mysql',
+  packageName: 'mariadb-server',
+  useraddOptions: '--system --no-create-home',
+  urlVariable: 'MYSQL_URL',
+  slug: 'mariadb',
+};
 
 export interface MariadbHandle {
   /** `mysql://root@127.0.0.1:PORT/`: root with an empty password over TCP. */
@@ -94,87 +103,6 @@ export async function findMariadbBinaries(env: NodeJS.ProcessEnv): Promise<Maria
   return undefined;
 }
 
-interface RunAs {
-  uid: number;
-  gid: number;
-  name: string;
-  home: string;
-}
-
-/** mariadbd refuses to run as root without --user: when we are root, run it (and its installer) as the `mysql` system user. */
-function runAsUser(): RunAs | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const user = lookupUser('mysql');
-  if (!user || user.uid === 0) {
-    throw new Error(
-      'MariaDB refuses to run as root and there is no unprivileged `mysql` user to run it as. ' +
-        'Install the server package, which creates it (`apt-get install mariadb-server`), or create one ' +
-        '(`useradd --system --no-create-home mysql`), or set MYSQL_URL.',
-    );
-  }
-  return { ...user, name: 'mysql' };
-}
-
-/** The unprivileged user must be able to reach the data and socket directories. */
-function ensureReachable(target: string, user: RunAs, stateDir: string): void {
-  const stateStat = fs.statSync(stateDir);
-  if ((stateStat.mode & 0o001) === 0 && stateStat.uid !== user.uid) {
-    fs.chmodSync(stateDir, (stateStat.mode & 0o7777) | 0o001); // traverse only, no listing
-  }
-  let dir = path.dirname(path.resolve(target));
-  for (;;) {
-    const st = fs.statSync(dir);
-    const ok =
-      (st.uid === user.uid && (st.mode & 0o100) !== 0) ||
-      (st.gid === user.gid && (st.mode & 0o010) !== 0) ||
-      (st.mode & 0o001) !== 0;
-    if (!ok) {
-      throw new Error(
-        `MariaDB runs as the unprivileged user "${user.name}", which cannot enter ${dir} ` +
-          `(mode ${(st.mode & 0o777).toString(8)}). Choose a state directory it can reach, or run \`chmod o+x ${dir}\`.`,
-      );
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-}
-
-/**
- * Where our MariaDB keeps its files: the state directory, or, when the server runs as `mysql` and cannot
- * reach it (a clone under a private folder), a per-state-dir folder under the system temp dir.
- */
-function mariadbStateDir(stateDir: string, user: RunAs | undefined, log: (line: string) => void): string {
-  if (!user) return stateDir;
-  try {
-    ensureReachable(path.join(stateDir, 'mariadb'), user, stateDir);
-    return stateDir;
-  } catch (error) {
-    const fallback = path.join(os.tmpdir(), `sigil-mariadb-${createHash('sha256').update(path.resolve(stateDir)).digest('hex').slice(0, 12)}`);
-    fs.mkdirSync(path.join(fallback, 'logs'), { recursive: true, mode: 0o711 });
-    fs.chmodSync(fallback, 0o711);
-    log(`mariadb: ${(error as Error).message.split('.')[0]}; keeping its files in ${fallback}`);
-    return fallback;
-  }
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-function readNumber(file: string): number | undefined {
-  try {
-    const n = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A data directory mariadb-install-db finished: it holds the system tables. */
 const isDataDir = (dir: string): boolean => fs.existsSync(path.join(dir, 'mysql', 'user.frm')) || fs.existsSync(path.join(dir, 'mysql', 'global_priv.frm'));
 
@@ -230,23 +158,6 @@ async function installDb(bin: MariadbBinaries, dataDir: string, user: RunAs | un
   }
 }
 
-function socketDirFor(stateDir: string, user: RunAs | undefined): { dir: string; temporary: boolean } {
-  // Unix socket paths are limited to 107 bytes.
-  let dir = path.join(stateDir, 'mariadb-run');
-  let temporary = false;
-  if (Buffer.byteLength(path.join(dir, 'mariadbd.sock')) > 100) {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sigil-mariadb-'));
-    temporary = true;
-  } else {
-    fs.mkdirSync(dir, { recursive: true });
-  }
-  if (user) {
-    fs.chownSync(dir, user.uid, user.gid);
-    fs.chmodSync(dir, 0o700);
-  }
-  return { dir, temporary };
-}
-
 const adminUrlFor = (port: number): string => `mysql://root@${LOOPBACK}:${port}/`;
 
 /**
@@ -257,8 +168,8 @@ const adminUrlFor = (port: number): string => `mysql://root@${LOOPBACK}:${port}/
  */
 export async function startMariadb(options: StartMariadbOptions): Promise<MariadbHandle> {
   const { log } = options;
-  const user = runAsUser();
-  const stateDir = mariadbStateDir(options.stateDir, user, log);
+  const user = runAsUser(MARIADB);
+  const stateDir = serverStateDir(MARIADB, options.stateDir, user, log);
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = path.join(stateDir, 'mariadb');
   const portFile = path.join(stateDir, 'mariadb.port');
@@ -268,7 +179,7 @@ export async function startMariadb(options: StartMariadbOptions): Promise<Mariad
 
   const bin = await findMariadbBinaries(options.env);
   if (!bin) throw new Error(`MariaDB server binaries (mariadbd, mariadb-install-db) not found on PATH or in /usr/sbin. ${INSTALL_HINT}`);
-  if (user) ensureReachable(dataDir, user, stateDir);
+  if (user) reachable(MARIADB, dataDir, user, stateDir);
 
   if (!isDataDir(dataDir)) {
     if (fs.existsSync(dataDir) && safeReaddir(dataDir).length > 0) {
@@ -316,7 +227,7 @@ export async function startMariadb(options: StartMariadbOptions): Promise<Mariad
     }
   }
 
-  const socket = socketDirFor(stateDir, user);
+  const socket = socketDirFor(stateDir, user, 'mariadb-run', 'mariadbd.sock', 'sigil-mariadb-');
   const cleanupSocket = (): void => {
     if (socket.temporary) fs.rmSync(socket.dir, { recursive: true, force: true });
   };

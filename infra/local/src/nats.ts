@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { errorMessage, LOOPBACK, pickPort, sleep, withTimeout } from './net.ts';
 import { adoptProcess, claimOwner, ownerAlive, pidAlive, spawnServer, which } from './process.ts';
 import type { ManagedProcess } from './process.ts';
+import { readNumber } from './server-user.ts';
 
 export interface NatsHandle {
   url: string;
@@ -55,14 +56,6 @@ function findNatsServer(env: NodeJS.ProcessEnv): string | undefined {
   return which('nats-server', pathValue);
 }
 
-function readNumber(file: string): number | undefined {
-  try {
-    const n = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function startNats(options: StartNatsOptions): Promise<NatsHandle> {
   const { stateDir, log } = options;

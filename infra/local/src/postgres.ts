@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,10 +5,20 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { errorMessage, LOOPBACK, pickPort, sleep } from './net.ts';
-import { adoptProcess, claimOwner, lookupUser, ownerAlive, pidAlive, spawnServer, which } from './process.ts';
+import { adoptProcess, claimOwner, ownerAlive, pidAlive, spawnServer, which } from './process.ts';
+import { ensureReachable as reachable, readNumber, runAsUser, safeReaddir, serverStateDir, socketDirFor, type RunAs, type ServerIdentity } from './server-user.ts';
 import type { ManagedProcess } from './process.ts';
 
 const execFileAsync = promisify(execFile);
+
+const POSTGRES: ServerIdentity = {
+  product: 'PostgreSQL',
+  account: 'postgres',
+  packageName: 'postgresql',
+  useraddOptions: '--system --home /var/lib/postgresql',
+  urlVariable: 'POSTGRES_URL',
+  slug: 'postgres',
+};
 
 export interface PostgresHandle {
   adminUrl: string;
@@ -112,67 +121,11 @@ export async function findPostgresBinaries(env: NodeJS.ProcessEnv): Promise<PgBi
   return result;
 }
 
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
 
-interface RunAs {
-  uid: number;
-  gid: number;
-  name: string;
-  home: string;
-}
-
-/** Postgres refuses to run as root: when we are root, run it as the `postgres` system user. */
-function runAsUser(): RunAs | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const user = lookupUser('postgres');
-  if (!user || user.uid === 0) {
-    throw new Error(
-      'PostgreSQL refuses to run as root and there is no unprivileged `postgres` user to run it as. ' +
-        'Install the server package, which creates it (`apt-get install postgresql`), or create one ' +
-        '(`useradd --system --home /var/lib/postgresql postgres`), or set POSTGRES_URL.',
-    );
-  }
-  return { ...user, name: 'postgres' };
-}
-
-/** The unprivileged user must be able to reach the data and socket directories. */
-function ensureReachable(target: string, user: RunAs, stateDir: string): void {
-  const stateStat = fs.statSync(stateDir);
-  if ((stateStat.mode & 0o001) === 0 && stateStat.uid !== user.uid) {
-    fs.chmodSync(stateDir, (stateStat.mode & 0o7777) | 0o001); // traverse only, no listing
-  }
-  let dir = path.dirname(path.resolve(target));
-  for (;;) {
-    const st = fs.statSync(dir);
-    const ok =
-      (st.uid === user.uid && (st.mode & 0o100) !== 0) ||
-      (st.gid === user.gid && (st.mode & 0o010) !== 0) ||
-      (st.mode & 0o001) !== 0;
-    if (!ok) {
-      throw new Error(
-        `PostgreSQL runs as the unprivileged user "${user.name}", which cannot enter ${dir} ` +
-          `(mode ${(st.mode & 0o777).toString(8)}). Choose a state directory it can reach, or run \`chmod o+x ${dir}\`.`,
-      );
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-}
-
+/** A remembered port, if it is one. */
 function readPort(file: string): number | undefined {
-  try {
-    const port = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
-  } catch {
-    return undefined;
-  }
+  const port = readNumber(file);
+  return port !== undefined && port < 65536 ? port : undefined;
 }
 
 function readPgVersion(dataDir: string): number | undefined {
@@ -245,45 +198,9 @@ function runningPostmaster(dataDir: string): { pid: number; port: number } | und
   return undefined;
 }
 
-function socketDirFor(stateDir: string, user: RunAs | undefined): { dir: string; temporary: boolean } {
-  // Unix socket paths are limited to 107 bytes.
-  let dir = path.join(stateDir, 'run');
-  let temporary = false;
-  if (Buffer.byteLength(path.join(dir, '.s.PGSQL.65535.lock')) > 100) {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sigil-pg-'));
-    temporary = true;
-  } else {
-    fs.mkdirSync(dir, { recursive: true });
-  }
-  if (user) {
-    fs.chownSync(dir, user.uid, user.gid);
-    fs.chmodSync(dir, 0o700);
-  }
-  return { dir, temporary };
-}
-
-/**
- * Where our Postgres keeps its files. As root the server runs as `postgres`, which must be able to
- * reach them; when the state directory sits under a private folder (a clone in a mode-700 home or
- * temp dir), the server's files go to a per-state-dir folder under the system temp dir instead.
- */
-function postgresStateDir(stateDir: string, user: RunAs | undefined, log: (line: string) => void): string {
-  if (!user) return stateDir;
-  try {
-    ensureReachable(path.join(stateDir, 'postgres'), user, stateDir);
-    return stateDir;
-  } catch (error) {
-    const fallback = path.join(os.tmpdir(), `sigil-postgres-${createHash('sha256').update(path.resolve(stateDir)).digest('hex').slice(0, 12)}`);
-    fs.mkdirSync(path.join(fallback, 'logs'), { recursive: true, mode: 0o711 });
-    fs.chmodSync(fallback, 0o711);
-    log(`postgres: ${(error as Error).message.split('.')[0]}; keeping its files in ${fallback}`);
-    return fallback;
-  }
-}
-
 export async function startPostgres(options: StartPostgresOptions): Promise<PostgresHandle> {
   const { log } = options;
-  const stateDir = postgresStateDir(options.stateDir, runAsUser(), log);
+  const stateDir = serverStateDir(POSTGRES, options.stateDir, runAsUser(POSTGRES), log);
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = path.join(stateDir, 'postgres');
   const portFile = path.join(stateDir, 'postgres.port');
@@ -302,8 +219,8 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
         `(\`apt-get install postgresql-${existingMajor}\`) or delete ${dataDir} to start afresh.`,
     );
   }
-  const user = runAsUser();
-  if (user) ensureReachable(dataDir, user, stateDir);
+  const user = runAsUser(POSTGRES);
+  if (user) reachable(POSTGRES, dataDir, user, stateDir);
 
   if (existingMajor === undefined) {
     if (fs.existsSync(dataDir) && safeReaddir(dataDir).length > 0) {
@@ -352,7 +269,7 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
     }
   }
 
-  const socket = socketDirFor(stateDir, user);
+  const socket = socketDirFor(stateDir, user, 'run', '.s.PGSQL.65535.lock', 'sigil-pg-');
   const cleanupSocket = (): void => {
     if (socket.temporary) fs.rmSync(socket.dir, { recursive: true, force: true });
   };

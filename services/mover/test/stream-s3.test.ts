@@ -251,7 +251,7 @@ describe('putObjectUnique with conditional put (a tiny fake S3)', () => {
           res.end();
           return;
         }
-        res.writeHead(501);
+        res.writeHead(405);
         res.end();
       });
     });
