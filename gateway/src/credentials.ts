@@ -42,17 +42,28 @@ function cookiePairs(header: string | undefined): CookiePair[] {
     });
 }
 
-/** The value of the dashboard session cookie (the first one when a browser sends several). */
-export function sessionTokenOf(headers: IncomingHttpHeaders): string | undefined {
-  const pair = cookiePairs(headers.cookie).find((cookie) => cookie.name === SESSION_COOKIE);
-  if (!pair) return undefined;
-  let value = pair.raw.slice(pair.raw.indexOf('=') + 1).trim();
+/** The value of the first cookie of that name, unquoted; undefined when absent or empty. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  const pair = cookiePairs(header).find((cookie) => cookie.name === name);
+  const eq = pair?.raw.indexOf('=') ?? -1;
+  if (!pair || eq === -1) return undefined;
+  let value = pair.raw.slice(eq + 1).trim();
   if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
   return value === '' ? undefined : value;
 }
 
+/** The `Cookie` header without the cookies of that name, or undefined when nothing else is left. */
+export function cookieWithout(header: string | undefined, name: string): string | undefined {
+  const rest = cookiePairs(header).filter((cookie) => cookie.name !== name);
+  return rest.length ? rest.map((cookie) => cookie.raw).join('; ') : undefined;
+}
+
+/** The value of the dashboard session cookie (the first one when a browser sends several). */
+export function sessionTokenOf(headers: IncomingHttpHeaders): string | undefined {
+  return cookieValue(headers.cookie, SESSION_COOKIE);
+}
+
 /** The `Cookie` header without the session cookie, or undefined when nothing else is left. */
 export function cookieWithoutSession(header: string | undefined): string | undefined {
-  const rest = cookiePairs(header).filter((cookie) => cookie.name !== SESSION_COOKIE);
-  return rest.length ? rest.map((cookie) => cookie.raw).join('; ') : undefined;
+  return cookieWithout(header, SESSION_COOKIE);
 }

@@ -12,6 +12,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { STRATA_ROLES, type StrataPrincipal, type StrataRole } from '@sigil/proto';
+import { cookieValue, cookieWithout } from './credentials.ts';
 
 /** Where the access proxy (Cloudflare Access style) puts its signed JWT, in the order they are read. */
 export const DEFAULT_STRATA_CREDENTIAL_NAMES = Object.freeze({
@@ -242,8 +243,8 @@ export function createStrataAuthenticator(options: StrataAuthenticatorOptions): 
       delete headers[tokenHeader];
       const cookie = headers.cookie;
       if (cookie === undefined) return;
-      const rest = cookiePairs(Array.isArray(cookie) ? cookie.join('; ') : String(cookie)).filter((pair) => pair.name !== cookieName);
-      if (rest.length) headers.cookie = rest.map((pair) => pair.raw).join('; ');
+      const rest = cookieWithout(Array.isArray(cookie) ? cookie.join('; ') : String(cookie), cookieName);
+      if (rest) headers.cookie = rest;
       else delete headers.cookie;
     },
   };
@@ -293,33 +294,6 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
   const trimmed = first?.trim();
   return trimmed ? trimmed : undefined;
-}
-
-interface CookiePair {
-  name: string;
-  raw: string;
-}
-
-function cookiePairs(header: string | undefined): CookiePair[] {
-  if (!header) return [];
-  return header
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '')
-    .map((raw) => {
-      const eq = raw.indexOf('=');
-      return { name: (eq === -1 ? raw : raw.slice(0, eq)).trim(), raw };
-    });
-}
-
-/** The value of the first cookie of that name, unquoted; undefined when absent or empty. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  const pair = cookiePairs(header).find((cookie) => cookie.name === name);
-  const eq = pair?.raw.indexOf('=') ?? -1;
-  if (!pair || eq === -1) return undefined;
-  let value = pair.raw.slice(eq + 1).trim();
-  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-  return value === '' ? undefined : value;
 }
 
 /** Strata's error shape, for every answer the gateway itself gives on Strata's paths: `{ "error": "..." }`. */
