@@ -4,6 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenApiBackend } from '@sigil/kit';
+import { loadStrataOpenApi } from '@sigil/proto';
 import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
 import { driverFor } from '@strata/mover/engines';
@@ -280,18 +282,7 @@ describe('mirror', () => {
 
 describe('answers match the OpenAPI document', () => {
   it('for every read the console makes', async () => {
-    const { OpenAPIBackend } = await import('openapi-backend');
-    const { JSON_SCHEMA_FORMATS, loadStrataOpenApi } = await import('@sigil/proto');
-    const api = new OpenAPIBackend({
-      definition: loadStrataOpenApi() as never,
-      quick: true,
-      customizeAjv: (ajv) => {
-        for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
-        ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
-        ajv.addFormat('int32', { type: 'number', validate: Number.isInteger });
-        return ajv;
-      },
-    });
+    const api = createOpenApiBackend(loadStrataOpenApi());
     await api.init();
     const backup = (await h.runtime.db.backup.findFirst({ where: { phase: 'Succeeded', targetName: 'postgres-main' } }))!;
     const restore = (await h.runtime.db.restore.findFirst())!;

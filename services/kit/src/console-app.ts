@@ -1,9 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { parseAllDocuments } from 'yaml';
-import { OpenAPIBackend, type Context, type Request as OpenApiRequest } from 'openapi-backend';
+import type { Context, OpenAPIBackend, Request as OpenApiRequest } from 'openapi-backend';
 import {
-  JSON_SCHEMA_FORMATS,
   listStrataOperations,
   loadStrataOpenApi,
   roleAtLeast,
@@ -14,7 +13,8 @@ import {
 import { AppError, isAppError } from './errors.ts';
 import { requestIdMiddleware } from './request-id.ts';
 import { STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './strata-principal.ts';
-import { toFieldError, type Reply, type ValidationIssue } from './service-app.ts';
+import { toFieldError, type ValidationIssue } from './service-app.ts';
+import { createOpenApiBackend, sendReply, type Reply } from './openapi-backend.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -87,19 +87,7 @@ export async function createConsoleApp(options: ConsoleAppOptions): Promise<Expr
     if (!op) throw new Error(`Handler ${operationId} does not match any Strata operation`);
     if (op.service !== service) throw new Error(`Operation ${operationId} belongs to ${op.service}, not ${service}`);
   }
-  const api = new OpenAPIBackend({
-    definition: definition as never,
-    validate: true,
-    coerceTypes: true,
-    quick: true,
-    strict: true,
-    customizeAjv: (ajv) => {
-      for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
-      ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
-      ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) < 2 ** 31 });
-      return ajv;
-    },
-  });
+  const api = createOpenApiBackend(definition);
   const principalOf = (req: Request) => resolvePrincipal(options.verifyPrincipal, req);
   const authenticated = async (_c: Context, req: Request) => Boolean(await principalOf(req).catch(() => undefined));
   for (const scheme of ['accessJWT', 'accessToken', 'accessCookie']) api.registerSecurityHandler(scheme, authenticated);
@@ -124,7 +112,7 @@ export async function createConsoleApp(options: ConsoleAppOptions): Promise<Expr
           if (detail) Object.assign(auditState(res).detail, detail);
         },
       });
-      if (reply) send(res, reply);
+      if (reply) sendReply(res, reply);
     };
   }
   const notFound = async () => {
@@ -247,19 +235,6 @@ export function sourceAddress(req: Request): string {
   const forwarded = req.headers['x-forwarded-for'];
   const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
   return (first || req.socket.remoteAddress || '').replace(/^::ffff:/, '');
-}
-
-function send(res: Response, reply: Reply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if (reply.status === 204 || reply.body === undefined || reply.body === null) {
-    res.status(reply.status).end();
-    return;
-  }
-  if (typeof reply.body === 'string') {
-    res.status(reply.status).send(reply.body);
-    return;
-  }
-  res.status(reply.status).json(reply.body);
 }
 
 export function sendError(res: Response, error: AppError): void {

@@ -21,3 +21,4 @@ export * from './credentials.ts';
 export * from './sealed.ts';
 export * from './strata-principal.ts';
 export * from './console-app.ts';
+export * from './openapi-backend.ts';

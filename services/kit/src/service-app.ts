@@ -1,6 +1,7 @@
 import type { Express, Request, Response } from 'express';
-import { OpenAPIBackend, type Context, type Request as OpenApiRequest } from 'openapi-backend';
-import { JSON_SCHEMA_FORMATS, loadSigilOpenApi, listOperations, type OperationInfo as OperationSummary, type ServiceName } from '@sigil/proto';
+import type { Context, Request as OpenApiRequest } from 'openapi-backend';
+import { createOpenApiBackend, sendReply, type Reply } from './openapi-backend.ts';
+import { loadSigilOpenApi, listOperations, type OperationInfo as OperationSummary, type ServiceName } from '@sigil/proto';
 import { AppError, type FieldError } from './errors.ts';
 import { createHttpShell, notFoundHandler, problemErrorHandler, rawBodyOf, sendProblem } from './http-app.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
@@ -17,11 +18,7 @@ export interface ValidationIssue {
   message?: string;
 }
 
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type { Reply };
 
 export interface OperationContext {
   req: Request;
@@ -75,16 +72,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Expr
     }
   }
 
-  // The document is validated by proto's tests; openapi-backend's own check only knows OpenAPI 3.0.
-  const api = new OpenAPIBackend({ definition: definition as never, validate: true,
-    coerceTypes: true,
-    quick: true,
-    strict: true,
-    customizeAjv: (ajv) => {
-      for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
-      return ajv;
-    },
-  });
+  const api = createOpenApiBackend(definition);
   const bound: Record<string, (c: Context, req: Request, res: Response) => Promise<void>> = {};
   for (const [operationId, handler] of Object.entries(handlers)) {
     const op = operations.get(operationId) as OperationSummary;
@@ -189,24 +177,15 @@ async function runOperation(
     );
     if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
     if (outcome.status >= 400) throw storedError(outcome.body) ?? new AppError('internal', 'Stored response could not be replayed.');
-    return send(res, outcome);
+    return sendReply(res, outcome);
   }
   const reply = await handler(ctx);
-  if (reply) send(res, reply);
+  if (reply) sendReply(res, reply);
 }
 
 function toStored(reply: Reply | void): StoredReply {
   if (!reply) throw new Error('Idempotent operations must return a reply');
   return { status: reply.status, headers: reply.headers ?? {}, body: reply.body ?? null };
-}
-
-function send(res: Response, reply: Reply): void {
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if (reply.status === 204 || reply.body === undefined || reply.body === null) {
-    res.status(reply.status).end();
-    return;
-  }
-  res.status(reply.status).json(reply.body);
 }
 
 function validationError(errors: ValidationIssue[]): AppError {
