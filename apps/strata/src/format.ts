@@ -1,4 +1,5 @@
 // Plain-text rendering helpers: aligned tables, key/value blocks, sizes, durations and times.
+import { DURATION_PATTERN, parseDuration as parseDurationMs } from '@sigil/proto/units';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -77,31 +78,14 @@ export function flags(pairs: Array<[boolean | undefined | null | number | string
   return pairs.filter(([on]) => Boolean(on)).map(([, name]) => name).join(',') || '-';
 }
 
-const DURATION = /^(?:\d+(?:\.\d+)?(?:ns|us|ms|s|m|h|d|w))+$/;
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
 /** Whether `s` is a Duration of the API: number with optional fraction and a unit, units may repeat. */
 export function isDuration(s: string): boolean {
-  return DURATION.test(s);
+  return DURATION_PATTERN.test(s);
 }
 
-/** Parses a Duration ("30m", "1h30m", "2d", "1.5h") into milliseconds; undefined when invalid. */
+/** A Duration ("30m", "1h30m", "2d", "1.5h") in milliseconds; undefined when invalid. */
 export function parseDuration(s: string): number | undefined {
-  if (!isDuration(s)) return undefined;
-  let ms = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|ms|s|m|h|d|w)/g)) {
-    ms += Number(m[1]) * (UNIT_MS[m[2] ?? ''] ?? 0);
-  }
-  return ms;
+  return isDuration(s) ? parseDurationMs(s) : undefined;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
