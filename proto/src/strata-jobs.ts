@@ -161,3 +161,8 @@ export function inventoryKey(base: string, compressed: boolean): string {
 export function isManifestKey(key: string): boolean {
   return key.endsWith(`/${MANIFEST_FILE}`);
 }
+
+/** The databases a `new` restore creates: one source keeps the name asked for, several get `<database>_<source>`. */
+export function restoredDatabaseNames(database: string, sources: string[]): Record<string, string> {
+  return Object.fromEntries(sources.map((source) => [source, sources.length > 1 ? `${database}_${source}` : database]));
+}

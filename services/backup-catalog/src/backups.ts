@@ -31,8 +31,8 @@ export interface BackupDeps {
   cell: string;
 }
 
-/** Sortable and unique: the UTC time of the request, then randomness. */
-export function newBackupId(now: Date): string {
+/** Ids of backups and restores: sortable and unique, the UTC time of the request, then randomness. */
+export function newRunId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'z').toLowerCase();
   return `${stamp}-${randomBytes(4).toString('hex')}`;
 }
@@ -53,7 +53,7 @@ export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRe
   }
   const queued = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.queued } });
   if (queued) throw new AppError('conflict', `A backup of ${namespace}/${targetName} is already queued (${queued.name}).`);
-  const id = newBackupId(now);
+  const id = newRunId(now);
   const name = request.name ?? `${targetName}-${id}`.slice(0, 253);
   if (request.name && (await tx.backup.findUnique({ where: { namespace_name: { namespace, name } } }))) {
     throw new AppError('conflict', `Backup ${namespace}/${name} already exists.`);

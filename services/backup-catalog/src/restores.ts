@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '@sigil/kit';
-import { parseDuration, parseQuantity, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
+import { parseDuration, parseQuantity, restoredDatabaseNames, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
 import { createS3Client, presignGet } from '@strata/mover/stream';
-import { BACKUP_PHASES, enqueueJob, type BackupDeps, type BackupRow } from './backups.ts';
+import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import { DEFAULT_PORTS, type TargetSpec } from './specs.ts';
 import { loadTargetBundle, storeAccess, storeIdentity } from './stores.ts';
@@ -77,7 +76,7 @@ export function createRestoreService(deps: RestoreDeps) {
     const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[] };
     const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
     const now = deps.clock();
-    const id = `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'z').toLowerCase()}-${randomBytes(4).toString('hex')}`;
+    const id = newRunId(now);
     const namespace = named?.namespace ?? targetNamespace;
     const name = named?.name ?? `${targetName}-restore-${id}`.slice(0, 253);
     if (await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } })) {
@@ -134,7 +133,7 @@ export function createRestoreService(deps: RestoreDeps) {
           ...base,
           phase: 'Running',
           message: 'handed to a mover',
-          destination: { mode: 'new', host: `${request.host}:${job.destination.port}`, database: request.database, databases: newDatabaseNames(request.database, databases) },
+          destination: { mode: 'new', host: `${request.host}:${job.destination.port}`, database: request.database, databases: restoredDatabaseNames(request.database, databases) },
         },
       });
       await enqueueJob(tx, deps.secretsKey, { id: `restore-${id}`, type: 'restore.run', cell: deps.cell }, job);
@@ -194,12 +193,6 @@ function checkRequest(request: RestoreRequest): void {
       if (!request[field]) throw new AppError('validation-failed', `${field}: is required for a restore into a new database`);
     }
   }
-}
-
-/** With several source databases each gets `<database>_<source>`; one keeps the name asked for. */
-export function newDatabaseNames(database: string, sources: string[]): Record<string, string> {
-  if (sources.length <= 1) return Object.fromEntries(sources.map((s) => [s, database]));
-  return Object.fromEntries(sources.map((s) => [s, `${database}_${s}`]));
 }
 
 function pickObject(objects: ManifestObject[], database: string | undefined): ManifestObject {

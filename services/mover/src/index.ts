@@ -1,4 +1,4 @@
 export { startWorker, type Worker, type WorkerOptions } from './worker.ts';
 export { runBackup } from './jobs/backup.ts';
-export { runRestore, restoredNames } from './jobs/restore.ts';
+export { runRestore } from './jobs/restore.ts';
 export { createReporter, type Reporter } from './reports.ts';

@@ -1,14 +1,8 @@
-import type { RestoreJob } from '@sigil/proto';
+import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto';
 import { driverFor } from '../engines/index.ts';
 import { createS3Client, downloadStream, runDownloadPipeline } from '../stream/index.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
-
-
-/** With several source databases each gets `<database>_<source>`; one keeps the name asked for. */
-export function restoredNames(database: string, sources: string[]): Map<string, string> {
-  return new Map(sources.map((s) => [s, sources.length > 1 ? `${database}_${s}` : database]));
-}
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -27,7 +21,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     if (manifest.id !== job.backupId) throw new Error(`manifest ${job.manifestKey} belongs to backup ${manifest.id}, not ${job.backupId}`);
     const objects = (manifest.objects ?? []).filter((o) => o.role === 'data' && job.databases.includes(o.database ?? ''));
     if (objects.length === 0) throw new Error('the backup holds none of the databases asked for');
-    const names = restoredNames(job.destination.database, objects.map((o) => o.database ?? ''));
+    const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, objects.map((o) => o.database ?? ''))));
     const total = objects.reduce((sum, o) => sum + o.rawSize, 0);
     let done = 0;
     for (const object of objects) {
