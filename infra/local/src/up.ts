@@ -10,7 +10,7 @@ const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
 console.log(`
-Sigil is running (started in ${seconds} s).
+Sigil and Strata are running (started in ${seconds} s).
 
   Gateway (REST)   ${stack.gatewayUrl}/v1
   GraphQL          ${stack.gatewayUrl}/graphql
