@@ -59,6 +59,7 @@ describe('a new user backs up and restores with the strata CLI', () => {
     const whoami = await strata('whoami', '-o', 'json');
     expect(whoami.code, whoami.err).toBe(0);
     expect(JSON.parse(whoami.out).principal).toMatchObject({ email: 'ops@example.test', role: 'restorer-admin' });
+    expect(JSON.parse(whoami.out).externalURL).toBe(stack.gatewayUrl);
   });
 
   it('applies a store, a policy and two targets', async () => {

@@ -2,11 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDatabase, generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit';
 import { ensureInfra, type Infra } from './infra.ts';
-import { freePort } from './net.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
@@ -62,8 +61,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const keys = await internalKeys(options.stateDir);
     const strataSecretsKey = await persistentSecret(options.stateDir, 'strata-secrets.key', async () => randomBytes(32).toString('base64'));
     const devIssuerKey = await persistentSecret(options.stateDir, 'strata-dev-issuer.json', async () => JSON.stringify((await generateInternalKeyPair()).privateJwk));
-    const gatewayPort = options.gatewayPort ?? (await freePort());
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const common = {
       NATS_URL: infra.nats.url,
       INTERNAL_JWT_PUBLIC_KEY: JSON.stringify(keys.publicJwk),
@@ -72,24 +69,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       HOST: '127.0.0.1',
     };
     const serviceUrls = {} as Record<StackService, string>;
-    const strata = { STRATA_SECRETS_KEY: strataSecretsKey, STRATA_EXTERNAL_URL: gatewayUrl };
+    // Without a fixed gateway port the catalog reports the address its callers used.
+    const strata = {
+      STRATA_SECRETS_KEY: strataSecretsKey,
+      ...(options.gatewayPort ? { STRATA_EXTERNAL_URL: `http://127.0.0.1:${options.gatewayPort}` } : {}),
+    };
     for (const service of STACK_SERVICES) {
-      const port = await freePort();
-      serviceUrls[service] = `http://127.0.0.1:${port}`;
-      const env: Record<string, string> = { ...common, PORT: String(port) };
+      // Port 0: each process binds a port of its own and writes its address to LISTEN_URL_FILE.
+      const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
       children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });
     }
-    await Promise.all(STACK_SERVICES.map((service) => waitReady(service, serviceUrls[service], children)));
+    await Promise.all(STACK_SERVICES.map(async (service) => void (serviceUrls[service] = await waitReady(options.stateDir, service, children))));
     const routed = Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => !WORKERS.includes(name as StackService)));
     children.push({
       name: 'gateway',
       child: await startNode(options.stateDir, 'gateway', 'gateway/src/main.ts', {
         ...common,
-        PORT: String(gatewayPort),
+        PORT: String(options.gatewayPort ?? 0),
         SERVICE_URLS: JSON.stringify(routed),
         INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk),
         // Strata's access proxy is replaced by the gateway's dev issuer on a local machine (`strata login`).
@@ -97,7 +97,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         STRATA_DEV_ISSUER_KEY: devIssuerKey,
       }),
     });
-    await waitReady('gateway', gatewayUrl, children);
+    const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
     const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
     return {
       gatewayUrl,
@@ -131,6 +131,9 @@ async function persistentSecret(stateDir: string, name: string, generate: () => 
 }
 
 async function startNode(stateDir: string, name: string, entry: string, env: Record<string, string>): Promise<ChildProcess> {
+  await mkdir(path.join(stateDir, 'run'), { recursive: true });
+  await rm(listenFile(stateDir, name), { force: true });
+  env = { ...env, LISTEN_URL_FILE: listenFile(stateDir, name) };
   const logFile = createWriteStream(path.join(stateDir, 'logs', `${name}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [path.join(repoRoot, entry)], {
     cwd: repoRoot,
@@ -143,20 +146,24 @@ async function startNode(stateDir: string, name: string, entry: string, env: Rec
   return child;
 }
 
-async function waitReady(name: string, url: string, children: Array<{ name: string; child: ChildProcess }>, timeoutMs = 60_000): Promise<void> {
+const listenFile = (stateDir: string, name: string) => path.join(stateDir, 'run', `${name}.url`);
+
+/** The process's address (from its LISTEN_URL_FILE), once `/readyz` answers there. */
+async function waitReady(stateDir: string, name: string, children: Array<{ name: string; child: ChildProcess }>, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   const child = children.find((c) => c.name === name)?.child;
+  let url: string | undefined;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}; see .local logs/${name}.log`);
+    url ??= existsSync(listenFile(stateDir, name)) ? (await readFile(listenFile(stateDir, name), 'utf8')).trim() || undefined : undefined;
     try {
-      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
+      if (url && (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) })).ok) return url;
     } catch {
-      // not listening yet
+      // not ready yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${name} was not ready at ${url} within ${timeoutMs} ms`);
+  throw new Error(`${name} was not ready${url ? ` at ${url}` : ''} within ${timeoutMs} ms`);
 }
 
 async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {

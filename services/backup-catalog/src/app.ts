@@ -18,7 +18,8 @@ export interface CatalogAppDeps extends BackupDeps {
   targets: TargetService;
   restores: RestoreService;
   hub: EventHub;
-  externalUrl: string;
+  /** Reported by whoami; when absent, the address the caller reached the gateway at. */
+  externalUrl?: string;
   readiness?: Record<string, ReadinessCheck>;
   /** Called after changes that may free or need a slot (apply, pin): the scheduler runs a pass. */
   kick: () => void;
@@ -40,7 +41,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
     },
     handlers: {
-      getWhoami: async ({ principal }) => ok({ principal, version: STRATA.version, externalURL: deps.externalUrl }),
+      getWhoami: async ({ principal, req }) => ok({ principal, version: STRATA.version, externalURL: deps.externalUrl ?? addressUsed(req) }),
       getOpenApi: async ({ req }) => {
         if (req.accepts(['application/yaml', 'application/json']) === 'application/json') return ok(loadStrataOpenApi());
         return { status: 200, body: strataOpenApiYaml(), headers: { 'content-type': 'application/yaml; charset=utf-8' } };
@@ -198,6 +199,13 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
 }
 
 const ok = (body: unknown) => ({ status: 200, body });
+
+/** `proto://host` as the caller saw it, from the gateway's forwarding headers. */
+function addressUsed(req: Request): string {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
+  const proto = first(req.headers['x-forwarded-proto']) || 'http';
+  return `${proto}://${first(req.headers['x-forwarded-host']) || req.headers.host || ''}`;
+}
 
 function reasonOf(body: unknown): string {
   const reason = (body as { reason?: unknown } | undefined)?.reason;

@@ -3,8 +3,8 @@ import { baseServiceConfig, z } from '@sigil/kit';
 export const catalogConfig = baseServiceConfig.extend({
   /** 32 bytes, base64: seals the secret store and the jobs sent to movers (the mover holds the same key). */
   STRATA_SECRETS_KEY: z.string().min(44),
-  /** The console's public address, reported by whoami. */
-  STRATA_EXTERNAL_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** The console's public address, reported by whoami; without it, the address the caller used (x-forwarded-host). */
+  STRATA_EXTERNAL_URL: z.string().url().optional(),
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   MIRROR_INTERVAL_MS: z.coerce.number().int().min(1000).default(300_000),
   /** Lifetime of presigned download URLs, in seconds. */

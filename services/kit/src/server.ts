@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from './logger.ts';
@@ -32,6 +33,8 @@ export async function runServer(options: RunOptions): Promise<RunningServer> {
   const address = server.address();
   const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
   log.info({ url }, 'listening');
+  // A launcher that started us on port 0 learns the real address here (no race for a "free" port).
+  if (process.env.LISTEN_URL_FILE) writeFileSync(process.env.LISTEN_URL_FILE, url);
 
   let closing: Promise<void> | undefined;
   const shutdown = () =>
