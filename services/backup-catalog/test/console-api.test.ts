@@ -145,9 +145,16 @@ describe('targets', () => {
 describe('audit', () => {
   it('records every write with user, role, action, target, outcome and source address', async () => {
     await request(h.app).post('/api/v1/targets/default/postgres-main/suspend').set(await h.as('viewer')).set('x-forwarded-for', '203.0.113.7, 10.0.0.1').send({});
-    const res = await h.call('operator', 'get', '/api/v1/audit?limit=50');
+    // The record is written once the answer has gone out: look for it for a short while.
+    type Event = { action: string; outcome: string; user: string };
+    let res = await h.call('operator', 'get', '/api/v1/audit?limit=50');
+    const isDenied = (e: Event) => e.outcome === 'denied' && e.user === 'viewer@example.test' && e.action === 'suspendTarget';
+    for (let i = 0; i < 50 && !res.body.events.some(isDenied); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      res = await h.call('operator', 'get', '/api/v1/audit?limit=50');
+    }
     expect(res.status).toBe(200);
-    const denied = res.body.events.find((e: { outcome: string }) => e.outcome === 'denied');
+    const denied = res.body.events.find(isDenied);
     expect(denied).toMatchObject({ user: 'viewer@example.test', role: 'viewer', action: 'suspendTarget', target: 'default/postgres-main', from: '203.0.113.7' });
     const backupNow = res.body.events.find((e: { action: string; outcome: string }) => e.action === 'backupNow' && e.outcome === 'ok');
     expect(backupNow).toMatchObject({ user: 'operator@example.test', role: 'operator', target: 'default/postgres-main', object: expect.stringMatching(/^postgres-main-/) });
