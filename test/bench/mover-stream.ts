@@ -15,9 +15,9 @@ import os from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Encrypter } from 'age-encryption';
-import { createAgeEncryptStream, generateAgeIdentity } from '../../services/mover/src/stream/age.ts';
-import { createHashTap } from '../../services/mover/src/stream/taps.ts';
-import { createCompressStream, type CompressionOptions } from '../../services/mover/src/stream/zstd.ts';
+import { createAgeEncryptStream, generateAgeIdentity } from '@strata/stream/age';
+import { createHashTap } from '@strata/stream/taps';
+import { createCompressStream, type CompressionOptions } from '@strata/stream/zstd';
 
 const MiB = 1024 * 1024;
 const total = Math.round(Number(process.argv[2] ?? 1) * 1024) * MiB;

@@ -20,9 +20,9 @@ import type { BackupJob, DatabaseAccess, Progress, StrataReports } from '@sigil/
 import { driverFor } from '../../services/mover/src/engines/index.ts';
 import { runBackup } from '../../services/mover/src/jobs/backup.ts';
 import type { Reporter } from '../../services/mover/src/reports.ts';
-import { createAgeEncryptStream } from '../../services/mover/src/stream/age.ts';
-import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle } from '../../services/mover/src/stream/taps.ts';
-import { createCompressStream, type CompressionOptions } from '../../services/mover/src/stream/zstd.ts';
+import { createAgeEncryptStream } from '@strata/stream/age';
+import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle } from '@strata/stream/taps';
+import { createCompressStream, type CompressionOptions } from '@strata/stream/zstd';
 
 export interface ChildConfig {
   mode: 'backup' | 'pipeline';

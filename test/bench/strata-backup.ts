@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { BackupJob, DatabaseAccess } from '@sigil/proto';
 import { startS3, type S3Handle } from '../../infra/local/src/s3.ts';
-import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '../../services/mover/src/stream/s3.ts';
+import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '@strata/stream/s3';
 import type { ChildConfig, ChildResult } from './strata-backup-child.ts';
 
 const DATABASE = 'strata_bench_1g';

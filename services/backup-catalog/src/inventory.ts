@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { AppError } from '@sigil/kit';
-import { createS3Client, runDownloadPipeline } from '@strata/mover/stream';
+import { createS3Client, runDownloadPipeline } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { findStore, storeAccess, storeIdentity } from './stores.ts';
 

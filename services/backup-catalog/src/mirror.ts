@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { isManifestKey } from '@sigil/proto';
-import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/mover/stream';
+import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion } from './db.ts';
 import type { StoreSpec } from './specs.ts';

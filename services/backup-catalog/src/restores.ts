@@ -1,6 +1,6 @@
 import { AppError } from '@sigil/kit';
 import { parseDuration, parseQuantity, restoredDatabaseNames, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
-import { createS3Client, presignGet } from '@strata/mover/stream';
+import { createS3Client, presignGet } from '@strata/stream';
 import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import { DEFAULT_PORTS, type TargetSpec } from './specs.ts';

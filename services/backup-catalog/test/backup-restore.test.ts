@@ -9,7 +9,7 @@ import { loadStrataOpenApi } from '@sigil/proto';
 import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
 import { driverFor } from '@strata/mover/engines';
-import { createS3Client, listKeys } from '@strata/mover/stream';
+import { createS3Client, listKeys } from '@strata/stream';
 import {
   accessFromUrl,
   createMysqlFixture,
@@ -147,7 +147,7 @@ describe.each([
     const keys: string[] = [];
     for await (const key of listKeys(client, bucket, `strata/default/${target}/${backup.id}/data/`)) keys.push(key);
     expect(keys).toHaveLength(2);
-    const url = await (await import('@strata/mover/stream')).presignGet(client, bucket, keys[0] as string, 600);
+    const url = await (await import('@strata/stream')).presignGet(client, bucket, keys[0] as string, 600);
     const encrypted = Buffer.from(await (await fetch(url)).arrayBuffer());
     const decrypted = spawnSync('age', ['-d', '-i', identityFile], { input: encrypted, maxBuffer: 1 << 30 });
     expect(decrypted.status, decrypted.stderr.toString()).toBe(0);

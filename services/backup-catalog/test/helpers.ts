@@ -69,4 +69,4 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
 }
 
 /** A real age key pair from the mover's implementation. */
-export { generateAgeIdentity } from '@strata/mover/stream';
+export { generateAgeIdentity } from '@strata/stream';

@@ -10,7 +10,7 @@ import {
 } from '@sigil/proto';
 import { driverFor } from '../engines/index.ts';
 import type { Inventory, Position } from '../engines/types.ts';
-import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '../stream/index.ts';
+import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
 export interface ManifestObject {

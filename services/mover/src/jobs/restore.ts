@@ -1,6 +1,6 @@
 import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto';
 import { driverFor } from '../engines/index.ts';
-import { createS3Client, downloadStream, runDownloadPipeline } from '../stream/index.ts';
+import { createS3Client, downloadStream, runDownloadPipeline } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
 

@@ -3,7 +3,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { PassThrough, Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { createByteCounter, createCoalescer, createHashTap, createManualClock, createStallWatchdog, createThrottle, stallMessage } from '../src/stream/taps.ts';
+import { createByteCounter, createCoalescer, createHashTap, createManualClock, createStallWatchdog, createThrottle, stallMessage } from '../src/taps.ts';
 
 async function drain(stream: AsyncIterable<Buffer>): Promise<number> {
   let n = 0;

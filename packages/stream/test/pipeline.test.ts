@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGE_CHUNK_SIZE, generateAgeIdentity } from '../src/stream/age.ts';
-import { runDownloadPipeline, runUploadPipeline, verifyObject } from '../src/stream/pipeline.ts';
-import { createS3Client, downloadStream, ensureBucket, listKeys, objectExists, removeObjects, type S3Client } from '../src/stream/s3.ts';
+import { AGE_CHUNK_SIZE, generateAgeIdentity } from '../src/age.ts';
+import { runDownloadPipeline, runUploadPipeline, verifyObject } from '../src/pipeline.ts';
+import { createS3Client, downloadStream, ensureBucket, listKeys, objectExists, removeObjects, type S3Client } from '../src/s3.ts';
 
 const MiB = 1024 * 1024;
 const bucket = `mover-stream-pipe-${randomBytes(4).toString('hex')}`;

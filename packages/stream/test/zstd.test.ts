@@ -3,7 +3,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { createCompressStream, createDecompressStream, resolveThreads, ZSTD_LEVELS, type CompressionOptions } from '../src/stream/zstd.ts';
+import { createCompressStream, createDecompressStream, resolveThreads, ZSTD_LEVELS, type CompressionOptions } from '../src/zstd.ts';
 
 /** Dump-like text: compressible, but not trivially (xorshift-driven, fast to make). */
 function dumpLike(bytes: number): Buffer {

@@ -15,7 +15,7 @@ import {
   removeObjects,
   uploadStream,
   type S3Client,
-} from '../src/stream/s3.ts';
+} from '../src/s3.ts';
 
 const MiB = 1024 * 1024;
 const bucket = `mover-stream-s3-${randomBytes(4).toString('hex')}`;
