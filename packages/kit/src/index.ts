@@ -1,24 +1,16 @@
+/**
+ * The whole kit in one import, kept while the services move to the subpaths (`@sigil/kit/http`, `/api`, `/bus`, …),
+ * which load only what a process uses.
+ */
 export * from './errors.ts';
 export * from './ids.ts';
 export * from './config.ts';
-export * from './logger.ts';
-export * from './permissions.ts';
-export * from './principal.ts';
-export * from './sql.ts';
+export * from './log.ts';
 export * from './pagination.ts';
-export * from './request-id.ts';
-export * from './idempotency.ts';
-export * from './http-app.ts';
-export * from './service-app.ts';
-export * from './bus.ts';
-export * from './outbox.ts';
-export * from './consumer.ts';
-export * from './migrate.ts';
-export * from './health.ts';
-export * from './server.ts';
-export * from './subgraph.ts';
-export * from './credentials.ts';
-export * from './sealed.ts';
-export * from './strata-principal.ts';
-export * from './console-app.ts';
-export * from './openapi-backend.ts';
+export * from './auth/index.ts';
+export * from './crypto/index.ts';
+export * from './db/index.ts';
+export * from './http/index.ts';
+export * from './api/index.ts';
+export * from './bus/index.ts';
+export * from './graphql/index.ts';

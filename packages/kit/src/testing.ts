@@ -1,10 +1,10 @@
 /** Helpers for service tests: real Postgres and NATS from the environment the test setup provisions. */
-import { createLogger } from './logger.ts';
-import { migrate, recreateDatabase } from './migrate.ts';
-import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './principal.ts';
-import { ROLE_PERMISSIONS } from './permissions.ts';
+import { createLogger } from './log.ts';
+import { migrate, recreateDatabase } from './db/migrate.ts';
+import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './auth/principal.ts';
+import { ROLE_PERMISSIONS } from './auth/permissions.ts';
 import { newId } from './ids.ts';
-import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './strata-principal.ts';
+import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './auth/strata-principal.ts';
 import type { StrataPrincipal, StrataRole } from '@sigil/proto';
 
 export function testPostgresAdminUrl(): string {

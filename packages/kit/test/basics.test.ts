@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError, toProblem } from '../src/errors.ts';
-import { normalizeRequestId } from '../src/request-id.ts';
+import { normalizeRequestId } from '../src/http/request-id.ts';
 import { decodeCursor, encodeCursor, toPage } from '../src/pagination.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
-import { toFieldError } from '../src/service-app.ts';
+import { toFieldError } from '../src/api/validation.ts';
 
 describe('problem+json', () => {
   it('renders the RFC 9457 members, field pointers and extensions', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { migrate, recreateDatabase } from '../src/migrate.ts';
+import { migrate, recreateDatabase } from '../src/db/migrate.ts';
 import { testPostgresAdminUrl } from '../src/testing.ts';
 
 async function migrationsDir(files: Record<string, string>): Promise<string> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SignJWT, importJWK } from 'jose';
-import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, callerScope, requirePermission } from '../src/principal.ts';
+import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, callerScope, requirePermission } from '../src/auth/principal.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../src/testing.ts';
 import { AppError } from '../src/errors.ts';
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { randomBase62 } from './ids.ts';
+import { randomBase62 } from '../ids.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const CALLER_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;

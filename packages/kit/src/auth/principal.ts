@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { AppError, missingPermission } from './errors.ts';
+import { AppError, missingPermission } from '../errors.ts';
 import { isPermission, type Permission, type Role } from './permissions.ts';
 
 export const PRINCIPAL_HEADER = 'x-sigil-principal';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../log.ts';
 import type { Health } from './health.ts';
 
 export interface RunOptions {

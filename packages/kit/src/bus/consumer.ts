@@ -1,8 +1,8 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { DomainEvent } from '@sigil/proto';
-import type { Bus } from './bus.ts';
-import type { Logger } from './logger.ts';
-import type { SqlClient, TransactionalSqlClient } from './sql.ts';
+import type { Bus } from './nats.ts';
+import type { Logger } from '../log.ts';
+import type { SqlClient, TransactionalSqlClient } from '../db/sql.ts';
 
 export interface ConsumerOptions<Tx extends SqlClient> {
   bus: Bus;

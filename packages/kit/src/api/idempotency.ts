@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, isAppError } from './errors.ts';
-import type { SqlClient } from './sql.ts';
+import { AppError, isAppError } from '../errors.ts';
+import type { SqlClient } from '../db/sql.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

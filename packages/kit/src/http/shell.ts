@@ -1,8 +1,8 @@
 import express, { type Express, type Request, type Response, type NextFunction } from 'express';
 import { pinoHttp } from 'pino-http';
-import { AppError, isAppError, toProblem } from './errors.ts';
+import { AppError, isAppError, toProblem } from '../errors.ts';
 import { requestIdMiddleware } from './request-id.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../log.ts';
 
 export const PROBLEM_JSON = 'application/problem+json';
 

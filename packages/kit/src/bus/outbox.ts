@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { createEvent, eventSubject, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { SqlClient } from './sql.ts';
-import type { Logger } from './logger.ts';
+import type { SqlClient } from '../db/sql.ts';
+import type { Logger } from '../log.ts';
 
 const NOTIFY_CHANNEL = 'outbox_events';
 

@@ -4,9 +4,9 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
-import { isAppError } from './errors.ts';
-import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from './principal.ts';
-import type { Permission } from './permissions.ts';
+import { isAppError } from '../errors.ts';
+import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
+import type { Permission } from '../auth/permissions.ts';
 
 export interface SubgraphContext {
   principal: Principal | undefined;

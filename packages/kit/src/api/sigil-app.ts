@@ -1,0 +1,120 @@
+import type { Express, Request } from 'express';
+import { listOperations, type OpenApiDocument, type OperationInfo, type ServiceName } from '@sigil/proto';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { SqlClient } from '../db/sql.ts';
+import { sendProblem } from '../http/shell.ts';
+import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
+import type { Permission } from '../auth/permissions.ts';
+import { createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
+import type { Reply } from './openapi-backend.ts';
+import { describePointer, toFieldError, type ValidationIssue } from './validation.ts';
+
+export type { Reply };
+
+export type OperationContext = ContractContext<Principal, OperationInfo>;
+/** An operation either returns a reply (stored for idempotent replays) or writes a stream itself and returns nothing. */
+export type OperationHandler = (ctx: OperationContext & { principal: Principal }) => Promise<Reply | void>;
+export type PublicOperationHandler = (ctx: OperationContext) => Promise<Reply | void>;
+
+export interface SigilAppOptions {
+  /** The Sigil OpenAPI document (`loadSigilOpenApi()`), passed by the service. */
+  document: OpenApiDocument;
+  service: ServiceName;
+  log: Logger;
+  verifyPrincipal: PrincipalVerifier;
+  /** Holds the idempotency_keys table. */
+  db: SqlClient;
+  /** Operations that need a caller (auth K or D): the handler always gets a principal. */
+  handlers?: Record<string, OperationHandler>;
+  /** Public operations (auth P): the principal is present only if the caller happened to send one. */
+  publicHandlers?: Record<string, PublicOperationHandler>;
+  /** Routes outside the public contract (health, internal, GraphQL), mounted before the operations. */
+  mount?: (app: Express) => void | Promise<void>;
+  jsonLimit?: string;
+}
+
+/** Sigil's errors: RFC 9457 problem+json with the JSON Pointers of the offending fields. */
+export const problemRenderer: ErrorRenderer = {
+  send: sendProblem,
+  validation(issues: ValidationIssue[]): AppError {
+    const fieldErrors = issues.map(toFieldError);
+    const first = fieldErrors[0];
+    const detail = first ? `${describePointer(first.pointer)} ${first.detail}.` : 'The request is not valid.';
+    return new AppError('validation-failed', detail, { errors: fieldErrors });
+  },
+};
+
+/**
+ * A Sigil service's app: the contract builder with Sigil's rules. API keys and sessions map to the document's
+ * security schemes, `x-permission` is checked before the input, `x-idempotent` operations replay by Idempotency-Key.
+ */
+export async function createSigilApp(options: SigilAppOptions): Promise<Express> {
+  const operations = listOperations(options.document);
+  const byId = new Map(operations.map((op) => [op.operationId, op]));
+  for (const operationId of Object.keys({ ...options.handlers, ...options.publicHandlers })) {
+    const op = byId.get(operationId);
+    const isPublic = op?.auth === 'P';
+    if (op && isPublic !== Boolean(options.publicHandlers?.[operationId])) {
+      throw new Error(`Operation ${operationId} (auth ${op.auth}) must be registered in ${isPublic ? 'publicHandlers' : 'handlers'}`);
+    }
+  }
+  return createContractApp<Principal, OperationInfo>({
+    document: options.document as unknown as Record<string, unknown>,
+    operations,
+    service: options.service,
+    log: options.log,
+    errors: problemRenderer,
+    mount: options.mount,
+    bodyParsers: [jsonBodyParser(options.jsonLimit)],
+    handlers: { ...options.handlers, ...options.publicHandlers } as Record<string, PublicOperationHandler>,
+    caller: {
+      principalHeader: PRINCIPAL_HEADER,
+      verify: options.verifyPrincipal,
+      schemes: {
+        bearerApiKey: (p) => p.kind === 'api_key',
+        apiKey: (p) => p.kind === 'api_key',
+        sessionCookie: (p) => p.kind === 'session',
+      },
+      unauthenticated: (op, reason) => {
+        if (reason === 'invalid') return unauthorized('The internal principal token is invalid or expired.');
+        return op?.auth === 'D' ? unauthorized('This operation requires a dashboard session; API keys cannot call it.') : unauthorized();
+      },
+      authorize: (principal, op) => {
+        if (op.permission) requirePermission(principal, op.permission as Permission);
+      },
+    },
+    around: (ctx, run) => runWithIdempotency(options.db, ctx, run),
+  });
+}
+
+async function runWithIdempotency(db: SqlClient, ctx: OperationContext, run: () => Promise<Reply | void>): Promise<Reply | void> {
+  const { req, res, operation, principal } = ctx;
+  const key = req.headers[IDEMPOTENCY_HEADER];
+  if (!operation.idempotent || typeof key !== 'string' || !principal) return run();
+  const outcome = await runIdempotent(
+    db,
+    {
+      scope: callerScope(principal),
+      key,
+      method: req.method,
+      path: req.path,
+      query: new URL(req.originalUrl, 'http://local').search,
+      rawBody: rawBodyOf(req),
+    },
+    async () => toStored(await run()),
+  );
+  if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
+  if (outcome.status >= 400) throw storedError(outcome.body) ?? new AppError('internal', 'Stored response could not be replayed.');
+  return { status: outcome.status, headers: outcome.headers, body: outcome.body };
+}
+
+function rawBodyOf(req: Request): Buffer | undefined {
+  return (req as Request & { rawBody?: Buffer }).rawBody;
+}
+
+function toStored(reply: Reply | void): StoredReply {
+  if (!reply) throw new Error('Idempotent operations must return a reply');
+  return { status: reply.status, headers: reply.headers ?? {}, body: reply.body ?? null };
+}

@@ -1,0 +1,3 @@
+export * from './principal.ts';
+export * from './strata-principal.ts';
+export * from './permissions.ts';

@@ -1,0 +1,3 @@
+export * from './nats.ts';
+export * from './outbox.ts';
+export * from './consumer.ts';

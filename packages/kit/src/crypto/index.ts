@@ -1,0 +1,2 @@
+export * from './sealed.ts';
+export * from './credentials.ts';

@@ -1,0 +1,2 @@
+export * from './migrate.ts';
+export * from './sql.ts';

@@ -1,0 +1,5 @@
+export * from './shell.ts';
+export * from './request-id.ts';
+export * from './health.ts';
+export * from './server.ts';
+export * from './client-address.ts';
