@@ -38,7 +38,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const secrets = createSecretStore(secretsKey);
   const resources = createResourceRepository(db, secrets);
   const hub = createEventHub();
-  const feed = connectEventFeed(bus.nc, hub, `strata.console${config.CONSUMER_PREFIX ? `.${config.CONSUMER_PREFIX}` : ''}`);
+  const feed = await connectEventFeed(bus, hub, `strata.console${config.CONSUMER_PREFIX ? `.${config.CONSUMER_PREFIX}` : ''}`);
   const clock = options.clock ?? (() => new Date());
   let ticking: Promise<void> | undefined;
   let again = false;
@@ -61,7 +61,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const kick = () => void setImmediate(() => void tick());
   const mirror = () => mirrorStores(base);
   const reports = await startReportConsumer(base, bus, log, config.CONSUMER_PREFIX, kick);
-  const progress = followProgress(base, bus.nc, log);
+  const progress = await followProgress(base, bus, log);
   const timers: NodeJS.Timeout[] = [];
   if (options.timers !== false) {
     timers.push(setInterval(() => void tick(), config.SCHEDULER_INTERVAL_MS));

@@ -1,4 +1,4 @@
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Bus } from '@sigil/kit/bus';
 
 /** The console's Event object (spec 2.1). */
 export interface ConsoleEvent {
@@ -69,20 +69,14 @@ export interface EventFeed {
   stop(): Promise<void>;
 }
 
-export function connectEventFeed(nc: NatsConnection, hub: EventHub, subject = CONSOLE_SUBJECT): EventFeed {
-  const sub: Subscription = nc.subscribe(subject);
-  void (async () => {
-    for await (const msg of sub) {
-      try {
-        hub.publish(msg.json<ConsoleEvent>());
-      } catch {
-        // A malformed event is dropped: the feed is best effort, the catalog holds the truth.
-      }
-    }
-  })();
+export async function connectEventFeed(bus: Pick<Bus, 'listen' | 'notify'>, hub: EventHub, subject = CONSOLE_SUBJECT): Promise<EventFeed> {
+  // The feed is best effort, the catalog holds the truth: a malformed event is dropped.
+  const sub = await bus.listen(subject, (payload) => {
+    if (payload && typeof payload === 'object') hub.publish(payload as ConsoleEvent);
+  });
   return {
     notify(event) {
-      nc.publish(subject, JSON.stringify(event));
+      bus.notify(subject, event);
     },
     async stop() {
       sub.unsubscribe();

@@ -1,5 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import { startConsumer, type Bus, type Logger, type RunningConsumer } from '@sigil/kit';
+import { startIdempotentConsumer, type Bus, type Logger, type RunningConsumer } from '@sigil/kit';
 import {
   STRATA_EVENTS_STREAM,
   strataEventSubject,
@@ -19,18 +18,29 @@ const REPORT_TYPES: Array<keyof StrataReports> = [
 
 /** Applies the mover's reports to Backup and Restore records; a freed slot lets the dispatcher start the next run. */
 export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void): Promise<RunningConsumer> {
-  return startConsumer<Tx>({
+  return startIdempotentConsumer<StrataReport, Tx>({
     bus,
+    decode: decodeReport,
     stream: STRATA_EVENTS_STREAM,
     durable: `${prefix}backup-catalog-reports`,
     filterSubjects: REPORT_TYPES.map((type) => strataEventSubject(type, deps.cell)),
     db: deps.db as never,
     log,
-    handle: async (event, tx) => {
-      await applyReport(deps, tx, event as unknown as StrataReport);
+    handle: async (report, tx) => {
+      await applyReport(deps, tx, report);
       afterChange();
     },
   });
+}
+
+/** A report as it came off the wire: its type is one we know and it carries an id, a time and data. */
+function decodeReport(payload: unknown): StrataReport {
+  const report = payload as Partial<StrataReport> | null;
+  const known = typeof report?.type === 'string' && (REPORT_TYPES as string[]).includes(report.type);
+  if (!report || typeof report.id !== 'string' || !known || typeof report.occurredAt !== 'string' || typeof report.data !== 'object' || report.data === null) {
+    throw new Error('not a Strata report');
+  }
+  return report as StrataReport;
 }
 
 export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport): Promise<void> {
@@ -104,28 +114,21 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
  * Progress arrives on plain NATS (best effort, frequent). Every replica forwards it to its listeners;
  * it is written to the record at most every two seconds per run, so `activity` shows it too.
  */
-export function followProgress(deps: BackupDeps, nc: NatsConnection, log: Logger): { stop(): void } {
-  const sub = nc.subscribe(strataProgressWildcard(deps.cell));
+export async function followProgress(deps: BackupDeps, bus: Pick<Bus, 'listen'>, log: Logger): Promise<{ stop(): void }> {
   const lastWrite = new Map<string, number>();
-  void (async () => {
-    for await (const msg of sub) {
-      let report: ProgressReport;
-      try {
-        report = msg.json<ProgressReport>();
-      } catch {
-        continue;
-      }
-      const { kind, id, namespace, name, progress } = report;
-      deps.notify({ kind, namespace, name, phase: 'Running', stage: progress.stage, message: '', bytes: progress.bytes, version: 0 });
-      const now = Date.now();
-      if (now - (lastWrite.get(id) ?? 0) < 2000) continue;
-      lastWrite.set(id, now);
-      if (lastWrite.size > 1000) lastWrite.clear();
-      const write = kind === 'backup'
-        ? deps.db.backup.updateMany({ where: { id, phase: BACKUP_PHASES.running }, data: { progress: progress as never } })
-        : deps.db.restore.updateMany({ where: { id, phase: 'Running' }, data: { progress: progress as never } });
-      await write.catch((error: unknown) => log.warn({ err: error }, 'could not record progress'));
-    }
-  })();
+  const sub = await bus.listen(strataProgressWildcard(deps.cell), (payload) => {
+    const report = payload as ProgressReport | null;
+    if (!report?.progress || typeof report.id !== 'string') return;
+    const { kind, id, namespace, name, progress } = report;
+    deps.notify({ kind, namespace, name, phase: 'Running', stage: progress.stage, message: '', bytes: progress.bytes, version: 0 });
+    const now = Date.now();
+    if (now - (lastWrite.get(id) ?? 0) < 2000) return;
+    lastWrite.set(id, now);
+    if (lastWrite.size > 1000) lastWrite.clear();
+    const write = kind === 'backup'
+      ? deps.db.backup.updateMany({ where: { id, phase: BACKUP_PHASES.running }, data: { progress: progress as never } })
+      : deps.db.restore.updateMany({ where: { id, phase: 'Running' }, data: { progress: progress as never } });
+    void write.catch((error: unknown) => log.warn({ err: error }, 'could not record progress'));
+  });
   return { stop: () => sub.unsubscribe() };
 }

@@ -1,68 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
+  AckPolicy,
+  DeliverPolicy,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
   StorageType,
   type JetStreamClient,
   type JetStreamManager,
+  type JsMsg,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { EVENTS_STREAM, JOBS_STREAM, STRATA_EVENTS_STREAM, STRATA_EVENTS_SUBJECTS, STRATA_JOBS_STREAM, STRATA_JOBS_SUBJECTS } from '@sigil/proto';
+import { DEFAULT_RETRY_DELAYS_MS, durableNameFor, retryDelay, type Bus, type BusMessage, type ConsumeOptions, type RunningConsumer } from './types.ts';
 
-export interface Bus {
+/** The NATS transport; the raw handles stay reachable for what the interface does not cover. */
+export interface NatsBus extends Bus {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
-  close(): Promise<void>;
 }
 
 const DAY_NS = 24 * 60 * 60 * 1e9;
+const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
 
 /** The platform streams. Events fan out to many durable consumers; jobs are a work queue. */
 export const STREAMS: Array<Partial<StreamConfig> & { name: string }> = [
-  {
-    name: EVENTS_STREAM,
-    subjects: ['sigil.events.>'],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: 7 * DAY_NS,
-    duplicate_window: 10 * 60 * 1e9,
-  },
-  {
-    name: JOBS_STREAM,
-    subjects: ['sigil.jobs.>'],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: 10 * 60 * 1e9,
-  },
+  { name: EVENTS_STREAM, subjects: ['sigil.events.>'], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 7 * DAY_NS, duplicate_window: DUPLICATE_WINDOW_NS },
+  { name: JOBS_STREAM, subjects: ['sigil.jobs.>'], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: DUPLICATE_WINDOW_NS },
   // Strata: the mover's reports, and backup/restore jobs (work queue).
-  {
-    name: STRATA_EVENTS_STREAM,
-    subjects: [STRATA_EVENTS_SUBJECTS],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: 7 * DAY_NS,
-    duplicate_window: 10 * 60 * 1e9,
-  },
-  {
-    name: STRATA_JOBS_STREAM,
-    subjects: [STRATA_JOBS_SUBJECTS],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: 10 * 60 * 1e9,
-  },
+  { name: STRATA_EVENTS_STREAM, subjects: [STRATA_EVENTS_SUBJECTS], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 7 * DAY_NS, duplicate_window: DUPLICATE_WINDOW_NS },
+  { name: STRATA_JOBS_STREAM, subjects: [STRATA_JOBS_SUBJECTS], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: DUPLICATE_WINDOW_NS },
 ];
 
-export async function connectBus(url: string, name: string): Promise<Bus> {
+export async function connectBus(url: string, name: string): Promise<NatsBus> {
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm);
+  const js = jetstream(nc);
   return {
     nc,
-    js: jetstream(nc),
+    js,
     jsm,
-    close: async () => {
+    async publish(subject, payload, options = {}) {
+      await js.publish(subject, JSON.stringify(payload), options.msgId ? { msgID: options.msgId } : undefined);
+    },
+    notify(subject, payload) {
+      nc.publish(subject, JSON.stringify(payload));
+    },
+    async listen(subject, handler) {
+      const subscription = nc.subscribe(subject, {
+        callback: (error, msg) => {
+          if (error) return;
+          let payload: unknown;
+          try {
+            payload = JSON.parse(msg.string());
+          } catch {
+            return; // not ours to understand; notifications are best effort
+          }
+          handler(payload, msg.subject);
+        },
+      });
+      await nc.flush();
+      return { unsubscribe: () => subscription.unsubscribe() };
+    },
+    consume: (options) => consumeStream(js, jsm, options),
+    async ping() {
+      await nc.flush();
+    },
+    async close() {
       if (!nc.isClosed()) await nc.drain();
     },
   };
@@ -70,12 +77,11 @@ export async function connectBus(url: string, name: string): Promise<Bus> {
 
 export async function ensureStreams(jsm: JetStreamManager, streams = STREAMS): Promise<void> {
   for (const config of streams) {
-    const { name } = config;
     try {
-      await jsm.streams.info(name);
-      await jsm.streams.update(name, config);
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (!/not found/i.test(String((error as Error)?.message ?? error))) throw error;
       try {
         await jsm.streams.add(config);
       } catch (addError) {
@@ -86,6 +92,86 @@ export async function ensureStreams(jsm: JetStreamManager, streams = STREAMS): P
   }
 }
 
-function isNotFound(error: unknown): boolean {
-  return /not found/i.test(String((error as Error)?.message ?? error));
+/** One durable per subject, each pulled by `concurrency` loops; a failing broker is retried with back-off, never spun on. */
+async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, options: ConsumeOptions<T>): Promise<RunningConsumer> {
+  const { stream, log, maxDeliver = 20, ackWaitMs = 30_000 } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const stopping = new AbortController();
+  const names = options.subjects.map((subject) => durableNameFor(options.durable, subject));
+  for (const [index, subject] of options.subjects.entries()) {
+    const name = names[index] as string;
+    const config = { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: subject, max_deliver: maxDeliver, ack_wait: ackWaitMs * 1e6 };
+    try {
+      await jsm.consumers.info(stream, name);
+      await jsm.consumers.update(stream, name, { max_deliver: maxDeliver, ack_wait: config.ack_wait });
+    } catch {
+      await jsm.consumers.add(stream, config);
+    }
+  }
+
+  const deliver = async (msg: JsMsg): Promise<void> => {
+    let data: T;
+    try {
+      const raw: unknown = msg.json();
+      data = options.decode ? options.decode(raw, msg.subject) : (raw as T);
+    } catch (error) {
+      log.error({ err: error, subject: msg.subject, stream }, 'terminating a message that cannot be decoded');
+      msg.term(); // no reason: nats-server 2.9 ignores '+TERM <reason>'
+      return;
+    }
+    const message: BusMessage<T> = {
+      subject: msg.subject,
+      id: msg.headers?.get('Nats-Msg-Id') || undefined,
+      data,
+      deliveryCount: msg.info.deliveryCount,
+      working: () => msg.working(),
+    };
+    try {
+      await options.handle(message);
+      msg.ack();
+    } catch (error) {
+      const delay = retryDelay(delays, message.deliveryCount);
+      log.warn({ err: error, subject: msg.subject, attempt: message.deliveryCount, retryInMs: delay }, 'message handling failed; it will be redelivered');
+      msg.nak(delay);
+    }
+  };
+
+  const loops = names.flatMap((name) =>
+    Array.from({ length: concurrency }, async () => {
+      let failures = 0;
+      while (!stopping.signal.aborted) {
+        try {
+          const consumer = await js.consumers.get(stream, name);
+          while (!stopping.signal.aborted) {
+            const msg = await consumer.next({ expires: 1_000 });
+            failures = 0;
+            if (msg) await deliver(msg);
+          }
+        } catch (error) {
+          if (stopping.signal.aborted) break;
+          failures += 1;
+          const backOff = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
+          log.warn({ err: error, consumer: name, retryInMs: backOff }, 'could not pull from the broker; backing off');
+          await sleep(backOff, undefined, { signal: stopping.signal }).catch(() => undefined);
+        }
+      }
+    }),
+  );
+
+  return {
+    async stop() {
+      stopping.abort();
+      await Promise.allSettled(loops);
+    },
+    async idle(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const infos = await Promise.all(names.map((name) => jsm.consumers.info(stream, name)));
+        if (infos.every((info) => info.num_pending === 0 && info.num_ack_pending === 0)) return;
+        if (Date.now() > deadline) throw new Error(`consumer ${options.durable} still busy after ${timeoutMs} ms`);
+        await sleep(50);
+      }
+    },
+  };
 }

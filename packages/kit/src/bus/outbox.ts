@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { createEvent, eventSubject, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
+import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';
 import type { Logger } from '../log.ts';
 
@@ -18,6 +19,9 @@ export interface NewEvent<T extends EventType> {
  */
 export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: NewEvent<T>): Promise<DomainEvent<T>> {
   const full = createEvent(event.type, event.organizationId, event.data);
+  // A payload that breaks its schema is a bug of the publisher: fail its transaction rather than every consumer.
+  const check = validateEvent(full);
+  if (!check.ok) throw new Error(`${event.type} does not match its schema: ${check.errors.join('; ')}`);
   await tx.$executeRawUnsafe(
     `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb)`,
     full.id,
@@ -30,7 +34,10 @@ export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: Ne
 
 export interface OutboxRelayOptions {
   databaseUrl: string;
-  js: JetStreamClient;
+  /** Where rows go (a NATS or memory bus). */
+  bus?: Pick<Bus, 'publish'>;
+  /** @deprecated pass `bus`; kept while services move over. */
+  js?: JetStreamClient;
   log: Logger;
   /** Fallback poll when no notification arrives (another replica's insert, a lost LISTEN). */
   pollIntervalMs?: number;
@@ -57,7 +64,8 @@ interface OutboxRow {
  * Rows are locked with SKIP LOCKED so several replicas share the work.
  */
 export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
-  const { js, log, pollIntervalMs = 1000, batchSize = 100, retainPublishedHours = 72 } = options;
+  const { log, pollIntervalMs = 1000, batchSize = 100, retainPublishedHours = 72 } = options;
+  const publish = publisherOf(options);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   let stopped = false;
@@ -67,7 +75,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   const drainOnce = async (): Promise<number> => {
     let total = 0;
     for (;;) {
-      const published = await publishBatch(pool, js, batchSize, log);
+      const published = await publishBatch(pool, publish, batchSize, log);
       total += published;
       if (published < batchSize) return total;
     }
@@ -120,7 +128,16 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   };
 }
 
-async function publishBatch(pool: pg.Pool, js: JetStreamClient, batchSize: number, log: Logger): Promise<number> {
+type Publish = (subject: string, payload: unknown, msgId: string) => Promise<void>;
+
+function publisherOf(options: OutboxRelayOptions): Publish {
+  const { bus, js } = options;
+  if (bus) return (subject, payload, msgId) => bus.publish(subject, payload, { msgId });
+  if (js) return async (subject, payload, msgId) => void (await js.publish(subject, JSON.stringify(payload), { msgID: msgId }));
+  throw new Error('startOutboxRelay needs a bus');
+}
+
+async function publishBatch(pool: pg.Pool, publish: Publish, batchSize: number, log: Logger): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -132,7 +149,7 @@ async function publishBatch(pool: pg.Pool, js: JetStreamClient, batchSize: numbe
     const published: string[] = [];
     for (const row of rows) {
       try {
-        await js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id });
+        await publish(row.subject, row.payload, row.id);
         published.push(row.id);
       } catch (error) {
         log.warn({ err: error, eventId: row.id }, 'outbox publish failed; will retry');

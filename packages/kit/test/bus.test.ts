@@ -1,0 +1,144 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomBase62 } from '@sigil/proto';
+import { connectBus, createMemoryBus, subjectMatches, type Bus, type BusMessage } from '../src/bus/index.ts';
+import { silentLogger, testNatsUrl } from '../src/testing.ts';
+
+const log = silentLogger();
+const opened: Bus[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((bus) => bus.close()));
+});
+
+/** Waits until `ready()` holds, checking every 10 ms for at most `ms`. */
+async function until(ready: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+// The same behaviour from both transports: what a consumer's unit test sees on memory is what production sees on NATS.
+describe.each([
+  ['memory', async () => createMemoryBus()],
+  ['nats', async () => connectBus(testNatsUrl(), 'kit-bus-test')],
+] as const)('the %s bus', (_name, open) => {
+  const fresh = async () => {
+    const bus = await open();
+    opened.push(bus);
+    // Subjects of the events stream, unique per test so runs and transports never see each other's messages.
+    return { bus, subject: `sigil.events.bustest.${randomBase62(10)}`, durable: `bustest_${randomBase62(10)}` };
+  };
+
+  it('delivers each published message once, dropping a repeated id', async () => {
+    const { bus, subject, durable } = await fresh();
+    await bus.publish(subject, { n: 1 }, { msgId: `${durable}-1` });
+    await bus.publish(subject, { n: 1 }, { msgId: `${durable}-1` });
+    await bus.publish(subject, { n: 2 }, { msgId: `${durable}-2` });
+    const seen: BusMessage<{ n: number }>[] = [];
+    const consumer = await bus.consume<{ n: number }>({ stream: 'SIGIL_EVENTS', durable, subjects: [subject], log, handle: async (m) => void seen.push(m) });
+    await until(() => seen.length >= 2);
+    await consumer.idle();
+    await consumer.stop();
+    expect(seen.map((m) => m.data.n)).toEqual([1, 2]);
+    expect(seen.map((m) => m.id)).toEqual([`${durable}-1`, `${durable}-2`]);
+    expect(seen.every((m) => m.subject === subject && m.deliveryCount === 1)).toBe(true);
+  });
+
+  it('redelivers a message whose handling failed, with a higher delivery count', async () => {
+    const { bus, subject, durable } = await fresh();
+    const attempts: number[] = [];
+    const consumer = await bus.consume<{ n: number }>({
+      stream: 'SIGIL_EVENTS',
+      durable,
+      subjects: [subject],
+      log,
+      retryDelaysMs: [0],
+      handle: async (m) => {
+        attempts.push(m.deliveryCount);
+        if (m.deliveryCount < 3) throw new Error('not yet');
+      },
+    });
+    await bus.publish(subject, { n: 1 });
+    await until(() => attempts.length >= 3);
+    await consumer.idle();
+    await consumer.stop();
+    expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it('terminates a message that cannot be decoded and goes on with the next', async () => {
+    const { bus, subject, durable } = await fresh();
+    const handled: number[] = [];
+    const consumer = await bus.consume<{ n: number }>({
+      stream: 'SIGIL_EVENTS',
+      durable,
+      subjects: [subject],
+      log,
+      retryDelaysMs: [0],
+      decode: (payload) => {
+        const n = (payload as { n?: unknown }).n;
+        if (typeof n !== 'number') throw new Error('no n');
+        return { n };
+      },
+      handle: async (m) => void handled.push(m.data.n),
+    });
+    await bus.publish(subject, { wrong: true });
+    await bus.publish(subject, { n: 7 });
+    await until(() => handled.length >= 1);
+    await consumer.idle();
+    await consumer.stop();
+    expect(handled).toEqual([7]);
+  });
+
+  it('shares the work of one durable between consumers and runs at most `concurrency` at once', async () => {
+    const { bus, subject, durable } = await fresh();
+    let running = 0;
+    let most = 0;
+    const done: number[] = [];
+    const handle = async (m: BusMessage<{ n: number }>) => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setImmediate(resolve));
+      running -= 1;
+      done.push(m.data.n);
+    };
+    const a = await bus.consume({ stream: 'SIGIL_EVENTS', durable, subjects: [subject], log, concurrency: 2, handle });
+    for (let n = 0; n < 10; n++) await bus.publish(subject, { n });
+    await until(() => done.length >= 10);
+    await a.idle();
+    await a.stop();
+    expect([...done].sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(most).toBeLessThanOrEqual(2);
+  });
+
+  it('fans notifications out to every listener of a matching subject', async () => {
+    const { bus, subject } = await fresh();
+    const got: Array<[unknown, string]> = [];
+    const first = await bus.listen(`${subject}.*`, (payload, at) => got.push([payload, at]));
+    const second = await bus.listen(`${subject}.>`, (payload, at) => got.push([payload, at]));
+    bus.notify(`${subject}.x`, { hello: 1 });
+    bus.notify(`${subject}.x.y`, { hello: 2 });
+    await until(() => got.length >= 3);
+    first.unsubscribe();
+    second.unsubscribe();
+    expect(got).toEqual(
+      expect.arrayContaining([
+        [{ hello: 1 }, `${subject}.x`],
+        [{ hello: 1 }, `${subject}.x`],
+        [{ hello: 2 }, `${subject}.x.y`],
+      ]),
+    );
+    expect(got).toHaveLength(3);
+  });
+});
+
+describe('subjects', () => {
+  it('match NATS wildcards token by token', () => {
+    expect(subjectMatches('a.*.c', 'a.b.c')).toBe(true);
+    expect(subjectMatches('a.*', 'a.b.c')).toBe(false);
+    expect(subjectMatches('a.>', 'a.b.c')).toBe(true);
+    expect(subjectMatches('a.>', 'a')).toBe(false);
+    expect(subjectMatches('a.b', 'a.b')).toBe(true);
+    expect(subjectMatches('a.b', 'a.bc')).toBe(false);
+  });
+});
