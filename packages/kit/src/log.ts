@@ -2,10 +2,25 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
+/** Headers that carry a credential somewhere in the platform; a log line that quotes headers shows none of them. */
+export const CREDENTIAL_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'cookie',
+  'set-cookie',
+  'x-sigil-principal',
+  'x-strata-principal',
+  'cf-access-jwt-assertion',
+  'cf-access-token',
+] as const;
+
 export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({
     name: service,
     level,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers["x-sigil-principal"]'], censor: '[redacted]' },
+    redact: {
+      paths: CREDENTIAL_HEADERS.flatMap((header) => [`req.headers["${header}"]`, `res.headers["${header}"]`, `headers["${header}"]`]),
+      censor: '[redacted]',
+    },
   });
 }

@@ -18,7 +18,7 @@ describe('internal principal tokens', () => {
     const theirs = await generateInternalKeyPair();
     const verify = await createPrincipalVerifier(ours.publicJwk);
     const token = await (await createPrincipalSigner(theirs.privateJwk))(apiKeyPrincipal());
-    await expect(verify(token)).rejects.toThrow();
+    await expect(verify(token)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
   });
 
   it('rejects an expired token and one with unknown permissions', async () => {
@@ -26,7 +26,9 @@ describe('internal principal tokens', () => {
     const verify = await createPrincipalVerifier(keys.publicJwk);
     const key = await importJWK(keys.privateJwk, 'EdDSA');
     const base = () => new SignJWT({ ...apiKeyPrincipal() }).setProtectedHeader({ alg: 'EdDSA' }).setIssuer('sigil-gateway').setAudience('sigil-services');
-    await expect(verify(await base().setIssuedAt(1000).setExpirationTime(1060).sign(key))).rejects.toThrow();
+    await expect(verify(await base().setIssuedAt(1000).setExpirationTime(1060).sign(key))).rejects.toMatchObject({ code: 'ERR_JWT_EXPIRED' });
+    const otherAudience = await new SignJWT({ ...apiKeyPrincipal() }).setProtectedHeader({ alg: 'EdDSA' }).setIssuer('sigil-gateway').setAudience('strata-services').setExpirationTime('1m').sign(key);
+    await expect(verify(otherAudience)).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' });
     const bad = await new SignJWT({ ...apiKeyPrincipal(), permissions: ['root:everything'] })
       .setProtectedHeader({ alg: 'EdDSA' }).setIssuer('sigil-gateway').setAudience('sigil-services').setExpirationTime('1m').sign(key);
     await expect(verify(bad)).rejects.toThrow(/permissions/);

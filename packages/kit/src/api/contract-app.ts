@@ -1,7 +1,8 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Context, Request as OpenApiRequest } from 'openapi-backend';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import { toAppError } from '../http/problem.ts';
 import type { Logger } from '../log.ts';
 import { requestIdMiddleware } from '../http/request-id.ts';
 import { clientAddress } from '../http/client-address.ts';
@@ -251,9 +252,17 @@ function resolvePrincipal<P>(caller: Pick<CallerRules<P, ContractOperation>, 'pr
   return holder[PRINCIPAL];
 }
 
-function requestLogger(log: Logger) {
+/**
+ * One line per request, without headers or the query: credentials travel in both (keys, cookies, principal tokens,
+ * viewer tokens), and a log line that never holds them cannot leak them.
+ */
+export function requestLogger(log: Logger) {
   return pinoHttp({
     logger: log,
+    serializers: {
+      req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, path: (req.url ?? '').split('?')[0] }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    },
     genReqId: (_req, res) => (res as Response).locals.requestId as string,
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
@@ -266,27 +275,4 @@ function errorHandler(log: Logger, errors: ErrorRenderer) {
     if (res.headersSent) return next(error);
     errors.send(res, toAppError(error, req, log));
   };
-}
-
-export function toAppError(error: unknown, req: Request, log: Logger): AppError {
-  if (isAppError(error)) return error;
-  const httpError = error as { type?: string; limit?: number };
-  if (httpError.type === 'entity.parse.failed') {
-    return new AppError('malformed-request', 'The request body is not valid JSON.', { errors: [{ pointer: '/body', detail: 'Invalid JSON.' }] });
-  }
-  if (httpError.type === 'entity.too.large') {
-    const limit = typeof httpError.limit === 'number' ? ` (the limit is ${formatBytes(httpError.limit)})` : '';
-    return new AppError('payload-too-large', `The request body is too large${limit}.`);
-  }
-  if (httpError.type === 'encoding.unsupported' || httpError.type === 'charset.unsupported') {
-    return new AppError('unsupported-media-type', 'The request body encoding is not supported.');
-  }
-  log.error({ err: error, path: req.path }, 'unhandled error');
-  return new AppError('internal', `An unexpected error occurred; quote request ${String(req.headers['x-request-id'] ?? '')} when contacting support.`);
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes % 1048576 === 0) return `${bytes / 1048576} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }

@@ -3,7 +3,7 @@ import { listOperations, type OpenApiDocument, type OperationInfo, type ServiceN
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { SqlClient } from '../db/sql.ts';
-import { sendProblem } from '../http/shell.ts';
+import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';

@@ -1,4 +1,4 @@
-export * from './shell.ts';
+export * from './problem.ts';
 export * from './request-id.ts';
 export * from './health.ts';
 export * from './server.ts';
