@@ -7,6 +7,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/ind
 import { isAppError } from '../errors.ts';
 import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
+import type { Logger } from '../log.ts';
 
 export interface SubgraphContext {
   principal: Principal | undefined;
@@ -16,6 +17,8 @@ export interface SubgraphOptions {
   typeDefs: string;
   resolvers: GraphQLResolverMap<SubgraphContext>;
   verifyPrincipal: PrincipalVerifier;
+  /** Where a principal that fails verification is reported (never with the token). */
+  log?: Logger;
 }
 
 /** Mounts the service's Federation 2 subgraph at `/graphql`. Callers reach it through the gateway only. */
@@ -23,6 +26,8 @@ export async function mountSubgraph(app: Express, options: SubgraphOptions): Pro
   const server = new ApolloServer<SubgraphContext>({
     schema: buildSubgraphSchema({ typeDefs: parse(options.typeDefs), resolvers: options.resolvers as GraphQLResolverMap<unknown> }),
     formatError: formatGraphqlError,
+    // Never a stack trace or a server path in an answer, whatever NODE_ENV says.
+    includeStacktraceInErrorResponses: false,
     introspection: true,
   });
   await server.start();
@@ -35,7 +40,8 @@ export async function mountSubgraph(app: Express, options: SubgraphOptions): Pro
         if (typeof token !== 'string') return { principal: undefined };
         try {
           return { principal: await options.verifyPrincipal(token) };
-        } catch {
+        } catch (error) {
+          options.log?.warn({ reason: (error as Error)?.message ?? String(error), path: '/graphql' }, 'principal verification failed');
           throw new GraphQLError('The internal principal token is invalid or expired.', { extensions: { code: 'UNAUTHENTICATED' } });
         }
       },
@@ -57,6 +63,10 @@ function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): G
   if (isAppError(original)) {
     const code = original.status === 401 ? 'UNAUTHENTICATED' : original.status === 403 ? 'FORBIDDEN' : original.code.toUpperCase().replace(/-/g, '_');
     return { ...formatted, message: original.message, extensions: { code, slug: original.code, status: original.status } };
+  }
+  // An unexpected failure (a database error, say) may name internals: the caller gets a plain sentence.
+  if (formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
+    return { message: 'An unexpected error occurred.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
   return formatted;
 }
