@@ -1,9 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+// Boundaries: a service never imports another service's code (shared code is a package, what crosses a wire is a
+// contract in proto/); packages and apps import no service; tests reach other packages by their name only.
+const services = readdirSync('services', { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => ({ dir: entry.name, name: JSON.parse(readFileSync(`services/${entry.name}/package.json`, 'utf8')).name }));
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const packageImport = (list) => ({
+  regex: `^(${list.map((s) => escape(s.name)).join('|')})(/|$)`,
+  message: 'Services never import each other: share a package (packages/*) or a contract (proto/).',
+});
+const relativeInto = (folders) => ({
+  regex: `^(\\.\\./)+(${folders.map(escape).join('|')})(/|$)`,
+  message: 'Import other packages by their name, never by a relative path into their folder.',
+});
+
+const boundaryRules = [
+  ...services.map((service) => {
+    const others = services.filter((s) => s.dir !== service.dir);
+    return {
+      files: [`services/${service.dir}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [packageImport([...others, { name: '@sigil/gateway' }]), relativeInto(['services', 'gateway', 'packages', ...others.map((s) => s.dir)])] }],
+      },
+    };
+  }),
+  {
+    files: ['gateway/**/*.ts', 'packages/**/*.ts', 'apps/**/*.ts', 'proto/**/*.ts', 'infra/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [packageImport(services), relativeInto(['services', 'gateway', 'packages', 'apps', 'proto', 'infra'])] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [relativeInto(['services', 'gateway', 'packages', 'apps', 'proto', 'infra'])] }] },
+  },
+];
+
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/generated/**', '.local/**', '.turbo/**'] },
+  { ignores: ['**/node_modules/**', '**/generated/**', '**/gen/**', '.local/**', '.turbo/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,4 +53,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...boundaryRules,
 );
