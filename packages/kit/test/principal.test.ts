@@ -3,6 +3,7 @@ import { SignJWT, importJWK } from 'jose';
 import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, callerScope, requirePermission } from '../src/auth/principal.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../src/testing.ts';
 import { AppError } from '../src/errors.ts';
+import { rememberVerified } from '../src/auth/verified-tokens.ts';
 
 describe('internal principal tokens', () => {
   it('round-trips a principal signed by the gateway key', async () => {
@@ -50,5 +51,29 @@ describe('internal principal tokens', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error?.status).toBe(403);
     expect(error?.message).toBe('Missing permission: envelope:void.');
+  });
+});
+
+describe('verified tokens', () => {
+  it('checks a signature once per token and never trusts a token past its expiry', async () => {
+    let now = 1_000_000;
+    let checks = 0;
+    const verify = rememberVerified(
+      async (token: string) => {
+        checks += 1;
+        if (token === 'bad') throw new Error('signature verification failed');
+        return { principal: { token }, expiresAt: 1_060_000 };
+      },
+      { now: () => now, max: 2 },
+    );
+    expect(await verify('a')).toEqual({ token: 'a' });
+    expect(await verify('a')).toEqual({ token: 'a' });
+    expect(checks).toBe(1);
+    await expect(verify('bad')).rejects.toThrow('signature verification failed');
+    await expect(verify('bad')).rejects.toThrow('signature verification failed');
+    expect(checks).toBe(3);
+    now = 1_060_000;
+    await verify('a');
+    expect(checks).toBe(4);
   });
 });

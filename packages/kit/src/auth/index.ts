@@ -1,3 +1,4 @@
 export * from './principal.ts';
 export * from './strata-principal.ts';
 export * from './permissions.ts';
+export * from './verified-tokens.ts';

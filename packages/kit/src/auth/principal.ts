@@ -1,6 +1,7 @@
 import { SignJWT, jwtVerify, exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { AppError, missingPermission } from '../errors.ts';
 import { isPermission, type Permission, type Role } from './permissions.ts';
+import { rememberVerified } from './verified-tokens.ts';
 
 export const PRINCIPAL_HEADER = 'x-sigil-principal';
 const ISSUER = 'sigil-gateway';
@@ -53,10 +54,10 @@ export async function createPrincipalSigner(privateJwk: JWK): Promise<PrincipalS
 
 export async function createPrincipalVerifier(publicJwk: JWK): Promise<PrincipalVerifier> {
   const key = (await importJWK(publicJwk, ALG)) as CryptoKey;
-  return async (token) => {
+  return rememberVerified(async (token) => {
     const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: [ALG] });
-    return principalFromClaims(payload);
-  };
+    return { principal: principalFromClaims(payload), expiresAt: (payload.exp ?? 0) * 1000 };
+  });
 }
 
 function principalFromClaims(claims: Record<string, unknown>): Principal {

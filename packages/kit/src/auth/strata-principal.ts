@@ -1,5 +1,6 @@
 import { SignJWT, jwtVerify, importJWK, type JWK, type CryptoKey } from 'jose';
 import { STRATA, isStrataRole, type StrataPrincipal } from '@sigil/proto';
+import { rememberVerified } from './verified-tokens.ts';
 
 const ISSUER = 'sigil-gateway';
 const AUDIENCE = 'strata-services';
@@ -27,10 +28,10 @@ export async function createStrataPrincipalSigner(privateJwk: JWK): Promise<Stra
 
 export async function createStrataPrincipalVerifier(publicJwk: JWK): Promise<StrataPrincipalVerifier> {
   const key = (await importJWK(publicJwk, ALG)) as CryptoKey;
-  return async (token) => {
+  return rememberVerified(async (token) => {
     const { payload } = await jwtVerify(token, key, { issuer: ISSUER, audience: AUDIENCE, algorithms: [ALG] });
-    return parseStrataPrincipal(payload.principal);
-  };
+    return { principal: parseStrataPrincipal(payload.principal), expiresAt: (payload.exp ?? 0) * 1000 };
+  });
 }
 
 function parseStrataPrincipal(value: unknown): StrataPrincipal {
