@@ -6,8 +6,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@strata/cli';
 import { driverFor } from '@strata/mover/engines';
-import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '../../services/mover/test/fixtures.ts';
-import { stackDocuments } from '../../services/backup-catalog/test/fixtures.ts';
+import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
+import { stackDocuments } from '@strata/backup-catalog/testing';
 import { call, startTestStack, type TestStack } from './stack.ts';
 
 /**

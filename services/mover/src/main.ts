@@ -9,6 +9,6 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const worker = await startWorker({ bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY), concurrency: config.MOVER_CONCURRENCY, consumerPrefix: config.CONSUMER_PREFIX });
 const app = express();
-const health = mountHealth(app, { nats: async () => void (await bus.nc.flush()) });
+const health = mountHealth(app, { nats: () => bus.ping() });
 app.get('/status', (_req, res) => res.json({ activeJobs: worker.active() }));
 await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => worker.stop(), () => bus.close()] });

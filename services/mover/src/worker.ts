@@ -1,9 +1,10 @@
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import { unseal, type Bus, type Logger } from '@sigil/kit';
+import { consumerName, type Bus, type BusMessage, type RunningConsumer } from '@sigil/kit/bus';
+import { unseal } from '@sigil/kit/crypto';
+import type { Logger } from '@sigil/kit/log';
 import { STRATA_JOBS_STREAM, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto';
 import { runBackup } from './jobs/backup.ts';
 import { runRestore } from './jobs/restore.ts';
-import { createReporter } from './reports.ts';
+import { createReporter, type Reporter } from './reports.ts';
 
 export interface WorkerOptions {
   bus: Bus;
@@ -11,6 +12,10 @@ export interface WorkerOptions {
   secretsKey: Buffer;
   concurrency: number;
   consumerPrefix: string;
+  /** Delays before a job whose reports failed is offered again (default 5 s, 15 s, 1 min). */
+  retryDelaysMs?: readonly number[];
+  /** Runs one opened job (tests replace the engines). */
+  run?: (job: OpenedJob, reporter: Reporter, signal: AbortSignal) => Promise<void>;
 }
 
 export interface Worker {
@@ -19,86 +24,83 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+export type OpenedJob = { id: string; type: 'backup.run'; payload: BackupJob } | { id: string; type: 'restore.run'; payload: RestoreJob };
+
 const ACK_WAIT_MS = 60_000;
 const HEARTBEAT_MS = 20_000;
 const JOB_TYPES: Array<keyof StrataJobs> = ['backup.run', 'restore.run'];
+/** A job whose reports could not be sent is offered again after these delays. */
+const RETRY_DELAYS_MS = [5_000, 15_000, 60_000];
 
 /**
- * Pulls sealed jobs from the work queue, at most `concurrency` at once. A running job tells JetStream it
- * is still working every 20 s; if the mover dies the job is delivered again after a minute, and a backup
- * whose manifest already exists is only reported again.
+ * Works sealed jobs from the work queue, at most `concurrency` at once. A running job tells JetStream it is still
+ * working every 20 s; if the mover dies the job is delivered again after a minute, and a backup whose manifest already
+ * exists is only reported again. A job that cannot be opened (another STRATA_SECRETS_KEY) is terminated and logged.
  */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
-  const { bus, log, secretsKey, concurrency } = options;
-  const reporter = createReporter(bus.nc, bus.js, options.consumerPrefix);
+  const { bus, log, secretsKey } = options;
+  const reporter = createReporter(bus, options.consumerPrefix);
   const controller = new AbortController();
+  const run = options.run ?? runJob;
   let running = 0;
-  const inFlight = new Set<Promise<void>>();
-  const loops: Array<{ stop: () => Promise<void> }> = [];
 
-  const handle = async (msg: JsMsg): Promise<void> => {
-    let job: SealedJob;
-    let payload: unknown;
+  const handle = async (message: BusMessage<OpenedJob>): Promise<void> => {
+    const job = message.data;
+    running += 1;
+    const heartbeat = setInterval(() => message.working(), HEARTBEAT_MS);
     try {
-      job = msg.json<SealedJob>();
-      payload = JSON.parse(unseal(secretsKey, job.sealed, job.type));
-    } catch (error) {
-      log.error({ err: error, subject: msg.subject }, 'dropping a job that cannot be opened (wrong STRATA_SECRETS_KEY?)');
-      msg.term('cannot be opened');
-      return;
-    }
-    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
-    try {
-      log.info({ job: job.id, type: job.type }, 'job started');
-      if (job.type === 'backup.run') await runBackup(payload as BackupJob, reporter, controller.signal);
-      else await runRestore(payload as RestoreJob, reporter, controller.signal);
-      msg.ack();
+      log.info({ job: job.id, type: job.type, attempt: message.deliveryCount }, 'job started');
+      await run(job, reporter, controller.signal);
       log.info({ job: job.id, type: job.type }, 'job finished');
     } catch (error) {
-      // Reports could not be sent (NATS down): let JetStream deliver the job again.
+      // The job reports its own failures; reaching here means the reports could not be sent (NATS down).
       log.error({ err: error, job: job.id }, 'job could not report; it will be redelivered');
-      msg.nak(5_000);
+      throw error;
     } finally {
       clearInterval(heartbeat);
+      running -= 1;
     }
   };
 
-  for (const type of JOB_TYPES) {
-    const subject = strataJobSubject(type, options.consumerPrefix);
-    const durable = `${options.consumerPrefix}mover__${subject.replace(/[.*>]/g, '_')}`;
-    const config = { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: subject, ack_wait: ACK_WAIT_MS * 1e6, max_deliver: 5 };
-    try {
-      await bus.jsm.consumers.info(STRATA_JOBS_STREAM, durable);
-    } catch {
-      await bus.jsm.consumers.add(STRATA_JOBS_STREAM, config);
-    }
-    const consumer = await bus.js.consumers.get(STRATA_JOBS_STREAM, durable);
-    let stopped = false;
-    const loop = (async () => {
-      while (!stopped) {
-        if (running >= concurrency) {
-          await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, 500))]);
-          continue;
-        }
-        const msg = await consumer.next({ expires: 2_000 }).catch(() => null);
-        if (!msg) continue;
-        running += 1;
-        const task = handle(msg).finally(() => {
-          running -= 1;
-          inFlight.delete(task);
-        });
-        inFlight.add(task);
-      }
-    })();
-    loops.push({ stop: async () => { stopped = true; await loop; } });
-  }
+  const consumer: RunningConsumer = await bus.consume<OpenedJob>({
+    stream: STRATA_JOBS_STREAM,
+    durable: consumerName(options.consumerPrefix, 'mover'),
+    subjects: JOB_TYPES.map((type) => strataJobSubject(type, options.consumerPrefix)),
+    concurrency: options.concurrency,
+    ackWaitMs: ACK_WAIT_MS,
+    maxDeliver: 5,
+    retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
+    log,
+    decode: (payload) => openJob(payload, secretsKey),
+    handle,
+  });
   return {
     active: () => running,
     async stop() {
-      await Promise.all(loops.map((l) => l.stop()));
       // Running jobs finish on their own unless the process is being killed; abort them so their cleanup runs.
       controller.abort(new Error('the mover is shutting down'));
-      await Promise.allSettled([...inFlight]);
+      await consumer.stop();
     },
   };
+}
+
+/** Opens a sealed job; throws (and the message is terminated) when it cannot be opened with our key. */
+export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
+  const job = payload as Partial<SealedJob>;
+  if (typeof job?.id !== 'string' || typeof job.sealed !== 'string' || !JOB_TYPES.includes(job.type as keyof StrataJobs)) {
+    throw new Error('not a sealed Strata job');
+  }
+  let opened: unknown;
+  try {
+    opened = JSON.parse(unseal(secretsKey, job.sealed, job.type as string));
+  } catch {
+    throw new Error('the job cannot be opened (wrong STRATA_SECRETS_KEY?)');
+  }
+  return job.type === 'backup.run'
+    ? { id: job.id, type: 'backup.run', payload: opened as BackupJob }
+    : { id: job.id, type: 'restore.run', payload: opened as RestoreJob };
+}
+
+function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal): Promise<void> {
+  return job.type === 'backup.run' ? runBackup(job.payload, reporter, signal) : runRestore(job.payload, reporter, signal);
 }

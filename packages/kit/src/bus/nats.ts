@@ -137,6 +137,9 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
     }
   };
 
+  // `concurrency` is for the whole consumer: a loop takes a slot before it asks for a message, so no message
+  // waits in our hands (its ack deadline running) for another to finish.
+  const slots = createSlots(concurrency);
   const loops = names.flatMap((name) =>
     Array.from({ length: concurrency }, async () => {
       let failures = 0;
@@ -144,9 +147,14 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
         try {
           const consumer = await js.consumers.get(stream, name);
           while (!stopping.signal.aborted) {
-            const msg = await consumer.next({ expires: 1_000 });
-            failures = 0;
-            if (msg) await deliver(msg);
+            const release = await slots.take(stopping.signal);
+            try {
+              const msg = await consumer.next({ expires: 1_000 });
+              failures = 0;
+              if (msg) await deliver(msg);
+            } finally {
+              release();
+            }
           }
         } catch (error) {
           if (stopping.signal.aborted) break;
@@ -172,6 +180,39 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
         if (Date.now() > deadline) throw new Error(`consumer ${options.durable} still busy after ${timeoutMs} ms`);
         await sleep(50);
       }
+    },
+  };
+}
+
+/** A counting semaphore whose waits end when `signal` aborts. */
+function createSlots(size: number) {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free += 1;
+  };
+  return {
+    async take(signal: AbortSignal): Promise<() => void> {
+      if (free > 0) {
+        free -= 1;
+        return release;
+      }
+      await new Promise<void>((resolve, reject) => {
+        const grant = () => {
+          signal.removeEventListener('abort', abort);
+          resolve();
+        };
+        const abort = () => {
+          const index = waiting.indexOf(grant);
+          if (index !== -1) waiting.splice(index, 1);
+          reject(signal.reason);
+        };
+        waiting.push(grant);
+        signal.addEventListener('abort', abort, { once: true });
+      });
+      return release;
     },
   };
 }

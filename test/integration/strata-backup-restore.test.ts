@@ -17,9 +17,8 @@ import {
   dropMysqlDatabase,
   dropPostgresDatabase,
   uniqueDatabaseName,
-} from '../../mover/test/fixtures.ts';
-import { startCatalogHarness, type CatalogHarness } from './helpers.ts';
-import { s3Env, stackDocuments } from './fixtures.ts';
+} from '@strata/mover/testing';
+import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 
 /**
  * Backups and restores for real: the catalog and a mover in this process, Postgres and MariaDB servers,

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createMemoryBus } from '@sigil/kit/bus';
+import { seal } from '@sigil/kit/crypto';
+import { silentLogger } from '@sigil/kit/testing';
+import { STRATA_JOBS_STREAM, strataEventSubject, strataJobSubject, type BackupJob } from '@sigil/proto';
+import { startWorker, type OpenedJob } from '../src/worker.ts';
+
+const key = randomBytes(32);
+const sealedJob = (id: string, secretsKey = key) => ({ id, type: 'backup.run', sealed: seal(secretsKey, JSON.stringify({ backupId: id } as Partial<BackupJob>), 'backup.run') });
+
+async function until(ready: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('the mover worker', () => {
+  it('opens each job, runs it once, and reports through the bus', async () => {
+    const bus = createMemoryBus();
+    const ran: OpenedJob[] = [];
+    const worker = await startWorker({
+      bus, log: silentLogger(), secretsKey: key, concurrency: 1, consumerPrefix: 'w1',
+      run: async (job, reporter) => {
+        ran.push(job);
+        await reporter.report('backup.failed', { backupId: job.id, message: 'test', finishedAt: new Date(0).toISOString() });
+      },
+    });
+    await bus.publish(strataJobSubject('backup.run', 'w1'), sealedJob('b1'), { msgId: 'b1' });
+    await until(() => ran.length === 1 && bus.published().length === 2);
+    await worker.stop();
+    expect(ran).toEqual([{ id: 'b1', type: 'backup.run', payload: { backupId: 'b1' } }]);
+    expect(bus.published()[1]).toMatchObject({ subject: strataEventSubject('backup.failed', 'w1'), payload: { type: 'backup.failed', data: { backupId: 'b1' } } });
+  });
+
+  it('terminates a job sealed with another key and goes on with the next', async () => {
+    const bus = createMemoryBus();
+    const ran: string[] = [];
+    const worker = await startWorker({ bus, log: silentLogger(), secretsKey: key, concurrency: 1, consumerPrefix: 'w2', run: async (job) => void ran.push(job.id) });
+    await bus.publish(strataJobSubject('backup.run', 'w2'), sealedJob('foreign', randomBytes(32)));
+    await bus.publish(strataJobSubject('backup.run', 'w2'), sealedJob('ours'));
+    await until(() => ran.length === 1);
+    await worker.stop();
+    expect(ran).toEqual(['ours']);
+  });
+
+  it('offers a job again when its reports could not be sent', async () => {
+    const bus = createMemoryBus();
+    let attempts = 0;
+    const worker = await startWorker({
+      bus, log: silentLogger(), secretsKey: key, concurrency: 1, consumerPrefix: 'w3', retryDelaysMs: [0],
+      run: async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('NATS is down');
+      },
+    });
+    await bus.publish(strataJobSubject('backup.run', 'w3'), sealedJob('b3'));
+    await until(() => attempts === 2);
+    await worker.stop();
+    expect(attempts).toBe(2);
+  });
+
+  it('runs at most `concurrency` jobs at once across backups and restores', async () => {
+    const bus = createMemoryBus({ streams: { [STRATA_JOBS_STREAM]: ['strata.jobs.>'] } });
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const worker = await startWorker({
+      bus, log: silentLogger(), secretsKey: key, concurrency: 2, consumerPrefix: 'w4',
+      run: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        done += 1;
+      },
+    });
+    for (let i = 0; i < 6; i++) await bus.publish(strataJobSubject('backup.run', 'w4'), sealedJob(`b${i}`));
+    await until(() => done === 6);
+    expect(worker.active()).toBe(0);
+    await worker.stop();
+    expect(most).toBe(2);
+  });
+});
