@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { AppError, PRINCIPAL_HEADER, sha256Hex, REQUEST_ID_HEADER, type Bus, type Logger, type Principal, type PrincipalSigner } from '@sigil/kit';
 import { eventSubject, SIGIL, type DomainEvent, type EventType } from '@sigil/proto';
-import { AUTHENTICATE_PATH, type AuthenticateFailureReason, type AuthenticateRequest, type AuthenticateResponse } from './internal-auth.ts';
+import { INTERNAL_AUTHENTICATE_PATH, isAuthenticateResponse, type AuthenticateFailureReason, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -23,7 +23,7 @@ export type ResolutionFailure = 'malformed' | AuthenticateFailureReason;
 export type Resolution = { principal: Principal } | { principal: null; reason: ResolutionFailure };
 
 /** The NATS connection surface the authenticator needs (a `NatsConnection` fits). */
-export type RevocationFeed = Pick<Bus['nc'], 'subscribe'> & Partial<Pick<Bus['nc'], 'flush' | 'status'>>;
+export type RevocationFeed = Pick<Bus, 'listen' | 'onReconnect'>;
 
 export interface AuthenticatorOptions {
   /** Base URL of the accounts service; without it every look-up fails with 503. */
@@ -37,6 +37,8 @@ export interface AuthenticatorOptions {
   /** Deadline of one call to the accounts service. Default 5 s. */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** The clock of cache lifetimes (epoch milliseconds); tests move it by hand. */
+  now?: () => number;
 }
 
 export interface LookupContext {
@@ -72,7 +74,7 @@ export interface Authenticator {
    * Subscribes (core NATS, every replica gets every message) to the revocation events and evicts on
    * each. Resolves once the subscriptions are registered with the server.
    */
-  subscribeRevocations(nc: RevocationFeed): Promise<{ unsubscribe(): void }>;
+  subscribeRevocations(bus: RevocationFeed): Promise<{ unsubscribe(): void }>;
   stats(): AuthenticatorStats;
 }
 
@@ -87,7 +89,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const timeoutMs = options.timeoutMs ?? 5_000;
   const fetchImpl = options.fetch ?? fetch;
   const accountsUrl = options.accountsUrl?.replace(/\/+$/, '');
-  const cache = new LRUCache<string, Principal>({ max: options.max ?? 10_000, ttl: ttlMs });
+  const now = options.now ?? Date.now;
+  const cache = new LRUCache<string, Principal>({ max: options.max ?? 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
   /** De-duplicates concurrent look-ups of one credential. */
   const inflight = new Map<string, Promise<Resolution>>();
   /** Bumped by every eviction: a look-up that started before it must not repopulate the cache. */
@@ -110,7 +113,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (context.requestId) headers[REQUEST_ID_HEADER] = context.requestId;
     let response: Response;
     try {
-      response = await fetchImpl(accountsUrl + AUTHENTICATE_PATH, {
+      response = await fetchImpl(accountsUrl + INTERNAL_AUTHENTICATE_PATH, {
         method: 'POST',
         headers,
         body: JSON.stringify(body),
@@ -146,7 +149,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       .then((answer): Resolution => {
         if (answer.principal === null) return { principal: null, reason: answer.reason };
         const principal = Object.freeze({ ...answer.principal }) as Principal;
-        const ttl = entryTtl(ttlMs, 'expiresAt' in answer ? answer.expiresAt : undefined);
+        const ttl = entryTtl(ttlMs, 'expiresAt' in answer ? answer.expiresAt : undefined, now());
         if (ttl > 0 && generation === startedAt) cache.set(cacheKey, principal, { ttl });
         return { principal };
       })
@@ -202,7 +205,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       cache.clear();
       invalidateInflight();
     },
-    async subscribeRevocations(nc) {
+    async subscribeRevocations(bus) {
       const handlers: Partial<Record<EventType, (event: DomainEvent) => void>> = {
         'apikey.revoked': (event) => {
           const data = event.data as DomainEvent<'apikey.revoked'>['data'];
@@ -223,42 +226,27 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
           if (typeof data.userId === 'string') authenticator.evictUser(data.userId, event.organizationId);
         },
       };
-      const subscriptions = Object.entries(handlers).map(([type, handle]) =>
-        nc.subscribe(eventSubject(type as EventType), {
-          callback: (error, msg) => {
-            if (error) {
-              log.warn({ err: error, type }, 'revocation subscription error');
+      const subscriptions = await Promise.all(
+        Object.entries(handlers).map(([type, handle]) =>
+          bus.listen(eventSubject(type as EventType), (payload) => {
+            const event = payload as DomainEvent | null;
+            if (!event || typeof event !== 'object' || !event.data || typeof event.data !== 'object') {
+              log.warn({ type }, 'ignored a malformed revocation event');
               return;
             }
-            try {
-              const event = JSON.parse(msg.string()) as DomainEvent;
-              if (!event || typeof event !== 'object' || !event.data || typeof event.data !== 'object') throw new Error('not a domain event');
-              handle(event);
-              log.debug({ type, eventId: event.id }, 'revocation event applied');
-            } catch (cause) {
-              log.warn({ err: cause, type }, 'ignored a malformed revocation event');
-            }
-          },
-        }),
+            handle(event);
+            log.debug({ type, eventId: event.id }, 'revocation event applied');
+          }),
+        ),
       );
-      let stopped = false;
-      if (nc.status) {
-        // Core NATS does not replay what was published while we were disconnected: forget everything.
-        const status = nc.status();
-        void (async () => {
-          for await (const event of status) {
-            if (stopped) break;
-            if (event.type === 'reconnect') {
-              log.warn('reconnected to NATS; revocations may have been missed, clearing the credential cache');
-              authenticator.clear();
-            }
-          }
-        })().catch(() => undefined);
-      }
-      await nc.flush?.();
+      // Notifications are not replayed after a disconnection: what was revoked meanwhile is unknown, forget everything.
+      const reconnects = bus.onReconnect(() => {
+        log.warn('reconnected to NATS; revocations may have been missed, clearing the credential cache');
+        authenticator.clear();
+      });
       return {
         unsubscribe: () => {
-          stopped = true;
+          reconnects.unsubscribe();
           for (const subscription of subscriptions) subscription.unsubscribe();
         },
       };
@@ -268,26 +256,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   return authenticator;
 }
 
-function entryTtl(ttlMs: number, expiresAt: string | null | undefined): number {
+function entryTtl(ttlMs: number, expiresAt: string | null | undefined, now: number): number {
   if (!expiresAt) return ttlMs;
-  const until = Date.parse(expiresAt) - Date.now();
+  const until = Date.parse(expiresAt) - now;
   return Number.isNaN(until) ? ttlMs : Math.min(ttlMs, until);
-}
-
-function isAuthenticateResponse(value: unknown): value is AuthenticateResponse {
-  if (!value || typeof value !== 'object' || !('principal' in value)) return false;
-  const { principal } = value as { principal: unknown; reason?: unknown };
-  if (principal === null) {
-    const reason = (value as { reason?: unknown }).reason;
-    return reason === 'unknown' || reason === 'revoked' || reason === 'expired';
-  }
-  if (!principal || typeof principal !== 'object') return false;
-  const p = principal as Record<string, unknown>;
-  return (
-    (p.kind === 'api_key' || p.kind === 'session') &&
-    typeof p.organizationId === 'string' &&
-    typeof p.actorId === 'string' &&
-    (p.mode === 'test' || p.mode === 'live') &&
-    Array.isArray(p.permissions)
-  );
 }

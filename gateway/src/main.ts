@@ -35,7 +35,7 @@ const signStrataPrincipal = await createStrataPrincipalSigner(config.INTERNAL_JW
 
 const bus = await connectBus(config.NATS_URL, 'gateway');
 const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal, log });
-const revocations = await authenticator.subscribeRevocations(bus.nc);
+const revocations = await authenticator.subscribeRevocations(bus);
 const gateway = await createGatewayApp({
   serviceUrls,
   signPrincipal,

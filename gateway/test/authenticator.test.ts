@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '@sigil/kit/testing';
 import { API_KEY_PATTERN, createAuthenticator, sha256Hex, type AuthenticatorOptions } from '../src/authenticator.ts';
-import type { AuthenticateRequest, AuthenticateResponse } from '../src/internal-auth.ts';
-import { apiKeyPrincipal, createTestKeys, newApiKey, sessionPrincipal } from './helpers.ts';
+import type { AuthenticateRequest, AuthenticateResponse } from '@sigil/proto/internal-auth';
+import { apiKeyPrincipal, createTestKeys, newApiKey, sessionPrincipal, waitFor } from './helpers.ts';
 
 /** An accounts endpoint in a function: records calls, answers from `answer`, optionally waits on a gate. */
 function fakeFetch(answer: (body: AuthenticateRequest) => AuthenticateResponse | number) {
@@ -63,7 +63,7 @@ describe('authenticator', () => {
     const key = newApiKey();
     const release = accounts.hold();
     const pending = auth.resolveApiKey(key);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(async () => accounts.calls.length === 1);
     auth.evictApiKey(principal.apiKeyId as string);
     release();
     await pending;
@@ -74,13 +74,15 @@ describe('authenticator', () => {
 
   it('does not keep an entry past the credential expiry', async () => {
     const principal = apiKeyPrincipal();
-    const accounts = fakeFetch(() => ({ principal, expiresAt: new Date(Date.now() + 80).toISOString() }));
-    const auth = await authenticatorWith(accounts.impl);
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const accounts = fakeFetch(() => ({ principal, expiresAt: new Date(now + 80).toISOString() }));
+    const auth = await authenticatorWith(accounts.impl, { now: () => now });
     const key = newApiKey();
     await auth.resolveApiKey(key);
+    now += 79;
     await auth.resolveApiKey(key);
     expect(accounts.calls).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    now += 2;
     await auth.resolveApiKey(key);
     expect(accounts.calls).toHaveLength(2);
   });

@@ -16,7 +16,7 @@ import { apiKeyPrincipal, sessionPrincipal, silentLogger } from '@sigil/kit/test
 import { createGatewayApp, type GatewayApp, type GatewayDeps } from '../src/app.ts';
 import { createAuthenticator, sha256Hex, type Authenticator, type AuthenticatorOptions } from '../src/authenticator.ts';
 import { composeSdl } from '../src/compose.ts';
-import type { AuthenticateRequest, AuthenticateResponse } from '../src/internal-auth.ts';
+import type { AuthenticateRequest, AuthenticateResponse } from '@sigil/proto/internal-auth';
 
 export { apiKeyPrincipal, sessionPrincipal };
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import request from 'supertest';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { PRINCIPAL_HEADER } from '@sigil/kit';
+import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
+import { connectBus, type NatsBus } from '@sigil/kit/bus';
 import { testNatsUrl } from '@sigil/kit/testing';
 import { SIGIL, createEvent, eventSubject } from '@sigil/proto';
 import { sha256Hex } from '../src/authenticator.ts';
@@ -22,7 +22,7 @@ let keys: TestKeys;
 let accounts: FakeAccounts;
 let service: { url: string; close(): Promise<void> };
 let gateway: GatewayUnderTest;
-let nc: NatsConnection;
+let bus: NatsBus;
 let subscription: { unsubscribe(): void };
 
 beforeAll(async () => {
@@ -32,13 +32,13 @@ beforeAll(async () => {
   app.use(echoHandler());
   service = await listen(app);
   gateway = await buildGateway(keys, { accounts: accounts.url, templates: service.url });
-  nc = await connect({ servers: testNatsUrl(), name: 'gateway-revocation-test' });
-  subscription = await gateway.authenticator.subscribeRevocations(nc);
+  bus = await connectBus(testNatsUrl(), 'gateway-revocation-test');
+  subscription = await gateway.authenticator.subscribeRevocations(bus);
 });
 
 afterAll(async () => {
   subscription?.unsubscribe();
-  await nc?.drain();
+  await bus?.close();
   await gateway?.close();
   await service?.close();
   await accounts?.close();
@@ -72,13 +72,14 @@ describe('credential cache', () => {
   });
 
   it('expires cached entries after the TTL', async () => {
-    const short = await buildGateway(keys, { accounts: accounts.url, templates: service.url }, { authenticator: { ttlMs: 100 } });
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const short = await buildGateway(keys, { accounts: accounts.url, templates: service.url }, { authenticator: { ttlMs: 100, now: () => now } });
     try {
       const { key } = accounts.addKey();
       await request(short.app).get('/v1/templates').set('x-api-key', key).expect(200);
       accounts.setKeyState(key, 'revoked');
       await request(short.app).get('/v1/templates').set('x-api-key', key).expect(200); // cached
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      now += 101;
       await request(short.app).get('/v1/templates').set('x-api-key', key).expect(401);
     } finally {
       await short.close();
@@ -132,8 +133,7 @@ describe('revocation', () => {
     await listTemplates(key).expect(200);
 
     const event = createEvent('apikey.revoked', principal.organizationId, { apiKeyId: principal.apiKeyId as string, keyHash: sha256Hex(key) });
-    nc.publish(eventSubject('apikey.revoked'), JSON.stringify(event));
-    await nc.flush();
+    bus.notify(eventSubject('apikey.revoked'), event);
     await waitFor(async () => (await listTemplates(key)).status === 401);
     expect(lookupsOf(sha256Hex(key))).toBe(2);
   });
@@ -143,8 +143,7 @@ describe('revocation', () => {
     await listTemplates(key).expect(200);
     accounts.setKeyState(key, 'revoked');
     const event = createEvent('apikey.revoked', principal.organizationId, { apiKeyId: principal.apiKeyId as string, keyHash: 'f'.repeat(64) });
-    nc.publish(eventSubject('apikey.revoked'), JSON.stringify(event));
-    await nc.flush();
+    bus.notify(eventSubject('apikey.revoked'), event);
     await waitFor(async () => (await listTemplates(key)).status === 401);
   });
 
@@ -156,8 +155,7 @@ describe('revocation', () => {
     // Make the next look-up fail: the fake store marks every session of this id revoked via sign-out semantics.
     await request(accounts.url).post('/v1/auth/sign-out').set(PRINCIPAL_HEADER, await keys.sign(principal)).expect(204);
 
-    nc.publish(eventSubject('session.revoked'), JSON.stringify(createEvent('session.revoked', principal.organizationId, { sessionHash: sha256Hex(token) })));
-    await nc.flush();
+    bus.notify(eventSubject('session.revoked'), createEvent('session.revoked', principal.organizationId, { sessionHash: sha256Hex(token) }));
     await waitFor(async () => {
       const res = await request(gateway.app).get('/v1/api-keys').set('cookie', cookie);
       return res.body.headers[PRINCIPAL_HEADER] === undefined;
@@ -167,9 +165,9 @@ describe('revocation', () => {
   it('ignores malformed events', async () => {
     const { key } = accounts.addKey();
     await listTemplates(key).expect(200);
-    nc.publish(eventSubject('apikey.revoked'), 'not json');
-    nc.publish(eventSubject('apikey.revoked'), JSON.stringify({ data: null }));
-    await nc.flush();
+    bus.nc.publish(eventSubject('apikey.revoked'), 'not json');
+    bus.notify(eventSubject('apikey.revoked'), { data: null });
+    await bus.ping();
     await listTemplates(key).expect(200);
     expect(lookupsOf(sha256Hex(key))).toBe(1);
   });

@@ -9,3 +9,4 @@ export * from './strata.ts';
 export * from './strata-jobs.ts';
 export * from './strata-openapi.ts';
 export * from './resources.ts';
+export * from './internal-auth.ts';

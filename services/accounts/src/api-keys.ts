@@ -14,7 +14,7 @@ import {
   type Principal,
 } from '@sigil/kit';
 import type { Db, Tx } from './db.ts';
-import type { AuthenticateResult } from './internal-auth.ts';
+import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 import { sha256Hex } from './tokens.ts';
 import { toApiKeyView, type ApiKeyView } from './views.ts';
 
@@ -125,7 +125,7 @@ export function createApiKeyService({ db }: { db: Db }) {
     },
 
     /** For the gateway: the principal of a key, looked up by the SHA-256 of the full secret. */
-    async authenticate(secretHash: string): Promise<AuthenticateResult> {
+    async authenticate(secretHash: string): Promise<AuthenticateResponse> {
       const key = await db.apiKey.findUnique({ where: { secretHash } });
       if (!key) return { principal: null, reason: 'unknown' };
       if (key.revokedAt) return { principal: null, reason: 'revoked' };

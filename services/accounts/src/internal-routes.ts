@@ -1,8 +1,10 @@
-import type { Express, NextFunction, Request, Response } from 'express';
-import { AppError, PRINCIPAL_HEADER, sendProblem, unauthorized, type PrincipalVerifier } from '@sigil/kit';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '@sigil/kit/errors';
+import { PRINCIPAL_HEADER, unauthorized, type PrincipalVerifier } from '@sigil/kit/auth';
+import { sendProblem } from '@sigil/kit/http';
 import type { ApiKeyService } from './api-keys.ts';
 import type { SessionService } from './sessions.ts';
-import { GATEWAY_ACTOR_ID, INTERNAL_AUTHENTICATE_PATH, type AuthenticateRequest, type AuthenticateResponse } from './internal-auth.ts';
+import { GATEWAY_ACTOR_ID, INTERNAL_AUTHENTICATE_PATH, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
 import { SHA256_HEX } from './tokens.ts';
 
 export interface InternalRoutesDeps {
@@ -26,7 +28,7 @@ export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): voi
     next();
   };
 
-  app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, async (req: Request, res: Response, next: NextFunction) => {
+  app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, express.json({ limit: '4kb' }), async (req: Request, res: Response, next: NextFunction) => {
     try {
       const body = parseAuthenticateRequest(req.body);
       const result: AuthenticateResponse =

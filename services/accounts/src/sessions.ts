@@ -1,7 +1,7 @@
 import { SIGIL } from '@sigil/proto';
 import { AppError, enqueueEvent, newId, ROLE_PERMISSIONS, unauthorized, type Principal } from '@sigil/kit';
 import type { Db, Tx } from './db.ts';
-import type { AuthenticateResult } from './internal-auth.ts';
+import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { createOrganizationWithOwner } from './organizations.ts';
 import type { Throttle } from './throttle.ts';
@@ -166,7 +166,7 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
     },
 
     /** For the gateway: the principal of a session cookie, looked up by the token's SHA-256. */
-    async authenticate(tokenHash: string): Promise<AuthenticateResult> {
+    async authenticate(tokenHash: string): Promise<AuthenticateResponse> {
       const session = await db.session.findUnique({ where: { tokenHash } });
       if (!session) return { principal: null, reason: 'unknown' };
       if (session.revokedAt) return { principal: null, reason: 'revoked' };

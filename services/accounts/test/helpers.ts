@@ -7,7 +7,7 @@ import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '
 import type { Principal } from '@sigil/kit';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
-import type { AuthenticateResponse } from '../src/internal-auth.ts';
+import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 
 export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations');
 

@@ -89,6 +89,7 @@ export function createMemoryBus(options: { streams?: Record<string, readonly str
       }
       return runGroup(group, consumeOptions);
     },
+    onReconnect: () => ({ unsubscribe: () => undefined }),
     async ping() {},
     async close() {
       listeners.clear();

@@ -66,6 +66,16 @@ export async function connectBus(url: string, name: string): Promise<NatsBus> {
       return { unsubscribe: () => subscription.unsubscribe() };
     },
     consume: (options) => consumeStream(js, jsm, options),
+    onReconnect(handler) {
+      let stopped = false;
+      void (async () => {
+        for await (const event of nc.status()) {
+          if (stopped) break;
+          if (event.type === 'reconnect') handler();
+        }
+      })().catch(() => undefined);
+      return { unsubscribe: () => void (stopped = true) };
+    },
     async ping() {
       await nc.flush();
     },

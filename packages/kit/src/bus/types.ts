@@ -54,6 +54,8 @@ export interface Bus {
   listen(subject: string, handler: (payload: unknown, subject: string) => void): Promise<Subscription>;
   /** A durable consumer of a stream. */
   consume<T>(options: ConsumeOptions<T>): Promise<RunningConsumer>;
+  /** Called after the connection to the broker came back: notifications sent meanwhile were lost. */
+  onReconnect(handler: () => void): Subscription;
   /** Resolves when the broker answers (readiness checks). */
   ping(): Promise<void>;
   close(): Promise<void>;
