@@ -34,7 +34,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { BackupJob, DatabaseAccess } from '@sigil/proto';
-import { startS3, type S3Handle } from '../../infra/local/src/s3.ts';
+import { startS3, type S3Handle } from '@sigil/local-stack';
 import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '@strata/stream/s3';
 import type { ChildConfig, ChildResult } from './strata-backup-child.ts';
 
