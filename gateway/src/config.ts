@@ -81,7 +81,12 @@ export const gatewayConfigSchema = z.object({
   NATS_URL: z.string().min(1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** `true` when a load balancer in front sets x-forwarded-*. */
+  /** Proxies in front of the gateway whose X-Forwarded-For hops are believed. `TRUST_PROXY=true` is the older spelling of 1. */
+  TRUSTED_PROXIES: optional(z.coerce.number().int().min(0).max(10)),
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(50).default(8),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   NODE_ENV: optional(z.string()),
 
   // Strata (console API under /api/v1)

@@ -2,21 +2,46 @@ import express, { type RequestHandler } from 'express';
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import { PRINCIPAL_HEADER, REQUEST_ID_HEADER, type Logger, type Principal, type PrincipalSigner } from '@sigil/kit';
-import type { ServiceName } from '@sigil/proto';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import type { GraphQLError, GraphQLFormattedError, ValidationContext } from 'graphql';
+import { PRINCIPAL_HEADER, type Principal } from '@sigil/kit/auth';
+import { REQUEST_ID_HEADER } from '@sigil/kit/http';
+import type { Logger } from '@sigil/kit/log';
+import type { ServiceName } from '@sigil/proto/routes';
 
 /** What every subgraph request of one incoming operation carries. */
 export interface GatewayGraphQLContext {
-  /** Signed once per incoming operation; absent for an anonymous caller. */
+  /** Signed once per caller (re-used while fresh); absent for an anonymous caller. */
   principalToken: string | undefined;
   requestId: string;
 }
 
+/** Limits checked while the query is validated, before any subgraph is asked anything. */
+export interface GraphLimits {
+  /** Deepest selection set (fields within fields). */
+  maxDepth: number;
+  /** graphql-armor's cost: every object and scalar counts, deeper ones more. */
+  maxCost: number;
+  maxAliases: number;
+}
+
+/** A refused query is an ordinary validation error (400, GRAPHQL_VALIDATION_FAILED), not an exception (500). */
+const REPORT_AS_VALIDATION_ERROR = {
+  exposeLimits: true,
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+};
+
+export const DEFAULT_GRAPH_LIMITS: GraphLimits = { maxDepth: 8, maxCost: 5000, maxAliases: 15 };
+
 export interface FederatedGraphOptions {
   supergraphSdl: string;
   serviceUrls: Partial<Record<ServiceName, string>>;
-  signPrincipal: PrincipalSigner;
+  principalToken: (principal: Principal) => Promise<string>;
   log: Logger;
+  limits?: Partial<GraphLimits>;
   /** The caller, resolved by the middleware in front (same rules as a K operation). */
   principalOf: (res: express.Response) => Principal | undefined;
 }
@@ -37,12 +62,13 @@ function unconfiguredSubgraph(name: string): GraphQLDataSource<GatewayGraphQLCon
 }
 
 /**
- * The federated GraphQL endpoint: `@apollo/gateway` plans over the checked-in supergraph (composed at
- * build time, never fetched at run time) and calls each subgraph at `serviceUrls[name] + '/graphql'`
- * with the caller's principal token, exactly as the REST proxy does.
+ * The federated GraphQL endpoint: `@apollo/gateway` plans over the checked-in supergraph (composed at build time, never
+ * fetched at run time) and calls each subgraph at `serviceUrls[name] + '/graphql'` with the caller's principal token,
+ * exactly as the REST proxy does. Anonymous callers are refused before planning; answers never carry stack traces.
  */
 export async function createFederatedGraph(options: FederatedGraphOptions): Promise<FederatedGraph> {
   const { serviceUrls, log } = options;
+  const limits = { ...DEFAULT_GRAPH_LIMITS, ...options.limits };
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     logger: log,
@@ -52,7 +78,6 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
       return new RemoteGraphQLDataSource<GatewayGraphQLContext>({
         url: `${base.replace(/\/+$/, '')}/graphql`,
         willSendRequest({ request, context }) {
-          // A subgraph fetch made outside an incoming operation (none with a static supergraph) carries nothing.
           const ctx = context as Partial<GatewayGraphQLContext>;
           request.http?.headers.delete(PRINCIPAL_HEADER);
           if (ctx.principalToken) request.http?.headers.set(PRINCIPAL_HEADER, ctx.principalToken);
@@ -66,21 +91,37 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
     logger: log,
     stopOnTerminationSignals: false,
     introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: hideInternals,
+    validationRules: [
+      maxDepthRule({ n: limits.maxDepth, ...REPORT_AS_VALIDATION_ERROR }),
+      costLimitRule({ maxCost: limits.maxCost, ...REPORT_AS_VALIDATION_ERROR }),
+      maxAliasesRule({ n: limits.maxAliases, ...REPORT_AS_VALIDATION_ERROR }),
+    ],
   });
   await server.start();
   return {
     handler: [
+      (_req, res, next) => {
+        if (options.principalOf(res)) return next();
+        res.status(401).setHeader('www-authenticate', 'Bearer realm="sigil"');
+        res.json({ errors: [{ message: 'A valid API key or dashboard session is required.', extensions: { code: 'UNAUTHENTICATED' } }] });
+      },
       express.json({ limit: '1mb' }),
       expressMiddleware(server, {
         context: async ({ res }) => {
           const principal = options.principalOf(res);
-          return {
-            principalToken: principal ? await options.signPrincipal(principal) : undefined,
-            requestId: String(res.locals.requestId),
-          };
+          return { principalToken: principal ? await options.principalToken(principal) : undefined, requestId: String(res.locals.requestId) };
         },
       }),
     ],
     stop: () => server.stop(),
   };
+}
+
+/** An unexpected failure may name files or internals: the caller gets a plain sentence, the log gets the rest. */
+function hideInternals(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const { stacktrace: _stacktrace, exception: _exception, ...extensions } = (formatted.extensions ?? {}) as Record<string, unknown>;
+  if (extensions.code === 'INTERNAL_SERVER_ERROR') return { message: 'An unexpected error occurred.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return { ...formatted, extensions };
 }

@@ -42,7 +42,8 @@ const gateway = await createGatewayApp({
   log,
   authenticator,
   supergraphSdl: readFileSync(new URL('../supergraph.graphql', import.meta.url), 'utf8'),
-  trustProxy: config.TRUST_PROXY,
+  trustedProxies: config.TRUSTED_PROXIES ?? (config.TRUST_PROXY ? 1 : 0),
+  graphLimits: { maxDepth: config.GRAPHQL_MAX_DEPTH, maxCost: config.GRAPHQL_MAX_COST, maxAliases: config.GRAPHQL_MAX_ALIASES },
   strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
 });
 await runServer({

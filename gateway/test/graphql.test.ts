@@ -21,6 +21,7 @@ const unauthenticated = () => new GraphQLError('Sign in first.', { extensions: {
 let keys: TestKeys;
 let accounts: FakeAccounts;
 let gateway: GatewayUnderTest;
+let supergraphSdl: string;
 const servers: Array<{ close(): Promise<void> }> = [];
 const subgraphHeaders: Array<Record<string, unknown>> = [];
 
@@ -61,7 +62,7 @@ beforeAll(async () => {
       },
     },
   });
-  const supergraphSdl = composeSdl([
+  supergraphSdl = composeSdl([
     { name: 'accounts', sdl: USERS_SDL },
     { name: 'templates', sdl: TEMPLATES_SDL },
   ]);
@@ -101,11 +102,42 @@ describe('federated GraphQL at /graphql', () => {
     expect(res.body.data.viewer).toEqual({ id: principal.actorId, name: `user ${principal.actorId}` });
   });
 
-  it('lets subgraphs answer UNAUTHENTICATED for an anonymous caller, even with a spoofed principal', async () => {
+  it('refuses an anonymous caller with 401 UNAUTHENTICATED before planning, even with a spoofed principal', async () => {
+    subgraphHeaders.length = 0;
     const spoofed = await keys.sign({ kind: 'api_key', organizationId: 'org_x', actorId: 'key_x', mode: 'live', permissions: ['template:read'] });
-    const res = await query('{ viewer { id } }').set(PRINCIPAL_HEADER, spoofed).expect(200);
-    expect(res.body.data.viewer).toBeNull();
-    expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const res = await query('{ viewer { id } }').set(PRINCIPAL_HEADER, spoofed).expect(401);
+    expect(res.body).toEqual({ errors: [{ message: 'A valid API key or dashboard session is required.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(res.body.data).toBeUndefined();
+    expect(subgraphHeaders).toHaveLength(0);
+  });
+
+  it('never answers with a stack trace or a server path', async () => {
+    const { key } = accounts.addKey();
+    const res = await query('{ templatez { name } }').set('authorization', `Bearer ${key}`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const text = JSON.stringify(res.body);
+    expect(text).not.toContain('stacktrace');
+    expect(text).not.toMatch(/node_modules|\/work\/|\.ts:\d|at [A-Za-z]+ \(/);
+  });
+
+  it('refuses queries that are too deep, too costly or too aliased, without asking any subgraph', async () => {
+    const { key } = accounts.addKey();
+    subgraphHeaders.length = 0;
+    const limited = await buildGateway(keys, {}, { supergraphSdl, authenticator: { accountsUrl: accounts.url }, graphLimits: { maxDepth: 2, maxCost: 4, maxAliases: 1 } });
+    try {
+      const ask = (text: string) => request(limited.app).post('/graphql').set('authorization', `Bearer ${key}`).send({ query: text });
+      const deep = await ask('{ templates { author { name } } }');
+      expect(deep.status).toBe(400);
+      expect(deep.body.errors[0].message).toMatch(/depth/i);
+      const aliased = await ask('{ a: viewer { id } b: viewer { id } }');
+      expect(aliased.body.errors.map((e: { message: string }) => e.message).join(' ')).toMatch(/aliases/i);
+      const costly = await ask('{ viewer { id name } templates { id name } }');
+      expect(costly.body.errors.map((e: { message: string }) => e.message).join(' ')).toMatch(/cost/i);
+      expect(subgraphHeaders).toHaveLength(0);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('answers 401 problem+json for an invalid key before GraphQL runs', async () => {
@@ -122,7 +154,8 @@ describe('federated GraphQL at /graphql', () => {
       authenticator: { accountsUrl: accounts.url },
     });
     try {
-      const res = await request(partial.app).post('/graphql').send({ query: '{ viewer { id } }' }).expect(200);
+      const { key } = accounts.addKey();
+      const res = await request(partial.app).post('/graphql').set('authorization', `Bearer ${key}`).send({ query: '{ viewer { id } }' }).expect(200);
       expect(res.body.errors[0].message).toContain('accounts service is not configured');
     } finally {
       await partial.close();

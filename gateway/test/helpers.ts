@@ -194,7 +194,7 @@ export interface GatewayUnderTest extends GatewayApp {
 export async function buildGateway(
   keys: TestKeys,
   serviceUrls: GatewayDeps['serviceUrls'],
-  options: { supergraphSdl?: string; authenticator?: Partial<AuthenticatorOptions>; trustProxy?: boolean } = {},
+  options: { supergraphSdl?: string; authenticator?: Partial<AuthenticatorOptions>; trustProxy?: boolean; trustedProxies?: number; graphLimits?: GatewayDeps['graphLimits'] } = {},
 ): Promise<GatewayUnderTest> {
   const log = silentLogger();
   const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal: keys.sign, log, ...options.authenticator });
@@ -205,6 +205,8 @@ export async function buildGateway(
     authenticator,
     supergraphSdl: options.supergraphSdl ?? PING_SUPERGRAPH,
     trustProxy: options.trustProxy,
+    trustedProxies: options.trustedProxies,
+    graphLimits: options.graphLimits,
   });
   return { ...gateway, authenticator };
 }

@@ -1,0 +1,121 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { StrataPrincipalSigner } from '@sigil/kit/auth';
+import { REQUEST_ID_HEADER } from '@sigil/kit/http';
+import type { Logger } from '@sigil/kit/log';
+import { loadStrataOpenApi, type OpenApiDocument } from '@sigil/proto';
+import { isStrataService, resolveService, type ServiceName } from '@sigil/proto/routes';
+import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
+import { DEV_ISSUER_PREFIX, type DevIssuer } from './dev-issuer.ts';
+import { forwardingFacts, headersForService } from './forwarding.ts';
+import { createOperationMatcher } from './operations.ts';
+import { forward, type Upstream } from './proxy.ts';
+import { sendStrataError, type StrataAuthenticator } from './strata-auth.ts';
+
+/** What the gateway needs to serve Strata's console API (`/api/v1`). */
+export interface StrataGatewayDeps {
+  /** Verifies the access proxy's JWT. Absent: Strata authentication is not configured, `/api/v1` is 401. */
+  authenticator?: StrataAuthenticator;
+  /** Signs the resolved caller into `x-strata-principal` (same internal key as Sigil's principals). */
+  signPrincipal: StrataPrincipalSigner;
+  /** Local stack only: serves `/api/dev/jwks.json` and `/api/dev/token`. */
+  devIssuer?: DevIssuer;
+}
+
+export interface StrataEdgeDeps {
+  strata: StrataGatewayDeps | undefined;
+  serviceUrls: Partial<Record<ServiceName, string>>;
+  principalToken: (principal: StrataPrincipal) => Promise<string>;
+  upstream: Upstream;
+  trustedProxies: number;
+  log: Logger;
+}
+
+/**
+ * `/api/v1`: routed by the route table (sandboxes to `sandbox`, the rest to `backup-catalog`), the access proxy's JWT
+ * verified here, the caller signed into `x-strata-principal`, streamed through. Answers in Strata's `{ error }` shape.
+ */
+export function createStrataEdge(deps: StrataEdgeDeps) {
+  const { log } = deps;
+  const contract = createOperationMatcher(loadStrataOpenApi() as unknown as OpenApiDocument);
+  const devIssuer = deps.strata?.devIssuer;
+
+  async function serve(req: Request, res: Response): Promise<void> {
+    const service = strataServiceOf(req.path);
+    res.locals.service = service;
+    if (!service) return sendStrataError(res, 404, 'No operation exists at this path.');
+    const baseUrl = deps.serviceUrls[service];
+    const listed = contract.match(req.method, req.path.slice(STRATA.apiPrefix.length)).kind === 'operation';
+    if (!baseUrl && !listed) return sendStrataError(res, 404, 'No operation exists at this path.');
+
+    const strata = deps.strata;
+    if (!strata?.authenticator) return sendStrataError(res, 401, 'Strata authentication is not configured on this gateway.');
+    const result = await strata.authenticator.authenticate(req.headers);
+    let principal: StrataPrincipal | undefined;
+    switch (result.kind) {
+      case 'anonymous':
+        break; // forwarded without a principal: the service answers 401 in its own words
+      case 'authenticated':
+        principal = result.principal;
+        break;
+      case 'invalid':
+        log.info({ requestId: res.locals.requestId, reason: result.reason }, 'access token refused');
+        return sendStrataError(res, 401, `The access token is invalid: ${result.reason}`);
+      case 'no-role':
+        return sendStrataError(res, 403, 'Your groups grant no Strata role.');
+      case 'keys-unavailable':
+        log.warn({ err: result.error }, "could not fetch the access proxy's keys");
+        return sendStrataError(res, 502, "The access proxy's signing keys could not be fetched.");
+    }
+    // A listed operation whose service is not running here: the same 503 as Sigil's.
+    if (!baseUrl) return sendStrataError(res, 503, `The ${service} service is not available.`);
+
+    // Services never see raw credentials: Strata's three, and Sigil's should a browser send them along.
+    const headers = headersForService(req, { keepAuthorization: false });
+    strata.authenticator.stripCredentials(headers);
+    if (principal) headers[STRATA.principalHeader] = await deps.principalToken(principal);
+    Object.assign(headers, forwardingFacts(req, deps.trustedProxies));
+    // Server-sent events (`GET /api/v1/events`) stay open for hours: no idle timeout on the client's socket.
+    if (req.path === `${STRATA.apiPrefix}/events` || String(req.headers.accept ?? '').includes('text/event-stream')) req.setTimeout(0);
+    forward(req, res, {
+      baseUrl,
+      headers,
+      upstream: deps.upstream,
+      responseHeaders: { [REQUEST_ID_HEADER]: String(res.locals.requestId) },
+      onUnreachable: (error) => {
+        log.warn({ err: error, service }, 'service unreachable');
+        sendStrataError(res, 502, `The ${service} service could not be reached.`);
+      },
+    });
+  }
+
+  return {
+    /** The local dev issuer, then the console API. */
+    handle(req: Request, res: Response, next: NextFunction): void {
+      if (isUnder(req.path, DEV_ISSUER_PREFIX)) {
+        if (!devIssuer) return sendStrataError(res, 404, 'No operation exists at this path.');
+        devIssuer.router(req, res, next);
+        return;
+      }
+      if (!isUnder(req.path, STRATA.apiPrefix)) return next();
+      serve(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'strata request failed');
+        sendStrataError(res, 500, 'The gateway failed to handle the request.');
+      });
+    },
+  };
+}
+
+/** Whether `path` is `prefix` or below it (segment-wise: `/api/v1x` is not under `/api/v1`). */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+/**
+ * The Strata service owning a path under `/api/v1`, or undefined when it can never be routed: empty segments (`//`, a
+ * trailing `/`), dot segments, encoded slashes, bad escapes (see `resolveService`).
+ */
+function strataServiceOf(path: string): 'backup-catalog' | 'sandbox' | undefined {
+  if (path.split('/').slice(1).some((segment) => segment === '')) return undefined;
+  const service = resolveService(path);
+  return service && isStrataService(service) ? service : undefined;
+}
