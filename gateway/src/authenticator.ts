@@ -1,5 +1,10 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, PRINCIPAL_HEADER, sha256Hex, REQUEST_ID_HEADER, type Bus, type Logger, type Principal, type PrincipalSigner } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { PRINCIPAL_HEADER, type Principal, type PrincipalSigner } from '@sigil/kit/auth';
+import { sha256Hex } from '@sigil/kit/crypto';
+import { REQUEST_ID_HEADER } from '@sigil/kit/http';
+import { type Bus } from '@sigil/kit/bus';
+import { type Logger } from '@sigil/kit/log';
 import { eventSubject, SIGIL, type DomainEvent, type EventType } from '@sigil/proto';
 import { INTERNAL_AUTHENTICATE_PATH, isAuthenticateResponse, type AuthenticateFailureReason, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
 

@@ -1,6 +1,6 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { z } from '@sigil/kit';
+import { z } from '@sigil/kit/config';
 import { SERVICE_NAMES, STRATA_ROLES, type ServiceName, type StrataRole } from '@sigil/proto';
 import { DEFAULT_STRATA_CREDENTIAL_NAMES, DEFAULT_STRATA_ROLE_GROUPS, type StrataAuthenticatorOptions, type StrataDefaultRole } from './strata-auth.ts';
 

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { z } from '@sigil/kit';
+import { z } from '@sigil/kit/config';
 import { STRATA_ROLES, type StrataRole } from '@sigil/proto';
 import { sendStrataError as sendError, type TrustedIssuerKey } from './strata-auth.ts';
 

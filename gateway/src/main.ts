@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
-import { connectBus, createLogger, createPrincipalSigner, createStrataPrincipalSigner, loadConfig, runServer } from '@sigil/kit';
+import { connectBus } from '@sigil/kit/bus';
+import { createLogger } from '@sigil/kit/log';
+import { createPrincipalSigner, createStrataPrincipalSigner } from '@sigil/kit/auth';
+import { loadConfig } from '@sigil/kit/config';
+import { runServer } from '@sigil/kit/http';
 import { createGatewayApp } from './app.ts';
 import { createAuthenticator } from './authenticator.ts';
 import { gatewayConfigSchema, serviceUrlsOf, strataAuthOptionsOf, type GatewayConfig } from './config.ts';

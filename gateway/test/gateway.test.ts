@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import request from 'supertest';
-import { PRINCIPAL_HEADER } from '@sigil/kit';
+import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
 import { SIGIL, listOperations, loadSigilOpenApi, resolveService } from '@sigil/proto';
 import {
   buildGateway,

@@ -2,16 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
-import {
-  PRINCIPAL_HEADER,
-  createPrincipalSigner,
-  createPrincipalVerifier,
-  generateInternalKeyPair,
-  randomBase62,
-  type Principal,
-  type PrincipalSigner,
-  type PrincipalVerifier,
-} from '@sigil/kit';
+import { PRINCIPAL_HEADER, createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, type Principal, type PrincipalSigner, type PrincipalVerifier } from '@sigil/kit/auth';
+import { randomBase62 } from '@sigil/kit/ids';
 import { apiKeyPrincipal, sessionPrincipal, silentLogger } from '@sigil/kit/testing';
 import { createGatewayApp, type GatewayApp, type GatewayDeps } from '../src/app.ts';
 import { createAuthenticator, sha256Hex, type Authenticator, type AuthenticatorOptions } from '../src/authenticator.ts';

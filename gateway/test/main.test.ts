@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { generateInternalKeyPair } from '@sigil/kit';
+import { generateInternalKeyPair } from '@sigil/kit/auth';
 import { testNatsUrl } from '@sigil/kit/testing';
 import { closedPortUrl } from './helpers.ts';
 

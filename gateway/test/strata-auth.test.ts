@@ -6,14 +6,7 @@ import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type CryptoKey, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
-import {
-  PRINCIPAL_HEADER,
-  createPrincipalSigner,
-  createStrataPrincipalSigner,
-  createStrataPrincipalVerifier,
-  generateInternalKeyPair,
-  type StrataPrincipalVerifier,
-} from '@sigil/kit';
+import { PRINCIPAL_HEADER, createPrincipalSigner, createStrataPrincipalSigner, createStrataPrincipalVerifier, generateInternalKeyPair, type StrataPrincipalVerifier } from '@sigil/kit/auth';
 import { silentLogger } from '@sigil/kit/testing';
 import { SIGIL, STRATA, type StrataPrincipal } from '@sigil/proto';
 import { createGatewayApp, type GatewayApp, type GatewayDeps, type StrataGatewayDeps } from '../src/app.ts';

@@ -170,19 +170,8 @@ export function validateEvent(event: unknown): EventValidation {
   return errors.length === 0 ? { ok: true } : { ok: false, errors };
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** `length` uniformly random base62 characters (rejection sampling, no modulo bias). */
-export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
-  }
-  return out;
-}
+export { randomBase62 } from './random.ts';
+import { randomBase62 } from './random.ts';
 
 /** A new event id: `evt_` + 24 base62 characters. */
 export function newEventId(): string {

@@ -3,7 +3,7 @@
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPrincipalSigner, PRINCIPAL_HEADER, type InternalKeyPair, type Principal } from '@sigil/kit';
+import { createPrincipalSigner, PRINCIPAL_HEADER, type InternalKeyPair, type Principal } from '@sigil/kit/auth';
 import { startStack } from '@sigil/local-stack';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startStack, type Stack } from '@sigil/local-stack';
-import { randomBase62 } from '@sigil/kit';
+import { randomBase62 } from '@sigil/kit/ids';
 
 export interface TestStack extends Stack {
   namespace: string;

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenApiBackend } from '@sigil/kit';
+import { createOpenApiBackend } from '@sigil/kit/api';
 import { loadStrataOpenApi } from '@sigil/proto';
 import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';

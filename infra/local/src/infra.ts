@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canConnect, errorMessage, isPortFree, redactUrl } from './net.ts';
 import { probeNats, startNats } from './nats.ts';
-import { ensureDatabase } from '@sigil/kit';
+import { ensureDatabase } from '@sigil/kit/db';
 import { probeMysql, startMariadb } from './mariadb.ts';
 import { probePostgres, startPostgres } from './postgres.ts';
 import { probeS3, startS3 } from './s3.ts';

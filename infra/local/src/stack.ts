@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ensureDatabase, generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit';
+import { ensureDatabase } from '@sigil/kit/db';
+import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
 import { ensureInfra, type Infra } from './infra.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');

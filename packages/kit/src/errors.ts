@@ -1,4 +1,4 @@
-import { SIGIL } from '@sigil/proto';
+import { SIGIL } from '@sigil/proto/product';
 
 /** One row per problem type: the public slug, its HTTP status and title. */
 export const ERROR_CODES = {

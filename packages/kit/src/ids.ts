@@ -1,4 +1,4 @@
-import { randomBase62 } from '@sigil/proto';
+import { randomBase62 } from '@sigil/proto/random';
 
 export { randomBase62 };
 

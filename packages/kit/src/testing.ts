@@ -5,7 +5,7 @@ import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair
 import { ROLE_PERMISSIONS } from './auth/permissions.ts';
 import { newId } from './ids.ts';
 import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './auth/strata-principal.ts';
-import type { StrataPrincipal, StrataRole } from '@sigil/proto';
+import type { StrataPrincipal, StrataRole } from '@sigil/proto/strata';
 
 export function testPostgresAdminUrl(): string {
   return process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,18 +1,9 @@
 import { SIGIL } from '@sigil/proto';
-import {
-  ADMIN_ONLY_PERMISSIONS,
-  PERMISSIONS,
-  enqueueEvent,
-  missingPermission,
-  newId,
-  notFound,
-  randomBase62,
-  newestFirst,
-  type ListPage,
-  type Mode,
-  type Permission,
-  type Principal,
-} from '@sigil/kit';
+import { ADMIN_ONLY_PERMISSIONS, PERMISSIONS, type Mode, type Permission, type Principal } from '@sigil/kit/auth';
+import { enqueueEvent } from '@sigil/kit/bus';
+import { missingPermission, notFound } from '@sigil/kit/errors';
+import { newId, randomBase62 } from '@sigil/kit/ids';
+import { newestFirst, type ListPage } from '@sigil/kit/pagination';
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 import { sha256Hex } from './tokens.ts';

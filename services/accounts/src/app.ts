@@ -1,16 +1,11 @@
+import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { Express } from 'express';
-import {
-  createServiceApp,
-  listLimit,
-  mountHealth,
-  mountSubgraph,
-  type Health,
-  type Logger,
-  type Mode,
-  type PrincipalVerifier,
-  type ReadinessCheck,
-  type Role,
-} from '@sigil/kit';
+import { createSigilApp } from '@sigil/kit/api';
+import { listLimit } from '@sigil/kit/pagination';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { mountSubgraph } from '@sigil/kit/graphql';
+import { type Logger } from '@sigil/kit/log';
+import { type Mode, type PrincipalVerifier, type Role } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
 import { createApiKeyService, type CreateApiKeyInput } from './api-keys.ts';
 import { clientIp } from './client-ip.ts';
@@ -49,7 +44,8 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
   const organizations = createOrganizationService({ db: deps.db });
   let health: Health | undefined;
 
-  const app = await createServiceApp({
+  const app = await createSigilApp({
+    document: loadSigilOpenApi(),
     service: 'accounts',
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,

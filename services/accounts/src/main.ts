@@ -1,16 +1,11 @@
 import path from 'node:path';
-import {
-  baseServiceConfig,
-  connectBus,
-  createLogger,
-  createPrincipalVerifier,
-  loadConfig,
-  migrate,
-  purgeExpiredIdempotencyKeys,
-  runServer,
-  startOutboxRelay,
-  z,
-} from '@sigil/kit';
+import { baseServiceConfig, loadConfig, z } from '@sigil/kit/config';
+import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
+import { createLogger } from '@sigil/kit/log';
+import { createPrincipalVerifier } from '@sigil/kit/auth';
+import { migrate } from '@sigil/kit/db';
+import { purgeExpiredIdempotencyKeys } from '@sigil/kit/api';
+import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
 import { createDb } from './db.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';

@@ -1,4 +1,8 @@
-import { AppError, enqueueEvent, newId, newestFirst, notFound, oldestFirst, type ListPage, type Principal, type Role } from '@sigil/kit';
+import { AppError, notFound } from '@sigil/kit/errors';
+import { enqueueEvent } from '@sigil/kit/bus';
+import { newId } from '@sigil/kit/ids';
+import { newestFirst, oldestFirst, type ListPage } from '@sigil/kit/pagination';
+import { type Principal, type Role } from '@sigil/kit/auth';
 import type { Db, Tx } from './db.ts';
 import { lockOrganization } from './organizations.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';

@@ -1,4 +1,6 @@
-import { AppError, enqueueEvent, newId } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { enqueueEvent } from '@sigil/kit/bus';
+import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from './db.ts';
 import type { Membership, Organization, User } from './generated/prisma/client.ts';
 import { hashPassword } from './passwords.ts';

@@ -1,5 +1,8 @@
 import { SIGIL } from '@sigil/proto';
-import { AppError, enqueueEvent, newId, ROLE_PERMISSIONS, unauthorized, type Principal } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { enqueueEvent } from '@sigil/kit/bus';
+import { newId } from '@sigil/kit/ids';
+import { ROLE_PERMISSIONS, unauthorized, type Principal } from '@sigil/kit/auth';
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
-import type { Principal, SubgraphContext } from '@sigil/kit';
+import type { Principal } from '@sigil/kit/auth';
+import type { SubgraphContext } from '@sigil/kit/graphql';
 import type { OrganizationService } from './organizations.ts';
 import type { MemberView, OrganizationView } from './views.ts';
 

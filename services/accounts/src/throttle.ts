@@ -1,4 +1,5 @@
-import { AppError, type SqlClient } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { type SqlClient } from '@sigil/kit/db';
 import { sha256Hex } from './tokens.ts';
 
 /**

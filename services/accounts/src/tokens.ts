@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export { sha256Hex } from '@sigil/kit';
+export { sha256Hex } from '@sigil/kit/crypto';
 
 /** A random bearer token: 32 bytes from the CSPRNG, base64url (43 characters). */
 export function randomToken(): string {

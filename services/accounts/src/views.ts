@@ -1,4 +1,5 @@
-import { AppError, ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '@sigil/kit/auth';
 import type { ApiKey, Invitation, Membership, Organization, User } from './generated/prisma/client.ts';
 
 /** API shapes (components/schemas of proto/openapi/sigil.v1.yaml) and the row -> shape mappers. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { ADMIN_ONLY_PERMISSIONS, ROLE_PERMISSIONS } from '@sigil/kit';
+import { ADMIN_ONLY_PERMISSIONS, ROLE_PERMISSIONS } from '@sigil/kit/auth';
 import { apiKeyPrincipal, sessionPrincipal } from '@sigil/kit/testing';
 import { createHarness, outbox, sha256, signUp, type Harness, type SignedUp } from './helpers.ts';
 

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { SIGIL } from '@sigil/proto';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
-import type { Principal } from '@sigil/kit';
+import type { Principal } from '@sigil/kit/auth';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { ROLE_PERMISSIONS, type Role } from '@sigil/kit';
+import { ROLE_PERMISSIONS, type Role } from '@sigil/kit/auth';
 import { PASSWORD, authenticate, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, type Harness, type SignedUp } from './helpers.ts';
 
 let h: Harness;

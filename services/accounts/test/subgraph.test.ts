@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { ROLE_PERMISSIONS } from '@sigil/kit';
+import { ROLE_PERMISSIONS } from '@sigil/kit/auth';
 import { apiKeyPrincipal } from '@sigil/kit/testing';
 import { createHarness, signUp, type Harness, type SignedUp } from './helpers.ts';
 

@@ -1,5 +1,9 @@
 import type { Express, Request, Response } from 'express';
-import { AppError, createConsoleApp, mountHealth, type Health, type Logger, type ReadinessCheck, type StrataPrincipalVerifier, type WriteRecord } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { createStrataApp, type WriteRecord } from '@sigil/kit/api';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { type Logger } from '@sigil/kit/log';
+import { type StrataPrincipalVerifier } from '@sigil/kit/auth';
 import { STRATA, strataOpenApiYaml, loadStrataOpenApi, type StrataPrincipal } from '@sigil/proto';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { catalogVersion, type Db } from './db.ts';
@@ -32,7 +36,8 @@ const KEEP_ALIVE_MS = 15_000;
 export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; health: Health }> {
   const { db, targets, restores, resources, secrets } = deps;
   let health: Health | undefined;
-  const app = await createConsoleApp({
+  const app = await createStrataApp({
+    document: loadStrataOpenApi(),
     service: 'backup-catalog',
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, seal } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { seal } from '@sigil/kit/crypto';
 import {
   parseDuration,
   parseQuantity,

@@ -1,4 +1,5 @@
-import type { Bus, Logger, RunningConsumer } from '@sigil/kit';
+import type { Bus, RunningConsumer } from '@sigil/kit/bus';
+import type { Logger } from '@sigil/kit/log';
 import type { BackupDeps } from './backups.ts';
 import type { CatalogConfig } from './config.ts';
 import { createDb, type Db } from './db.ts';

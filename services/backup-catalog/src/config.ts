@@ -1,4 +1,4 @@
-import { baseServiceConfig, z } from '@sigil/kit';
+import { baseServiceConfig, z } from '@sigil/kit/config';
 
 export const catalogConfig = baseServiceConfig.extend({
   /** 32 bytes, base64: seals the secret store and the jobs sent to movers (the mover holds the same key). */

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { AppError } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
 import { createS3Client, runDownloadPipeline } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { findStore, storeAccess, storeIdentity } from './stores.ts';

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { connectBus, createLogger, createStrataPrincipalVerifier, loadConfig, migrate, parseSecretsKey, runServer, startOutboxRelay } from '@sigil/kit';
+import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
+import { createLogger } from '@sigil/kit/log';
+import { createStrataPrincipalVerifier } from '@sigil/kit/auth';
+import { loadConfig } from '@sigil/kit/config';
+import { migrate } from '@sigil/kit/db';
+import { parseSecretsKey } from '@sigil/kit/crypto';
+import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
 import { catalogConfig } from './config.ts';
 import { startCatalog } from './catalog.ts';

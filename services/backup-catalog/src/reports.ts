@@ -1,4 +1,5 @@
-import { startIdempotentConsumer, type Bus, type Logger, type RunningConsumer } from '@sigil/kit';
+import { startIdempotentConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
+import { type Logger } from '@sigil/kit/log';
 import {
   STRATA_EVENTS_STREAM,
   strataEventSubject,

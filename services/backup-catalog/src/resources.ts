@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
 import { STRATA, validateResource, type StrataPrincipal } from '@sigil/proto';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { SecretStore } from './secrets.ts';

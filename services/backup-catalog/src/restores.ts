@@ -1,4 +1,4 @@
-import { AppError } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
 import { parseDuration, parseQuantity, restoredDatabaseNames, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
 import { createS3Client, presignGet } from '@strata/stream';
 import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';

@@ -1,4 +1,5 @@
-import { AppError, seal, unseal } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
+import { seal, unseal } from '@sigil/kit/crypto';
 import type { DbOrTx } from './db.ts';
 
 /**

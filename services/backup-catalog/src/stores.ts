@@ -1,4 +1,4 @@
-import { AppError } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
 import { parseQuantity, type StoreAccess } from '@sigil/proto';
 import type { DbOrTx } from './db.ts';
 import type { ResourceRepository, StoredResource } from './resources.ts';

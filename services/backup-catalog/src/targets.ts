@@ -1,4 +1,4 @@
-import { AppError } from '@sigil/kit';
+import { AppError } from '@sigil/kit/errors';
 import type { StrataPrincipal } from '@sigil/proto';
 import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, catalogVersion, type DbOrTx } from './db.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import { connectBus, startOutboxRelay, type Bus } from '@sigil/kit';
+import { connectBus, startOutboxRelay, type Bus } from '@sigil/kit/bus';
 import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, testNatsUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import type { StrataRole } from '@sigil/proto';
 import { createApp } from '../src/app.ts';

@@ -1,4 +1,4 @@
-import { z } from '@sigil/kit';
+import { z } from '@sigil/kit/config';
 
 export const moverConfig = z.object({
   NATS_URL: z.string().min(1),

@@ -1,5 +1,9 @@
 import express from 'express';
-import { connectBus, createLogger, loadConfig, mountHealth, parseSecretsKey, runServer } from '@sigil/kit';
+import { connectBus } from '@sigil/kit/bus';
+import { createLogger } from '@sigil/kit/log';
+import { loadConfig } from '@sigil/kit/config';
+import { mountHealth, runServer } from '@sigil/kit/http';
+import { parseSecretsKey } from '@sigil/kit/crypto';
 import { moverConfig } from './config.ts';
 import { startWorker } from './worker.ts';
 

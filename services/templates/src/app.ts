@@ -1,5 +1,11 @@
+import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { Express } from 'express';
-import { createServiceApp, listLimit, mountHealth, mountSubgraph, type Health, type Logger, type PrincipalVerifier, type ReadinessCheck } from '@sigil/kit';
+import { createSigilApp } from '@sigil/kit/api';
+import { listLimit } from '@sigil/kit/pagination';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { mountSubgraph } from '@sigil/kit/graphql';
+import { type Logger } from '@sigil/kit/log';
+import { type PrincipalVerifier } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
 import { createTemplateService, type CreateTemplateInput } from './templates.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
@@ -14,7 +20,8 @@ export interface TemplatesAppDeps {
 export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
   const templates = createTemplateService({ db: deps.db });
   let health: Health | undefined;
-  const app = await createServiceApp({
+  const app = await createSigilApp({
+    document: loadSigilOpenApi(),
     service: 'templates',
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { baseServiceConfig, connectBus, createLogger, createPrincipalVerifier, loadConfig, migrate, runServer, startOutboxRelay } from '@sigil/kit';
+import { baseServiceConfig, loadConfig } from '@sigil/kit/config';
+import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
+import { createLogger } from '@sigil/kit/log';
+import { createPrincipalVerifier } from '@sigil/kit/auth';
+import { migrate } from '@sigil/kit/db';
+import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
 import { createDb } from './db.ts';
 import { startTemplateUsageConsumer } from './jobs/template-usage.ts';

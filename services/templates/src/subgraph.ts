@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
-import { principalWith, type SubgraphContext } from '@sigil/kit';
+import { principalWith, type SubgraphContext } from '@sigil/kit/graphql';
 import type { TemplateService, TemplateView } from './templates.ts';
 
 export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');

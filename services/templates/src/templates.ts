@@ -1,5 +1,8 @@
 import type { TemplateRecord } from '@sigil/proto';
-import { AppError, enqueueEvent, newId, notFound, newestFirst, type ListPage } from '@sigil/kit';
+import { AppError, notFound } from '@sigil/kit/errors';
+import { enqueueEvent } from '@sigil/kit/bus';
+import { newId } from '@sigil/kit/ids';
+import { newestFirst, type ListPage } from '@sigil/kit/pagination';
 import type { Db } from './db.ts';
 
 /** The API's Template, the same shape the `template.created` event carries. */

@@ -66,7 +66,7 @@ describe('Idempotency-Key on POST /v1/templates (spec part 8)', () => {
       `${caller.organizationId}:${caller.apiKeyId}`,
     );
     // Same fingerprint is needed to get past the reuse check: store the real one.
-    const { requestFingerprint } = await import('@sigil/kit');
+    const { requestFingerprint } = await import('@sigil/kit/api');
     await h.db.$executeRawUnsafe(`UPDATE idempotency_keys SET request_hash = $1 WHERE key = 'key-running'`, requestFingerprint({ method: 'POST', path: '/v1/templates', query: '', rawBody: Buffer.from('{"name":"Slow"}') }));
     const res = await post(caller, 'key-running', { name: 'Slow' });
     expect(res.status).toBe(409);
@@ -75,7 +75,7 @@ describe('Idempotency-Key on POST /v1/templates (spec part 8)', () => {
 
   it('lets a retry take over a key whose first request died (lease expired)', async () => {
     const caller = apiKeyPrincipal();
-    const { requestFingerprint } = await import('@sigil/kit');
+    const { requestFingerprint } = await import('@sigil/kit/api');
     await h.db.$executeRawUnsafe(
       `INSERT INTO idempotency_keys (scope, key, request_hash, state, locked_until, expires_at)
        VALUES ($1, 'key-dead', $2, 'running', now() - interval '1 second', now() + interval '1 day')`,
@@ -98,7 +98,7 @@ describe('Idempotency-Key on POST /v1/templates (spec part 8)', () => {
 
   it('does not store 5xx responses', async () => {
     const caller = apiKeyPrincipal();
-    const { runIdempotent } = await import('@sigil/kit');
+    const { runIdempotent } = await import('@sigil/kit/api');
     const req = { scope: 'org:x', key: 'k5xx', method: 'POST', path: '/p', query: '', rawBody: undefined };
     await expect(runIdempotent(h.db, req, async () => ({ status: 503, headers: {}, body: { oops: true } }))).resolves.toMatchObject({ status: 503 });
     await expect(runIdempotent(h.db, req, async () => { throw new Error('boom'); })).rejects.toThrow('boom');

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyPrincipal, sessionPrincipal } from '@sigil/kit/testing';
-import type { Principal } from '@sigil/kit';
+import type { Principal } from '@sigil/kit/auth';
 import { startTemplatesHarness, type TemplatesHarness } from './helpers.ts';
 
 let h: TemplatesHarness;

@@ -5,4 +5,3 @@ export * from './validation.ts';
 export * from './media-types.ts';
 export * from './idempotency.ts';
 export * from './openapi-backend.ts';
-export * from './legacy.ts';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { OpenAPIBackend } from 'openapi-backend';
-import { JSON_SCHEMA_FORMATS } from '@sigil/proto';
+import { JSON_SCHEMA_FORMATS } from '@sigil/proto/ajv';
 
 /** What a handler answers: stored for idempotent replays, or written as is. */
 export interface Reply {

@@ -1,5 +1,6 @@
 import type { Express, Request } from 'express';
-import { listOperations, type OpenApiDocument, type OperationInfo, type ServiceName } from '@sigil/proto';
+import { listOperations, type OpenApiDocument, type OperationInfo } from '@sigil/proto/openapi';
+import type { ServiceName } from '@sigil/proto/routes';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { SqlClient } from '../db/sql.ts';

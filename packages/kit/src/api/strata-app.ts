@@ -1,6 +1,7 @@
 import express, { type Express, type Request, type Response } from 'express';
 import { parseAllDocuments } from 'yaml';
-import { STRATA, listStrataOperations, roleAtLeast, type StrataOperationInfo, type StrataPrincipal } from '@sigil/proto';
+import { STRATA, roleAtLeast, type StrataPrincipal } from '@sigil/proto/strata';
+import { listStrataOperations, type StrataOperationInfo } from '@sigil/proto/strata-openapi';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from '../auth/strata-principal.ts';

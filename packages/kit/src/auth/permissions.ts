@@ -1,6 +1,6 @@
-import { ADMIN_PERMISSIONS, PERMISSIONS, type Permission, type Role } from '@sigil/proto';
+import { ADMIN_PERMISSIONS, PERMISSIONS, type Permission, type Role } from '@sigil/proto/auth';
 
-export { PERMISSIONS, ROLES, isPermission, type Permission, type Role } from '@sigil/proto';
+export { PERMISSIONS, ROLES, isPermission, type Permission, type Role } from '@sigil/proto/auth';
 
 const CONTENT: Permission[] = ['template:read', 'template:write', 'template:publish', 'envelope:read', 'envelope:send', 'envelope:void'];
 

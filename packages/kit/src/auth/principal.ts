@@ -9,8 +9,8 @@ const AUDIENCE = 'sigil-services';
 const ALG = 'EdDSA';
 const LIFETIME_SECONDS = 60;
 
-export type { Mode } from '@sigil/proto';
-import type { Mode } from '@sigil/proto';
+export type { Mode } from '@sigil/proto/auth';
+import type { Mode } from '@sigil/proto/auth';
 
 /** Who is calling, resolved once by the gateway and handed to services as a signed token. */
 export interface Principal {

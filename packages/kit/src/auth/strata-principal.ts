@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify, importJWK, type JWK, type CryptoKey } from 'jose';
-import { STRATA, isStrataRole, type StrataPrincipal } from '@sigil/proto';
+import { STRATA, isStrataRole, type StrataPrincipal } from '@sigil/proto/strata';
 import { rememberVerified } from './verified-tokens.ts';
 
 const ISSUER = 'sigil-gateway';

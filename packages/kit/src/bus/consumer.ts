@@ -1,4 +1,4 @@
-import { validateEvent, type DomainEvent } from '@sigil/proto';
+import { validateEvent, type DomainEvent } from '@sigil/proto/events';
 import type { Logger } from '../log.ts';
 import type { SqlClient, TransactionalSqlClient } from '../db/sql.ts';
 import type { Bus, RunningConsumer } from './types.ts';

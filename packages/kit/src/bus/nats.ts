@@ -12,7 +12,8 @@ import {
   type JsMsg,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { EVENTS_STREAM, JOBS_STREAM, STRATA_EVENTS_STREAM, STRATA_EVENTS_SUBJECTS, STRATA_JOBS_STREAM, STRATA_JOBS_SUBJECTS } from '@sigil/proto';
+import { EVENTS_STREAM, JOBS_STREAM } from '@sigil/proto/events';
+import { STRATA_EVENTS_STREAM, STRATA_EVENTS_SUBJECTS, STRATA_JOBS_STREAM, STRATA_JOBS_SUBJECTS } from '@sigil/proto/strata-jobs';
 import { DEFAULT_RETRY_DELAYS_MS, durableNameFor, retryDelay, type Bus, type BusMessage, type ConsumeOptions, type RunningConsumer } from './types.ts';
 
 /** The NATS transport; the raw handles stay reachable for what the interface does not cover. */

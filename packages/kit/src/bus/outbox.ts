@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto';
+import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';

@@ -10,7 +10,9 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROLE_PERMISSIONS, isAppError, migrate } from '@sigil/kit';
+import { ROLE_PERMISSIONS } from '@sigil/kit/auth';
+import { isAppError } from '@sigil/kit/errors';
+import { migrate } from '@sigil/kit/db';
 import { insertApiKey } from '../api-keys.ts';
 import { createDb } from '../db.ts';
 import { createOrganizationService } from '../organizations.ts';

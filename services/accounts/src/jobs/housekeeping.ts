@@ -1,4 +1,4 @@
-import type { Logger } from '@sigil/kit';
+import type { Logger } from '@sigil/kit/log';
 import type { Db } from '../db.ts';
 import { createThrottle } from '../throttle.ts';
 

@@ -1,5 +1,6 @@
 import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto';
-import { startConsumer, type Bus, type Logger, type RunningConsumer } from '@sigil/kit';
+import { startConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
+import { type Logger } from '@sigil/kit/log';
 import type { Db, Tx } from '../db.ts';
 
 export const TEMPLATE_USAGE_CONSUMER = 'templates-usage';
