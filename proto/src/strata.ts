@@ -41,3 +41,13 @@ export interface StrataPrincipal {
   projects: string[];
   service: boolean;
 }
+
+/** The standard port of each engine, used when a target's endpoint names none. */
+export const DEFAULT_ENGINE_PORTS = { postgres: 5432, mysql: 3306, mongodb: 27017 } as const;
+
+/** Labels that carry the console's grouping fields (a target's spec has none of its own). */
+export const STRATA_LABELS = {
+  org: `${STRATA.apiGroup}/org`,
+  project: `${STRATA.apiGroup}/project`,
+  env: `${STRATA.apiGroup}/env`,
+} as const;

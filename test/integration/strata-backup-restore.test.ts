@@ -259,6 +259,8 @@ describe('schedule', () => {
 
 describe('mirror', () => {
   it('brings every backup back after the catalog database is lost', async () => {
+    // A run still going would write its manifest while we compare: wait until every run has ended.
+    await waitFor('runs to end', async () => ((await h.runtime.db.backup.count({ where: { phase: { in: ['Queued', 'Running'] } } })) === 0 ? true : undefined));
     const expected = (await h.runtime.db.backup.findMany({ where: { phase: 'Succeeded' }, select: { id: true } })).map((b) => b.id).sort();
     const docs = (await h.call('restorer-admin', 'get', '/api/v1/resources')).body.resources;
     const fresh = await startCatalogHarness('mirror_rebuild', { secretsKey: h.secretsKey });

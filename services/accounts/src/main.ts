@@ -26,7 +26,7 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations'));
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
-const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, js: bus.js, log });
+const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const housekeeping = startHousekeeping({ db, log, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
 const { app, health } = await createApp({
   db,

@@ -12,7 +12,7 @@ import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import type { ResourceRepository } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
-import { DEFAULT_PORTS, LABELS } from './specs.ts';
+import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS, STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { databaseCredentials, loadTargetBundle, storeAccess, type TargetBundle } from './stores.ts';
 
 export type BackupRow = NonNullable<Awaited<ReturnType<Db['backup']['findUnique']>>>;

@@ -5,7 +5,7 @@ import type { CatalogConfig } from './config.ts';
 import { createDb, type Db } from './db.ts';
 import { connectEventFeed, createEventHub, type EventHub } from './events.ts';
 import { mirrorStore, mirrorStores } from './mirror.ts';
-import type { StoreSpec } from './specs.ts';
+import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
 import { followProgress, startReportConsumer } from './reports.ts';
 import { createResourceRepository } from './resources.ts';
 import { createRestoreService, type RestoreService } from './restores.ts';

@@ -16,7 +16,7 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/backup-catalog/migrations'));
 const bus = await connectBus(config.NATS_URL, SERVICE);
-const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, js: bus.js, log });
+const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const catalog = await startCatalog({ config, bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY) });
 const { app, health } = await createApp({
   ...catalog.deps,

@@ -3,7 +3,7 @@ import { isManifestKey } from '@sigil/proto';
 import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion } from './db.ts';
-import type { StoreSpec } from './specs.ts';
+import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
 import { storeAccess } from './stores.ts';
 import type { StoredResource } from './resources.ts';
 

@@ -3,7 +3,8 @@ import { parseDuration, parseQuantity, restoredDatabaseNames, roleAtLeast, type 
 import { createS3Client, presignGet } from '@strata/stream';
 import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
-import { DEFAULT_PORTS, type TargetSpec } from './specs.ts';
+import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess, storeIdentity } from './stores.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 import type { ConsoleEvent } from './events.ts';

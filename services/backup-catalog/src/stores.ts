@@ -3,7 +3,7 @@ import { parseQuantity, type StoreAccess } from '@sigil/proto';
 import type { DbOrTx } from './db.ts';
 import type { ResourceRepository, StoredResource } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
-import type { PolicySpec, StoreSpec, TargetSpec } from './specs.ts';
+import type { BackupPolicySpec as PolicySpec, BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 
 export interface TargetBundle {
   target: StoredResource<TargetSpec>;
@@ -64,7 +64,8 @@ export async function storeIdentity(db: DbOrTx, secrets: SecretStore, store: Sto
 
 export async function databaseCredentials(db: DbOrTx, secrets: SecretStore, target: StoredResource<TargetSpec>): Promise<{ username: string; password: string }> {
   const ref = target.spec.credentials.secretRef;
-  const namespace = ref.namespace ?? target.metadata.namespace;
+  // The credentials Secret lives in the target's own namespace (the schema has no namespace field for it).
+  const namespace = target.metadata.namespace;
   const username = await secrets.resolve(db, { namespace, name: ref.name, key: ref.usernameKey ?? 'username' });
   const password = await secrets.resolve(db, { namespace, name: ref.name, key: ref.passwordKey ?? 'password', optional: true });
   return { username: username ?? '', password: password ?? '' };

@@ -4,7 +4,8 @@ import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDep
 import { bumpCatalogVersion, catalogVersion, type DbOrTx } from './db.ts';
 import type { StoredResource } from './resources.ts';
 import { decide, scheduleFor, typicalIntervalMs } from './schedule.ts';
-import { DEFAULT_PORTS, LABELS, type PolicySpec, type StoreSpec, type TargetSpec } from './specs.ts';
+import type { BackupPolicySpec as PolicySpec, BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS, STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { findPolicy, findStore, loadTargetBundle } from './stores.ts';
 import { backupRefView } from './views.ts';
 
@@ -248,4 +249,4 @@ function matches(q: string, fields: string[]): boolean {
   return fields.some((f) => f.toLowerCase().includes(needle));
 }
 
-export { DEFAULT_PORTS };
+

@@ -41,7 +41,7 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
     clock: () => now ?? new Date(),
     timers: false,
   });
-  const relay = await startOutboxRelay({ databaseUrl, js: bus.js, log: silentLogger(), pollIntervalMs: 200 });
+  const relay = await startOutboxRelay({ databaseUrl, bus, log: silentLogger(), pollIntervalMs: 200 });
   const auth = await createStrataTestAuth();
   const { app } = await createApp({ ...runtime.deps, log: silentLogger(), verifyPrincipal: auth.verify, externalUrl: 'http://console.test' });
   const as = (role: StrataRole) => auth.headers(strataPrincipal(role));

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decide, jitterFor, scheduleFor } from '../src/schedule.ts';
-import type { PolicySpec } from '../src/specs.ts';
+import { RESOURCE_API_VERSION, validateResource, type BackupPolicySpec } from '@sigil/proto/resources';
 
-const policy = (full: PolicySpec['full']): PolicySpec => ({ store: 's', full });
+/** A policy as the catalog holds it: validated, every default of the schema applied. */
+function policy(full: Partial<BackupPolicySpec['full']>): BackupPolicySpec {
+  const result = validateResource({ apiVersion: RESOURCE_API_VERSION, kind: 'BackupPolicy', metadata: { name: 'p' }, spec: { store: 's', full } });
+  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('; '));
+  return result.resource.spec as BackupPolicySpec;
+}
 const at = (iso: string) => new Date(iso);
 
 describe('schedule', () => {

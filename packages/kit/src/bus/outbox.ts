@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';
 import type { Logger } from '../log.ts';
@@ -35,9 +34,7 @@ export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: Ne
 export interface OutboxRelayOptions {
   databaseUrl: string;
   /** Where rows go (a NATS or memory bus). */
-  bus?: Pick<Bus, 'publish'>;
-  /** @deprecated pass `bus`; kept while services move over. */
-  js?: JetStreamClient;
+  bus: Pick<Bus, 'publish'>;
   log: Logger;
   /** Fallback poll when no notification arrives (another replica's insert, a lost LISTEN). */
   pollIntervalMs?: number;
@@ -65,7 +62,7 @@ interface OutboxRow {
  */
 export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
   const { log, pollIntervalMs = 1000, batchSize = 100, retainPublishedHours = 72 } = options;
-  const publish = publisherOf(options);
+  const publish: Publish = (subject, payload, msgId) => options.bus.publish(subject, payload, { msgId });
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   let stopped = false;
@@ -129,13 +126,6 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
 }
 
 type Publish = (subject: string, payload: unknown, msgId: string) => Promise<void>;
-
-function publisherOf(options: OutboxRelayOptions): Publish {
-  const { bus, js } = options;
-  if (bus) return (subject, payload, msgId) => bus.publish(subject, payload, { msgId });
-  if (js) return async (subject, payload, msgId) => void (await js.publish(subject, JSON.stringify(payload), { msgID: msgId }));
-  throw new Error('startOutboxRelay needs a bus');
-}
 
 async function publishBatch(pool: pg.Pool, publish: Publish, batchSize: number, log: Logger): Promise<number> {
   const client = await pool.connect();

@@ -1,0 +1,89 @@
+import { AppError } from '@sigil/kit/errors';
+import type { StrataPrincipal } from '@sigil/proto/strata';
+import { BACKUP_PHASES } from './backups.ts';
+import type { Db, Tx } from './db.ts';
+import type { ConsoleEvent } from './events.ts';
+import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind } from './resources.ts';
+import type { RestoreService } from './restores.ts';
+import type { SecretStore } from './secrets.ts';
+import type { TargetService } from './targets.ts';
+
+export interface ResourceAdminDeps {
+  db: Db;
+  resources: ResourceRepository;
+  secrets: SecretStore;
+  targets: TargetService;
+  restores: RestoreService;
+  notify: (event: ConsoleEvent) => void;
+  kick: () => void;
+  /** Checks a store (creating its bucket when writable) and mirrors its backups. */
+  mirrorStore: (namespace: string, name: string) => Promise<number>;
+}
+
+/** Declarative resources and secrets: apply, read, delete. */
+export function createResourceAdmin(deps: ResourceAdminDeps) {
+  const { db, resources, secrets } = deps;
+
+  /** A Backup document queues a run once; one naming a backupID refers to a mirrored backup. */
+  async function applyBackup(tx: Tx, doc: { namespace: string; name: string; spec: Record<string, unknown> }, who: StrataPrincipal): Promise<AppliedItem['action']> {
+    if (typeof doc.spec.backupID === 'string' && doc.spec.backupID) {
+      const known = await tx.backup.findUnique({ where: { id: doc.spec.backupID } });
+      if (!known) throw new AppError('unprocessable', `Backup ${doc.namespace}/${doc.name}: backupID ${doc.spec.backupID} is not in any store the catalog has mirrored.`);
+      return 'unchanged';
+    }
+    if (await tx.backup.findUnique({ where: { namespace_name: { namespace: doc.namespace, name: doc.name } } })) return 'unchanged';
+    await deps.targets.queueFromResource(tx, doc.namespace, doc.name, doc.spec, who);
+    return 'created';
+  }
+
+  return {
+    async apply(body: unknown, principal: StrataPrincipal) {
+      const result = await resources.apply(body, principal, {
+        backup: applyBackup,
+        restore: (tx, doc, who) => deps.restores.fromResource(tx, doc.namespace, doc.name, doc.spec, who),
+      });
+      for (const item of result.items) {
+        if (item.kind === 'BackupStore' && item.action !== 'unchanged') await deps.mirrorStore(item.namespace, item.name);
+      }
+      if (result.version > 0n) {
+        deps.notify({ kind: 'catalog', namespace: '', name: '', phase: '', stage: '', message: 'resources applied', bytes: 0, version: Number(result.version) });
+        deps.kick();
+      }
+      const changed = result.items.filter((i) => i.action !== 'unchanged').length;
+      return { applied: result.items, message: `${result.items.length} resource(s) applied, ${changed} changed.` };
+    },
+    async list(kind: string | undefined) {
+      if (kind && !STORED_KINDS.includes(kind as StoredKind)) throw new AppError('validation-failed', `kind: must be one of ${STORED_KINDS.join(', ')}`);
+      return resources.list(db, kind as StoredKind | undefined);
+    },
+    async get(kindName: string, namespace: string, name: string) {
+      const resource = await resources.get(db, storedKind(kindName), namespace, name);
+      if (!resource) throw new AppError('not-found', `${kindName} ${namespace}/${name} was not found.`);
+      return resource;
+    },
+    async remove(kindName: string, namespace: string, name: string) {
+      const kind = storedKind(kindName);
+      const busy = kind === 'BackupTarget' && (await db.backup.count({ where: { namespace, targetName: name, phase: { in: [BACKUP_PHASES.queued, BACKUP_PHASES.running] } } }));
+      if (busy) throw new AppError('conflict', `Target ${namespace}/${name} has a backup in progress; wait for it to finish.`);
+      if (!(await resources.remove(kind, namespace, name))) throw new AppError('not-found', `${kind} ${namespace}/${name} was not found.`);
+      return { message: `${kind} ${namespace}/${name} deleted. Its backups stay in the store.`, kind, namespace, name };
+    },
+    listSecrets: () => secrets.list(db),
+    async putSecret(namespace: string, name: string, data: Record<string, string>) {
+      const action = await secrets.put(db, namespace, name, data);
+      return { message: `Secret ${namespace}/${name} ${action}.`, kind: 'Secret', namespace, name };
+    },
+    async removeSecret(namespace: string, name: string) {
+      if (!(await secrets.remove(db, namespace, name))) throw new AppError('not-found', `Secret ${namespace}/${name} was not found.`);
+      return { message: `Secret ${namespace}/${name} deleted.`, kind: 'Secret', namespace, name };
+    },
+  };
+}
+
+export type ResourceAdmin = ReturnType<typeof createResourceAdmin>;
+
+function storedKind(kind: string): StoredKind {
+  const match = STORED_KINDS.find((k) => k.toLowerCase() === kind.toLowerCase());
+  if (!match) throw new AppError('not-found', `Unknown kind ${kind}; kinds are ${STORED_KINDS.join(', ')}.`);
+  return match;
+}
