@@ -28,6 +28,46 @@ export interface ManualClock extends StreamClock {
   pending(): number;
 }
 
+/**
+ * A clock whose time jumps to the next timer as soon as the event loop has nothing else to do (one timer per
+ * `setImmediate` turn, earliest first). Work that waits on timers (a throttle, a stall watchdog) runs at full speed and
+ * its durations are measured in the clock's time, so tests assert them exactly without waiting for them.
+ */
+export function createVirtualClock(start = 0): StreamClock {
+  let now = start;
+  let nextId = 1;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  let pumping = false;
+  const pump = () => {
+    pumping = false;
+    let dueId: number | undefined;
+    for (const [id, timer] of timers) if (dueId === undefined || timer.at < (timers.get(dueId) as { at: number }).at) dueId = id;
+    if (dueId === undefined) return;
+    const due = timers.get(dueId) as { at: number; fn: () => void };
+    timers.delete(dueId);
+    now = Math.max(now, due.at);
+    schedule();
+    due.fn();
+  };
+  const schedule = () => {
+    if (pumping || timers.size === 0) return;
+    pumping = true;
+    setImmediate(pump);
+  };
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const id = nextId++;
+      timers.set(id, { at: now + Math.max(0, ms), fn });
+      schedule();
+      return id;
+    },
+    clearTimeout(handle) {
+      timers.delete(handle as number);
+    },
+  };
+}
+
 export function createManualClock(start = 0): ManualClock {
   let now = start;
   let nextId = 1;

@@ -12,6 +12,7 @@ import { clientIp } from './client-ip.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
 import { createMemberService, type AcceptInvitationInput, type CreateInvitationInput } from './members.ts';
 import { createOrganizationService } from './organizations.ts';
+import { createPasswordHasher, type PasswordHasher } from './passwords.ts';
 import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession, type SignInInput, type SignUpInput } from './sessions.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import { createThrottle, rateLimitsWith, type RateLimitOverrides } from './throttle.ts';
@@ -23,6 +24,8 @@ export interface AccountsAppDeps {
   readiness?: Record<string, ReadinessCheck>;
   /** Attempt limits of sign-in, sign-up and invitation acceptance (defaults in throttle.ts). */
   rateLimits?: RateLimitOverrides;
+  /** Default: argon2id with OWASP's parameters. Tests pass cheap ones. */
+  passwords?: PasswordHasher;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -38,10 +41,11 @@ function page(query: Record<string, unknown>) {
 
 export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; health: Health }> {
   const throttle = createThrottle(deps.db, rateLimitsWith(deps.rateLimits));
-  const sessions = createSessionService({ db: deps.db, throttle });
-  const members = createMemberService({ db: deps.db, throttle });
+  const passwords = deps.passwords ?? createPasswordHasher();
+  const sessions = createSessionService({ db: deps.db, throttle, passwords });
+  const members = createMemberService({ db: deps.db, throttle, passwords });
   const apiKeys = createApiKeyService({ db: deps.db });
-  const organizations = createOrganizationService({ db: deps.db });
+  const organizations = createOrganizationService({ db: deps.db, passwords });
   let health: Health | undefined;
 
   const app = await createSigilApp({

@@ -5,7 +5,7 @@ import { newestFirst, oldestFirst, type ListPage } from '@sigil/kit/pagination';
 import { type Principal, type Role } from '@sigil/kit/auth';
 import type { Db, Tx } from './db.ts';
 import { lockOrganization } from './organizations.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import type { PasswordHasher } from './passwords.ts';
 import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
 import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
@@ -42,7 +42,7 @@ async function findMember(tx: Tx, organizationId: string, id: string) {
 }
 
 /** Members, roles and invitations of one organization. Membership changes lock the organization row. */
-export function createMemberService({ db, throttle }: { db: Db; throttle: Throttle }) {
+export function createMemberService({ db, throttle, passwords }: { db: Db; throttle: Throttle; passwords: PasswordHasher }) {
   return {
     /** Oldest first. */
     async listMembers(organizationId: string, input: PageInput): Promise<ListPage<MemberView>> {
@@ -175,13 +175,13 @@ export function createMemberService({ db, throttle }: { db: Db; throttle: Thrott
       const existing = await db.user.findUnique({ where: { email: invitation.email } });
       let passwordHash: string | undefined;
       if (existing) {
-        if (!(await verifyPassword(input.password, existing.passwordHash))) {
+        if (!(await passwords.verify(input.password, existing.passwordHash))) {
           throw new AppError('conflict', 'An account with this e-mail address already exists; enter its password to join.', {
             errors: [{ pointer: '/body/password', detail: 'does not match the existing account' }],
           });
         }
       } else {
-        passwordHash = await hashPassword(input.password);
+        passwordHash = await passwords.hash(input.password);
       }
 
       try {

@@ -3,7 +3,7 @@ import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from './db.ts';
 import type { Membership, Organization, User } from './generated/prisma/client.ts';
-import { hashPassword } from './passwords.ts';
+import type { PasswordHasher } from './passwords.ts';
 import {
   isUniqueViolation,
   requireEmail,
@@ -60,12 +60,12 @@ export async function lockOrganization(tx: Tx, organizationId: string): Promise<
   return rows.length === 1;
 }
 
-export function createOrganizationService({ db }: { db: Db }) {
+export function createOrganizationService({ db, passwords }: { db: Db; passwords: PasswordHasher }) {
   return {
     /** For the `create-owner` command: like sign-up, without a session. */
     async createWithOwner(input: { organizationName: string; name: string; email: string; password: string }): Promise<CreatedOrganization> {
       const email = requireEmail(input.email);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       try {
         return await db.$transaction((tx) => createOrganizationWithOwner(tx, { ...input, email, passwordHash }));
       } catch (error) {

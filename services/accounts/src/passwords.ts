@@ -29,11 +29,6 @@ function derive(password: string, salt: Buffer, params: Argon2Parameters, tagLen
   });
 }
 
-export async function hashPassword(password: string, params: Argon2Parameters = PASSWORD_PARAMETERS): Promise<string> {
-  const salt = randomBytes(SALT_BYTES);
-  const tag = await derive(password.slice(0, MAX_PASSWORD_LENGTH), salt, params, TAG_BYTES);
-  return formatPhc(params, salt, tag);
-}
 
 function formatPhc(params: Argon2Parameters, salt: Buffer, tag: Buffer): string {
   const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
@@ -59,26 +54,41 @@ function parsePhc(encoded: string): ParsedHash | undefined {
   };
 }
 
-/** Verifies against a hash computed once per process, so a missing account costs the same time as a wrong password. */
-let dummyHash: Promise<string> | undefined;
-function dummy(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummyHash;
+/** How passwords are hashed and checked; injected so tests use cheap parameters and production keeps OWASP's. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /**
+   * Constant-time check of `password` against a stored PHC string. Pass `undefined` when the account does not exist:
+   * the full argon2 work is still done (against a dummy hash) and the answer is false.
+   */
+  verify(password: string, encoded: string | undefined | null): Promise<boolean>;
+  /** Whether a stored hash uses weaker parameters than this hasher's and should be replaced at the next sign-in. */
+  needsRehash(encoded: string): boolean;
 }
 
-/**
- * Constant-time check of `password` against a stored PHC string. Pass `undefined` when the account does not
- * exist: the function still does the full argon2 work (against a dummy hash) and returns false.
- */
-export async function verifyPassword(password: string, encoded: string | undefined | null): Promise<boolean> {
-  const parsed = encoded ? parsePhc(encoded) : undefined;
-  const target = parsed ?? (parsePhc(await dummy()) as ParsedHash);
-  const candidate = await derive(password.slice(0, MAX_PASSWORD_LENGTH), target.salt, target.params, target.tag.length);
-  const same = candidate.length === target.tag.length && timingSafeEqual(candidate, target.tag);
-  return same && parsed !== undefined;
+export type Derive = (password: string, salt: Buffer, params: Argon2Parameters, tagLength: number) => Promise<Buffer>;
+
+export function createPasswordHasher(params: Argon2Parameters = PASSWORD_PARAMETERS, deriveKey: Derive = derive): PasswordHasher {
+  let dummyHash: ParsedHash | undefined;
+  const hash = async (password: string) => {
+    const salt = randomBytes(SALT_BYTES);
+    return formatPhc(params, salt, await deriveKey(password.slice(0, MAX_PASSWORD_LENGTH), salt, params, TAG_BYTES));
+  };
+  return {
+    hash,
+    async verify(password, encoded) {
+      const parsed = encoded ? parsePhc(encoded) : undefined;
+      dummyHash ??= parsePhc(await hash(randomBytes(16).toString('hex')));
+      const target = parsed ?? (dummyHash as ParsedHash);
+      const candidate = await deriveKey(password.slice(0, MAX_PASSWORD_LENGTH), target.salt, target.params, target.tag.length);
+      const same = candidate.length === target.tag.length && timingSafeEqual(candidate, target.tag);
+      return same && parsed !== undefined;
+    },
+    needsRehash: (encoded) => needsRehash(encoded, params),
+  };
 }
 
-/** Whether a stored hash uses weaker parameters than today's and should be replaced at the next sign-in. */
+/** Whether a stored hash uses weaker parameters than `params`. */
 export function needsRehash(encoded: string, params: Argon2Parameters = PASSWORD_PARAMETERS): boolean {
   const parsed = parsePhc(encoded);
   if (!parsed) return true;

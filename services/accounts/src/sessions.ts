@@ -5,7 +5,7 @@ import { newId } from '@sigil/kit/ids';
 import { ROLE_PERMISSIONS, unauthorized, type Principal } from '@sigil/kit/auth';
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import type { PasswordHasher } from './passwords.ts';
 import { createOrganizationWithOwner } from './organizations.ts';
 import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
@@ -83,14 +83,14 @@ export interface SignInInput {
   organizationId?: string;
 }
 
-export function createSessionService({ db, throttle }: { db: Db; throttle: Throttle }) {
+export function createSessionService({ db, throttle, passwords }: { db: Db; throttle: Throttle; passwords: PasswordHasher }) {
   return {
     /** A new organization, its first owner and a session for them (409 `conflict` if the e-mail has an account). */
     async signUp(input: SignUpInput, ip: string): Promise<IssuedSession> {
       const email = requireEmail(input.email);
       await throttle.enforce([[throttle.rules.signUpPerIp, ip]]);
       if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken();
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       try {
         return await db.$transaction(async (tx) => {
           const { organization, user } = await createOrganizationWithOwner(tx, {
@@ -120,7 +120,7 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
         [throttle.rules.signInPerIp, ip],
       ]);
       const user = await db.user.findUnique({ where: { email } });
-      const valid = await verifyPassword(input.password, user?.passwordHash);
+      const valid = await passwords.verify(input.password, user?.passwordHash);
       if (!user || !valid) throw unauthorized(INVALID_CREDENTIALS);
 
       const memberships = await db.membership.findMany({
@@ -132,8 +132,8 @@ export function createSessionService({ db, throttle }: { db: Db; throttle: Throt
       if (!chosen) throw unauthorized(INVALID_CREDENTIALS);
 
       await throttle.reset(throttle.rules.signInPerEmailIp, emailAndIp);
-      if (needsRehash(user.passwordHash)) {
-        await db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });
+      if (passwords.needsRehash(user.passwordHash)) {
+        await db.user.update({ where: { id: user.id }, data: { passwordHash: await passwords.hash(input.password) } });
       }
       return db.$transaction((tx) => issueSession(tx, user.id, chosen.organizationId));
     },

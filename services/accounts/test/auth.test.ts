@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import { createApp } from '../src/app.ts';
-import { PASSWORD, cookieOf, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, authenticate, type Harness } from './helpers.ts';
+import { PASSWORD, cheapPasswords, cookieOf, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, authenticate, type Harness } from './helpers.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('sign-up', () => {
     expect(stored.tokenHash).toBe(sha256(token));
     expect(JSON.stringify(stored)).not.toContain(token);
     const user = await h.db.user.findUniqueOrThrow({ where: { id: res.body.user.id } });
-    expect(user.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(user.passwordHash).toMatch(/^\$argon2id\$v=19\$m=64,t=1,p=1\$/); // the hasher the app was given (cheap in tests)
 
     const orgId = res.body.organization.id as string;
     const [created] = await outbox(h, 'organization.created', orgId);
@@ -62,7 +62,7 @@ describe('sign-up', () => {
   });
 
   it('limits sign-ups per address (configurable)', async () => {
-    const { app } = await createApp({ db: h.db, log: silentLogger(), verifyPrincipal: h.auth.verify, rateLimits: { signUpPerIp: 2 } });
+    const { app } = await createApp({ db: h.db, log: silentLogger(), verifyPrincipal: h.auth.verify, rateLimits: { signUpPerIp: 2 }, passwords: cheapPasswords });
     const ip = freshIp();
     const attempt = () =>
       request(app).post('/v1/auth/sign-up').set('x-forwarded-for', `203.0.113.9, ${ip}`).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD });

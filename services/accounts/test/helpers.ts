@@ -6,6 +6,10 @@ import { SIGIL } from '@sigil/proto';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
 import { createApp } from '../src/app.ts';
+import { createPasswordHasher } from '../src/passwords.ts';
+
+/** argon2id at the smallest cost: tests check behaviour, not the work factor (passwords.test.ts checks production's). */
+export const cheapPasswords = createPasswordHasher({ memory: 64, passes: 1, parallelism: 1 });
 import { createDb, type Db } from '../src/db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
 
@@ -23,7 +27,7 @@ export async function createHarness(name: string): Promise<Harness> {
   const url = await freshTestDatabase(`sigil_accounts_test_${name}`, migrationsDir);
   const db = createDb(url);
   const auth = await createTestAuth();
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords });
   return { app, db, auth, close: () => db.$disconnect() };
 }
 

@@ -96,15 +96,23 @@ describe('Idempotency-Key on POST /v1/templates (spec part 8)', () => {
     expect(second.body.id).not.toBe(first.body.id);
   });
 
-  it('does not store 5xx responses', async () => {
-    const caller = apiKeyPrincipal();
+  it('does not store 5xx responses or crashes: the next attempt runs again', async () => {
     const { runIdempotent } = await import('@sigil/kit/api');
     const req = { scope: 'org:x', key: 'k5xx', method: 'POST', path: '/p', query: '', rawBody: undefined };
-    await expect(runIdempotent(h.db, req, async () => ({ status: 503, headers: {}, body: { oops: true } }))).resolves.toMatchObject({ status: 503 });
-    await expect(runIdempotent(h.db, req, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
-    const again = await runIdempotent(h.db, req, async () => ({ status: 201, headers: {}, body: { ok: 1 } }));
-    expect(again).toMatchObject({ status: 201, replayed: false });
-    expect(caller).toBeTruthy();
+    let runs = 0;
+    const run = <T>(answer: () => T) => async () => {
+      runs += 1;
+      return answer();
+    };
+    await expect(runIdempotent(h.db, req, run(() => ({ status: 503, headers: {}, body: { oops: true } })))).resolves.toEqual({ status: 503, headers: {}, body: { oops: true }, replayed: false });
+    await expect(runIdempotent(h.db, req, run(() => { throw new Error('boom'); }))).rejects.toThrow('boom');
+    const again = await runIdempotent(h.db, req, run(() => ({ status: 201, headers: {}, body: { ok: 1 } })));
+    expect(again).toEqual({ status: 201, headers: {}, body: { ok: 1 }, replayed: false });
+    expect(runs).toBe(3);
+    // Only now is an answer kept: a fourth attempt replays it without running.
+    const replay = await runIdempotent(h.db, req, run(() => ({ status: 500, headers: {}, body: null })));
+    expect(replay).toEqual({ status: 201, headers: {}, body: { ok: 1 }, replayed: true });
+    expect(runs).toBe(3);
   });
 
   it.each([['an empty key', ''], ['a 256-character key', 'k'.repeat(256)], ['a non-printable key', 'tab\there']])('rejects %s', async (_label, key) => {

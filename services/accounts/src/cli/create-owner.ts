@@ -16,7 +16,7 @@ import { migrate } from '@sigil/kit/db';
 import { insertApiKey } from '../api-keys.ts';
 import { createDb } from '../db.ts';
 import { createOrganizationService } from '../organizations.ts';
-import { generatePassword } from '../passwords.ts';
+import { createPasswordHasher, generatePassword } from '../passwords.ts';
 
 const USAGE = 'Usage: create-owner --email <email> --name <name> --organization <name> [--password <password>] [--api-key test|live] [--json]';
 
@@ -61,7 +61,7 @@ async function main(): Promise<number> {
   const db = createDb(databaseUrl);
   try {
     const password = values.password ?? generatePassword();
-    const created = await createOrganizationService({ db }).createWithOwner({ organizationName: organization, name, email, password });
+    const created = await createOrganizationService({ db, passwords: createPasswordHasher() }).createWithOwner({ organizationName: organization, name, email, password });
     const key = apiKeyMode
       ? await db.$transaction((tx) =>
           insertApiKey(
