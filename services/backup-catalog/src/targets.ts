@@ -5,7 +5,7 @@ import { bumpCatalogVersion, catalogVersion, type DbOrTx } from './db.ts';
 import type { StoredResource } from './resources.ts';
 import { decide, scheduleFor, typicalIntervalMs } from './schedule.ts';
 import type { BackupPolicySpec as PolicySpec, BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
-import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS, STRATA_LABELS as LABELS } from '@sigil/proto/strata';
+import { STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { findPolicy, findStore, loadTargetBundle } from './stores.ts';
 import { backupRefView } from './views.ts';
 
