@@ -7,6 +7,8 @@ import { randomBase62 } from '@sigil/kit/ids';
 
 export interface TestStack extends Stack {
   namespace: string;
+  /** Where the stack keeps its state; each process logs to `logs/<name>.log` under it. */
+  stateDir: string;
   /** SQL against one service's database (for set-ups the API cannot make, like an expired key). */
   sql(service: 'accounts' | 'templates', text: string, params?: unknown[]): Promise<pg.QueryResult>;
 }
@@ -15,13 +17,14 @@ export interface TestStack extends Stack {
  * The whole platform as separate processes, on the servers the test run provisioned, in its own
  * databases and consumer names so several stacks can share those servers.
  */
-export async function startTestStack(): Promise<TestStack> {
+export async function startTestStack(options: { logLevel?: string } = {}): Promise<TestStack> {
   const namespace = `e2e_${randomBase62(8).toLowerCase()}_`;
   const stateDir = await mkdtemp(path.join(tmpdir(), 'sigil-e2e-'));
-  const stack = await startStack({ stateDir, env: process.env, namespace, logLevel: process.env.TEST_LOG_LEVEL ?? 'warn' });
+  const stack = await startStack({ stateDir, env: process.env, namespace, logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'warn' });
   return {
     ...stack,
     namespace,
+    stateDir,
     async sql(service, text, params = []) {
       const url = new URL(stack.infra.postgres.adminUrl);
       url.pathname = `/${namespace}sigil_${service}`;
