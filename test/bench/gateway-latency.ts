@@ -1,13 +1,16 @@
-// On demand (`npm run bench`): start-up time of the whole stack, memory of each process, and the
-// gateway's added latency against calling the templates service directly, as a ratio of medians.
+// On demand (`npm run bench`): start-up time of the whole stack, memory of each process after 1,000 requests, and the
+// gateway's added latency: `GET /v1/templates/{id}` straight to the templates service, through a bare keep-alive proxy
+// process (the floor of any extra hop on this machine), and through the gateway, as ratios of medians.
+import { spawn } from 'node:child_process';
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createPrincipalSigner, PRINCIPAL_HEADER, type InternalKeyPair, type Principal } from '@sigil/kit/auth';
 import { startStack } from '@sigil/local-stack';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
-const WARMUP = 50;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
+const WARMUP = 100;
+const ROUNDS = 4;
 
 const stateDir = await mkdtemp(path.join(tmpdir(), 'sigil-bench-'));
 const t0 = performance.now();
@@ -24,48 +27,58 @@ try {
 
   const keys = JSON.parse(await readFile(path.join(stateDir, 'internal-jwt-key.json'), 'utf8')) as InternalKeyPair;
   const sign = await createPrincipalSigner(keys.privateJwk);
-  const principal: Principal = {
-    kind: 'api_key',
-    organizationId: stack.seed.organizationId,
-    actorId: 'key_bench',
-    apiKeyId: 'key_bench',
-    mode: 'test',
-    permissions: ['template:read'],
-  };
+  const principal: Principal = { kind: 'api_key', organizationId: stack.seed.organizationId, actorId: 'key_bench', apiKeyId: 'key_bench', mode: 'test', permissions: ['template:read'] };
+  const token = await sign(principal); // valid 60 s: re-signed per round below
+  const proxy = await startBareProxy(stack.serviceUrls.templates, token);
 
-  const direct = () => measure(`${stack.serviceUrls.templates}/v1/templates/${created.id}`, async () => ({ [PRINCIPAL_HEADER]: await sign(principal) }));
-  const viaGateway = () => measure(`${stack.gatewayUrl}/v1/templates/${created.id}`, async () => ({ authorization: `Bearer ${key}` }));
-
-  // Interleave the two series so drift on a shared machine hits both alike.
-  const directTimes: number[] = [];
-  const gatewayTimes: number[] = [];
-  for (let round = 0; round < 4; round++) {
-    directTimes.push(...(await direct()));
-    gatewayTimes.push(...(await viaGateway()));
+  const path1 = `/v1/templates/${created.id}`;
+  const series = { direct: [] as number[], bare: [] as number[], gateway: [] as number[] };
+  // Interleave the series so drift on a shared machine hits all alike.
+  for (let round = 0; round < ROUNDS; round++) {
+    const fresh = await sign(principal);
+    series.direct.push(...(await measure(`${stack.serviceUrls.templates}${path1}`, { [PRINCIPAL_HEADER]: fresh })));
+    series.bare.push(...(await measure(`${proxy.url}${path1}`, { authorization: `Bearer ${key}` })));
+    series.gateway.push(...(await measure(`${stack.gatewayUrl}${path1}`, { authorization: `Bearer ${key}` })));
   }
-  const d = median(directTimes);
-  const g = median(gatewayTimes);
+  const d = median(series.direct);
+  const b = median(series.bare);
+  const g = median(series.gateway);
 
   console.log(`\nStack start-up (infra + migrations + services + gateway + seed): ${(startupMs / 1000).toFixed(2)} s`);
   console.log(`Infra: postgres ${stack.infra.postgres.source}, nats ${stack.infra.nats.source}, s3 ${stack.infra.s3.source}, smtp ${stack.infra.smtp.source}`);
-  console.log('\nResident memory after the run:');
-  for (const p of stack.processes) console.log(`  ${p.name.padEnd(10)} pid ${p.pid}  ${(await rssMiB(p.pid)).toFixed(1)} MiB`);
-  console.log(`  ${'launcher'.padEnd(10)} pid ${process.pid}  ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB (includes embedded S3 and SMTP sink when started here)`);
-  console.log(`\nGET /v1/templates/{id}, ${directTimes.length} requests each, sequential, keep-alive:`);
-  console.log(`  templates service directly  median ${d.toFixed(3)} ms  p90 ${percentile(directTimes, 0.9).toFixed(3)} ms`);
-  console.log(`  through the gateway         median ${g.toFixed(3)} ms  p90 ${percentile(gatewayTimes, 0.9).toFixed(3)} ms`);
+  console.log(`\nResident memory after ${ROUNDS * (REQUESTS + WARMUP)} requests per series:`);
+  for (const p of stack.processes) console.log(`  ${p.name.padEnd(15)} pid ${p.pid}  ${(await rssMiB(p.pid)).toFixed(1)} MiB`);
+  console.log(`  ${'launcher'.padEnd(15)} pid ${process.pid}  ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB (includes embedded S3 and SMTP sink when started here)`);
+  console.log(`\nGET /v1/templates/{id}, ${series.direct.length} requests per series, sequential, keep-alive:`);
+  console.log(`  templates service directly  median ${d.toFixed(3)} ms  p90 ${percentile(series.direct, 0.9).toFixed(3)} ms`);
+  console.log(`  through a bare proxy        median ${b.toFixed(3)} ms  p90 ${percentile(series.bare, 0.9).toFixed(3)} ms`);
+  console.log(`  through the gateway         median ${g.toFixed(3)} ms  p90 ${percentile(series.gateway, 0.9).toFixed(3)} ms`);
   console.log(`  ratio gateway/direct        ${(g / d).toFixed(2)}x  (added ${(g - d).toFixed(3)} ms)`);
+  console.log(`  ratio bare proxy/direct     ${(b / d).toFixed(2)}x  (the floor of one more hop)`);
+  console.log(`  ratio gateway/bare proxy    ${(g / b).toFixed(2)}x  (what the gateway's own work costs)`);
+  proxy.stop();
 } finally {
   await stack.stop();
 }
 
-async function measure(url: string, headers: () => Promise<Record<string, string>>): Promise<number[]> {
-  const h = await headers();
-  for (let i = 0; i < WARMUP; i++) await (await fetch(url, { headers: h })).arrayBuffer();
+async function startBareProxy(target: string, token: string): Promise<{ url: string; stop(): void }> {
+  const portFile = path.join(stateDir, 'bare-proxy.port');
+  const child = spawn(process.execPath, [new URL('./bare-proxy.ts', import.meta.url).pathname, target, PRINCIPAL_HEADER, token, portFile], { stdio: 'inherit' });
+  for (let i = 0; i < 200; i++) {
+    const port = await readFile(portFile, 'utf8').catch(() => '');
+    if (port) return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  child.kill();
+  throw new Error('the bare proxy did not start');
+}
+
+async function measure(url: string, headers: Record<string, string>): Promise<number[]> {
+  for (let i = 0; i < WARMUP; i++) await (await fetch(url, { headers })).arrayBuffer();
   const times: number[] = [];
-  for (let i = 0; i < REQUESTS / 4; i++) {
+  for (let i = 0; i < REQUESTS; i++) {
     const start = performance.now();
-    const res = await fetch(url, { headers: h });
+    const res = await fetch(url, { headers });
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
     times.push(performance.now() - start);

@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import { requestIdMiddleware } from '../http/request-id.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { bodyRules, checkBody } from './media-types.ts';
-import { createOpenApiBackend, sendReply, type Reply } from './openapi-backend.ts';
+import { createOpenApiBackend, precompileRouting, sendReply, type Reply } from './openapi-backend.ts';
 import type { ValidationIssue } from './validation.ts';
 
 /** What the builder needs to know of an operation besides the document: who serves it. */
@@ -169,6 +169,7 @@ export async function createContractApp<P, Op extends ContractOperation>(options
     },
   });
   await api.init();
+  precompileRouting(api);
 
   const app = express();
   app.disable('x-powered-by');

@@ -43,3 +43,40 @@ export function sendReply(res: Response, reply: Reply): void {
   }
   res.status(reply.status).json(reply.body);
 }
+
+type Router = OpenAPIBackend['router'];
+type RouterOperation = ReturnType<Router['getOperations']>[number];
+
+/**
+ * openapi-backend flattens every operation of the document and compiles a regular expression per path template on
+ * every request (about 1.5 ms for our 96 operations). The document never changes once loaded: flatten once, compile
+ * once, match with the same rules (exact path first, then templates by specificity, 404, 405).
+ */
+export function precompileRouting(api: OpenAPIBackend): void {
+  const router: Router = api.router;
+  const operations = router.getOperations();
+  const byId = new Map(operations.map((op) => [op.operationId, op]));
+  const templates = operations
+    .map((op) => ({ op, pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('[^/]+')}$`), literal: op.path.replace(/\{.*?\}/g, '').length }))
+    .sort((a, b) => b.literal - a.literal);
+  router.getOperations = () => operations;
+  router.getOperation = (operationId: string) => byId.get(operationId);
+  router.matchOperation = ((request: Parameters<Router['matchOperation']>[0], strict?: boolean): RouterOperation | undefined => {
+    const req = router.normalizeRequest(request);
+    const fail = (reason: string): undefined => {
+      if (strict) throw Error(reason);
+      return undefined;
+    };
+    // Our documents are mounted at the router's root ('/'): every path is under it.
+    const path = router.normalizePath(req.path);
+    const exact = operations.find((op) => op.path === path && op.method === req.method);
+    if (exact) return exact;
+    const candidates = templates.filter(({ pattern }) => pattern.test(path));
+    if (candidates.length === 0) return fail('404-notFound: no route matches request');
+    return candidates.find(({ op }) => op.method === req.method)?.op ?? fail('405-methodNotAllowed: this method is not registered for the route');
+  }) as Router['matchOperation'];
+}
+
+function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -148,40 +148,45 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
     }
   };
 
-  // `concurrency` is for the whole consumer: a loop takes a slot before it asks for a message, so no message
-  // waits in our hands (its ack deadline running) for another to finish.
+  // `concurrency` is for the whole consumer, across its subjects. A message that waits for a slot is kept alive
+  // (`working()`) so the broker does not hand it to someone else meanwhile.
   const slots = createSlots(concurrency);
-  const loops = names.flatMap((name) =>
-    Array.from({ length: concurrency }, async () => {
-      let failures = 0;
-      while (!stopping.signal.aborted) {
-        try {
-          const consumer = await js.consumers.get(stream, name);
-          while (!stopping.signal.aborted) {
-            const release = await slots.take(stopping.signal);
-            try {
-              const msg = await consumer.next({ expires: 1_000 });
-              failures = 0;
-              if (msg) await deliver(msg);
-            } finally {
-              release();
-            }
-          }
-        } catch (error) {
-          if (stopping.signal.aborted) break;
-          failures += 1;
-          const backOff = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
-          log.warn({ err: error, consumer: name, retryInMs: backOff }, 'could not pull from the broker; backing off');
-          await sleep(backOff, undefined, { signal: stopping.signal }).catch(() => undefined);
+  const running = new Set<Promise<void>>();
+  const subscriptions: Array<{ close(): Promise<void | Error> }> = [];
+  const keepAliveMs = Math.max(1_000, Math.floor(ackWaitMs / 2));
+  const loops = names.map(async (name) => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        const consumer = await js.consumers.get(stream, name);
+        const messages = await consumer.consume({ max_messages: concurrency });
+        subscriptions.push(messages);
+        if (stopping.signal.aborted) await messages.close();
+        for await (const msg of messages) {
+          failures = 0;
+          const keepAlive = setInterval(() => msg.working(), keepAliveMs);
+          const release = await slots.take(stopping.signal).finally(() => clearInterval(keepAlive));
+          const task = deliver(msg).finally(() => {
+            release();
+            running.delete(task);
+          });
+          running.add(task);
         }
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        failures += 1;
+        const backOff = Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
+        log.warn({ err: error, consumer: name, retryInMs: backOff }, 'could not consume from the broker; backing off');
+        await sleep(backOff, undefined, { signal: stopping.signal }).catch(() => undefined);
       }
-    }),
-  );
+    }
+  });
 
   return {
     async stop() {
       stopping.abort();
-      await Promise.allSettled(loops);
+      await Promise.allSettled(subscriptions.map((messages) => messages.close()));
+      await Promise.allSettled([...loops, ...running]);
     },
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
