@@ -142,6 +142,18 @@ describe('targets', () => {
   });
 });
 
+describe('operations the catalog does not serve yet', () => {
+  it('answer 503 naming the operation, after authentication and roles', async () => {
+    expect((await request(h.app).get('/api/v1/targets/default/postgres-main/segments')).status).toBe(401);
+    const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'The backup-catalog service does not serve listTargetSegments in this deployment.' });
+    const sandbox = await h.call('viewer', 'get', '/api/v1/sandboxes');
+    expect(sandbox.status).toBe(503);
+    expect(sandbox.body).toEqual({ error: 'The sandbox service is not available.' });
+  });
+});
+
 describe('audit', () => {
   it('records every write with user, role, action, target, outcome and source address', async () => {
     // The gateway appends the caller's address as the last hop; what the caller wrote before it is not believed.

@@ -68,6 +68,21 @@ describe('POST /v1/templates', () => {
     expectProblem(res, 400, 'malformed-request');
   });
 
+  it('answers 415 for a body without a JSON Content-Type, and 413 naming the limit for a body too large', async () => {
+    const plain = await request(h.app).post('/v1/templates').set(await as(org)).set('content-type', 'text/plain').send('{"name":"x"}');
+    expect(plain.status).toBe(415);
+    expect(plain.body).toMatchObject({ type: 'https://sigil.dev/problems/unsupported-media-type', detail: 'This operation takes a body of type application/json; the request has Content-Type text/plain.' });
+    const big = await request(h.app).post('/v1/templates').set(await as(org)).send({ name: 'x', description: 'y'.repeat(1_100_000) });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ type: 'https://sigil.dev/problems/payload-too-large', detail: 'The request body is too large (the limit is 1 MiB).' });
+  });
+
+  it('answers 503 for an operation of the contract another service serves', async () => {
+    const res = await request(h.app).get('/v1/envelopes').set(await as(org));
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ type: 'https://sigil.dev/problems/service-unavailable', detail: 'The envelopes service is not available.' });
+  });
+
   it('needs a caller', async () => {
     const res = await request(h.app).post('/v1/templates').send({ name: 'x' });
     expectProblem(res, 401, 'unauthorized');
