@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 echo "== supergraph drift check"; npm run --silent compose:check
 echo "== CRD drift check"; npm run --silent crds:check
+echo "== generated types drift check"; npm run --silent types:check
 echo "== typecheck"; npm run --silent typecheck
 echo "== lint"; npm run --silent lint
 echo "== tests"; npm test --silent

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAjv, formatErrors, type JsonSchemaValidateFunction } from './ajv.ts';
-import type { Mode, Permission, Role } from './auth.ts';
 
 /**
  * Domain events: what services tell each other through NATS JetStream (not the
@@ -22,35 +21,13 @@ export const JOBS_SUBJECTS = 'sigil.jobs.>';
 const EVENT_SUBJECT_PREFIX = 'sigil.events.';
 const JOB_SUBJECT_PREFIX = 'sigil.jobs.';
 
-/** The template as the `templates` service returns it (same shape as the API's `Template`). */
-export interface TemplateRecord {
-  id: string;
-  object: 'template';
-  name: string;
-  description: string | null;
-  metadata: Record<string, string>;
-  latestVersion: number | null;
-  hasDraft: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import type * as Generated from './gen/events.ts';
 
-export interface EventPayloads {
-  /** A new organization with its first owner (sign-up). */
-  'organization.created': { name: string; ownerUserId: string; ownerEmail: string };
-  'member.added': { memberId: string; userId: string; email: string; role: Role };
-  'member.removed': { memberId: string; userId: string };
-  'member.role_changed': { memberId: string; userId: string; previousRole: Role; role: Role };
-  'apikey.created': { apiKeyId: string; mode: Mode; scopes: Permission[]; createdBy: string };
-  /** `keyHash` is the SHA-256 (hex) of the full secret: the gateway's cache key. */
-  'apikey.revoked': { apiKeyId: string; keyHash: string };
-  /** `sessionHash` is the SHA-256 (hex) of the session token. */
-  'session.revoked': { sessionHash: string };
-  'template.created': { template: TemplateRecord };
-  'template.deleted': { templateId: string };
-  'envelope.created': { envelopeId: string; templateId: string; testMode: boolean };
-  'signing_link.created': { signingLinkId: string; templateId: string; testMode: boolean };
-}
+/** The template as the `templates` service returns it (same shape as the API's `Template`). */
+export type TemplateRecord = Generated.TemplateCreated['template'];
+
+/** The payload of each event type, generated from `proto/events/<type>.schema.json` (`npm run types`). */
+export type EventPayloads = { [T in keyof Generated.DomainEvents]-?: NonNullable<Generated.DomainEvents[T]> };
 
 export type EventType = keyof EventPayloads;
 
