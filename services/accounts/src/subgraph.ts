@@ -15,16 +15,23 @@ function caller(context: SubgraphContext): Principal | undefined {
   return principal && (principal.kind === 'session' || principal.kind === 'api_key') ? principal : undefined;
 }
 
+/** The caller, or the authentication error a request without credentials gets (never an empty answer). */
+function signedIn(context: SubgraphContext): Principal {
+  const principal = caller(context);
+  if (!principal) throw new GraphQLError('A valid API key or dashboard session is required.', { extensions: { code: 'UNAUTHENTICATED' } });
+  return principal;
+}
+
 export function createResolvers(organizations: OrganizationService) {
   return {
     Query: {
       organization: async (_: unknown, __: unknown, context: SubgraphContext): Promise<OrganizationNode | null> => {
-        const principal = caller(context);
-        return principal ? organizations.get(principal.organizationId) : null;
+        const principal = signedIn(context);
+        return organizations.get(principal.organizationId);
       },
       viewer: async (_: unknown, __: unknown, context: SubgraphContext) => {
-        const principal = caller(context);
-        if (principal?.kind !== 'session' || !principal.userId) return null;
+        const principal = signedIn(context);
+        if (principal.kind !== 'session' || !principal.userId) return null;
         return organizations.member(principal.organizationId, principal.userId);
       },
     },

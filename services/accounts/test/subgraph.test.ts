@@ -39,9 +39,10 @@ describe('accounts subgraph', () => {
     expect((await gql(admin, '{ organization { members { id } } }')).body.data.organization.members).toHaveLength(1);
   });
 
-  it('is null without a caller', async () => {
+  it('answers UNAUTHENTICATED without a caller, not an empty organization', async () => {
     const res = await gql({}, '{ organization { id } viewer { id } }');
     expect(res.body.data).toEqual({ organization: null, viewer: null });
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED']);
   });
 
   it('resolves entity references only for the caller organization', async () => {
