@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driverFor, summarizeInventory } from '../src/engines/index.ts';
 import type { DatabaseAccess, DumpOptions, EngineDriver } from '../src/engines/index.ts';
-import { parseArchiveDatabase, tablePattern } from '../src/engines/postgres.ts';
+import { parseArchiveDatabase, tablePattern } from '../src/engines/postgres/index.ts';
 import { accessFromUrl, createPostgresFixture, dropPostgresDatabase, FIXTURE, uniqueDatabaseName } from './fixtures.ts';
 
 const ADMIN_URL = process.env.POSTGRES_URL as string;

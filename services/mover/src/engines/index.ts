@@ -1,13 +1,13 @@
 /** The engine layer: one driver per engine the mover backs up with the engine's own tools. */
 import type { StrataEngine } from '@sigil/proto';
 import { mysqlDriver } from './mysql.ts';
-import { postgresDriver } from './postgres.ts';
+import { postgresDriver } from './postgres/index.ts';
 import type { EngineDriver } from './types.ts';
 
 export type * from './types.ts';
 export { createMysqlDriver, mysqlDriver } from './mysql.ts';
 export type { MysqlDriverOptions } from './mysql.ts';
-export { postgresDriver } from './postgres.ts';
+export { postgresDriver } from './postgres/index.ts';
 export { summarizeInventory } from './inventory.ts';
 export type { InventorySummary } from './inventory.ts';
 export { ToolError } from './process.ts';
