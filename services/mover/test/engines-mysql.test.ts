@@ -9,7 +9,7 @@ import { ensureInfra } from '@sigil/local-stack';
 import type { Infra } from '@sigil/local-stack';
 import { createMysqlDriver, driverFor, summarizeInventory } from '../src/engines/index.ts';
 import type { DatabaseAccess, DumpOptions, EngineDriver, Position } from '../src/engines/index.ts';
-import { tablesOf } from '../src/engines/mysql.ts';
+import { tablesOf } from '../src/engines/mysql/index.ts';
 import { AlterDatabaseFilter, decodeHeader, encodeHeader, PositionSniffer, rewriteAlterDatabase } from '../src/engines/mysql-stream.ts';
 import { accessFromUrl, createMysqlFixture, dropMysqlDatabase, FIXTURE, uniqueDatabaseName } from './fixtures.ts';
 

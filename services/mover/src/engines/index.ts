@@ -1,12 +1,12 @@
 /** The engine layer: one driver per engine the mover backs up with the engine's own tools. */
 import type { StrataEngine } from '@sigil/proto';
-import { mysqlDriver } from './mysql.ts';
+import { mysqlDriver } from './mysql/index.ts';
 import { postgresDriver } from './postgres/index.ts';
 import type { EngineDriver } from './types.ts';
 
 export type * from './types.ts';
-export { createMysqlDriver, mysqlDriver } from './mysql.ts';
-export type { MysqlDriverOptions } from './mysql.ts';
+export { createMysqlDriver, mysqlDriver } from './mysql/index.ts';
+export type { MysqlDriverOptions } from './mysql/index.ts';
 export { postgresDriver } from './postgres/index.ts';
 export { summarizeInventory } from './inventory.ts';
 export type { InventorySummary } from './inventory.ts';
