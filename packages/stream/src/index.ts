@@ -1,4 +1,4 @@
-export * from './age.ts';
+export * from './age/index.ts';
 export * from './zstd.ts';
 export * from './taps.ts';
 export * from './s3.ts';

@@ -13,7 +13,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createAgeDecryptStream, createAgeEncryptStream } from './age.ts';
+import { createAgeDecryptStream, createAgeEncryptStream } from './age/index.ts';
 import { downloadStream, uploadStream, type S3Client } from './s3.ts';
 import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle, stallMessage, systemClock, type StreamClock } from './taps.ts';
 import { createCompressStream, createDecompressStream, type CompressionAlgorithm, type CompressionOptions } from './zstd.ts';

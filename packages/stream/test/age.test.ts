@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Decrypter, Encrypter, identityToRecipient } from 'age-encryption';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGE_CHUNK_SIZE, ageIdentityToRecipient, createAgeDecryptStream, createAgeEncryptStream, generateAgeIdentity, isAgeRecipient } from '../src/age.ts';
+import { AGE_CHUNK_SIZE, ageIdentityToRecipient, createAgeDecryptStream, createAgeEncryptStream, generateAgeIdentity, isAgeRecipient } from '../src/age/index.ts';
 
 const SEALED = AGE_CHUNK_SIZE + 16;
 let dir: string;

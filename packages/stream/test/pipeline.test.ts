@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGE_CHUNK_SIZE, generateAgeIdentity } from '../src/age.ts';
+import { AGE_CHUNK_SIZE, generateAgeIdentity } from '../src/age/index.ts';
 import { runDownloadPipeline, runUploadPipeline, verifyObject } from '../src/pipeline.ts';
 import { createS3Client, downloadStream, ensureBucket, listKeys, objectExists, removeObjects, type S3Client } from '../src/s3.ts';
 import { createVirtualClock } from '../src/taps.ts';
