@@ -1,0 +1,52 @@
+/** The strata CLI: `strata activity`, `audit` and `events`. */
+import type { Command } from 'commander';
+import type { Query } from '../client.ts';
+import * as render from '../render.ts';
+import { ExitCode } from '../cli-types.ts';
+import { intArg, eventOf, linkedController } from '../args.ts';
+import type { CommandContext } from '../context.ts';
+
+export function registerActivity(program: Command, ctx: CommandContext): void {
+  const { io, out, globals, connect, emit } = ctx;
+  program
+    .command('activity')
+    .description('recent and running backups and restores')
+    .option('--limit <n>', 'at most this many (1-500, server default 50)', intArg(1, 500))
+    .action(async (opts: { limit?: number }, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', '/activity', { query: { limit: opts.limit } }), render.activity);
+    });
+
+  program
+    .command('audit')
+    .description('recent audit events of the answering replica, newest first')
+    .option('--action <action>', 'only this action')
+    .option('--user <user>', 'only this user')
+    .option('--limit <n>', 'at most this many (1-1000, server default 100)', intArg(1, 1000))
+    .action(async (opts: { action?: string; user?: string; limit?: number }, cmd: Command) => {
+      const c = await connect(cmd);
+      const query: Query = { action: opts.action, user: opts.user, limit: opts.limit };
+      emit(cmd, await c.request('GET', '/audit', { query }), render.audit);
+    });
+
+  program
+    .command('events')
+    .description('print server events (backup, restore, sandbox, target, catalog) until interrupted')
+    .option('--kind <kind>', 'only events of this kind')
+    .option('--count <n>', 'stop after this many events', intArg(1, Number.MAX_SAFE_INTEGER))
+    .action(async (opts: { kind?: string; count?: number }, cmd: Command) => {
+      const c = await connect(cmd);
+      const json = globals(cmd).output !== 'text';
+      const controller = linkedController(io.signal);
+      let seen = 0;
+      const outcome = await c.streamEvents((e) => {
+        const ev = eventOf(e);
+        if (opts.kind && ev.kind !== opts.kind) return false;
+        out(json ? JSON.stringify(e.data ?? e.raw) + '\n' : render.eventLine(ev) + '\n');
+        seen++;
+        return opts.count !== undefined && seen >= opts.count;
+      }, controller.signal);
+      if (outcome === 'aborted') throw new ExitCode(130);
+    });
+
+}

@@ -1,0 +1,57 @@
+/** The strata CLI: One backup: detail, inventory, pin and unpin. */
+import type { Command } from 'commander';
+import { seg } from '../client.ts';
+import { isDuration, isTimestamp } from '../format.ts';
+import * as render from '../render.ts';
+import { UsageError } from '../cli-types.ts';
+import { reasonBody } from '../args.ts';
+import type { CommandContext } from '../context.ts';
+
+export function registerBackups(program: Command, ctx: CommandContext): void {
+  const { connect, emit, emitAction } = ctx;
+  program
+    .command('backup')
+    .description('show one backup (manifest summary and tags)')
+    .argument('<id>', 'backup id')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', `/backups/${seg(id)}`), render.backupDetail);
+    });
+
+  program
+    .command('inventory')
+    .description('show what the databases looked like at backup time (no row data)')
+    .argument('<id>', 'backup id')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', `/backups/${seg(id)}/inventory`), render.inventory);
+    });
+
+  program
+    .command('pin')
+    .description('hold a backup against retention')
+    .argument('<id>', 'backup id')
+    .option('--expires <when>', 'a duration such as 30d, or an RFC 3339 time; omitted means forever')
+    .option('--reason <text>', 'why the backup is kept')
+    .action(async (id: string, opts: { expires?: string; reason?: string }, cmd: Command) => {
+      if (opts.expires !== undefined && !isDuration(opts.expires) && !isTimestamp(opts.expires)) {
+        throw new UsageError(`invalid --expires "${opts.expires}": expected a duration such as 30d or an RFC 3339 time`);
+      }
+      const body: Record<string, string> = {};
+      if (opts.expires) body.expires = opts.expires;
+      if (opts.reason) body.reason = opts.reason;
+      const c = await connect(cmd);
+      emitAction(cmd, await c.request('POST', `/backups/${seg(id)}/pin`, { json: body }));
+    });
+
+  program
+    .command('unpin')
+    .description('release a pinned backup to retention')
+    .argument('<id>', 'backup id')
+    .option('--reason <text>', 'reason recorded in the audit log')
+    .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
+      const c = await connect(cmd);
+      emitAction(cmd, await c.request('POST', `/backups/${seg(id)}/unpin`, { json: reasonBody(opts.reason) }));
+    });
+
+}

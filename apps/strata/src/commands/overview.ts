@@ -1,0 +1,24 @@
+/** The strata CLI: `strata whoami` and `strata settings`. */
+import type { Command } from 'commander';
+import * as render from '../render.ts';
+import type { CommandContext } from '../context.ts';
+
+export function registerOverview(program: Command, ctx: CommandContext): void {
+  const { connect, emit } = ctx;
+  program
+    .command('whoami')
+    .description('show the signed-in principal and its role')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', '/whoami'), render.whoami);
+    });
+
+  program
+    .command('settings')
+    .description('show stores, policies and the catalog state')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', '/settings'), render.settings);
+    });
+
+}

@@ -1,0 +1,76 @@
+/** The strata CLI: `strata apply`, `get` and `delete` of declarative resources. */
+import type { Command } from 'commander';
+import YAML from 'yaml';
+import { ApiError, seg } from '../client.ts';
+import * as render from '../render.ts';
+import { UsageError } from '../cli-types.ts';
+import { parseRef, parseKind, refPath, collect, readInput, checkDocument } from '../args.ts';
+import type { CommandContext } from '../context.ts';
+
+export function registerResources(program: Command, ctx: CommandContext): void {
+  const { io, stdinUse, out, globals, connect, emit, emitAction } = ctx;
+  program
+    .command('apply')
+    .description('create or update declarative resources from YAML or JSON files')
+    .requiredOption('-f, --filename <file>', 'file to apply ("-" reads stdin); repeatable', collect, [] as string[])
+    .action(async (opts: { filename: string[] }, cmd: Command) => {
+      if (opts.filename.length === 0) throw new UsageError('pass at least one -f FILE');
+      const inputs: Array<{ file: string; body: string; contentType: string }> = [];
+      for (const file of opts.filename) {
+        const body = await readInput(file, io, stdinUse);
+        const label = file === '-' ? 'stdin' : file;
+        inputs.push({ file: label, body, contentType: checkDocument(label, body) });
+      }
+      const c = await connect(cmd);
+      const results: unknown[] = [];
+      for (const input of inputs) {
+        let result: unknown;
+        try {
+          result = await c.request('POST', '/resources', { body: input.body, contentType: input.contentType });
+        } catch (e) {
+          if (e instanceof ApiError && inputs.length > 1) throw new ApiError(e.status, `${input.file}: ${e.message}`);
+          throw e;
+        }
+        results.push(result);
+        if (globals(cmd).output === 'text') out(render.applyResult(result));
+      }
+      if (globals(cmd).output !== 'text') emit(cmd, results.length === 1 ? results[0] : results, () => '');
+    });
+
+  const get = program.command('get').description('read declarative resources');
+  get
+    .command('resources')
+    .description('list declarative resources')
+    .option('--kind <kind>', 'only this kind (BackupTarget, BackupPolicy, BackupStore, Backup, Restore, Sandbox)')
+    .action(async (opts: { kind?: string }, cmd: Command) => {
+      const kind = opts.kind ? parseKind(opts.kind) : undefined;
+      const c = await connect(cmd);
+      emit(cmd, await c.request('GET', '/resources', { query: { kind } }), render.resources);
+    });
+  get
+    .command('resource')
+    .description('print one resource document (YAML by default)')
+    .argument('<kind>', 'resource kind, e.g. BackupTarget')
+    .argument('<ref>', 'NS/NAME or NAME')
+    .action(async (kind: string, ref: string, _opts: unknown, cmd: Command) => {
+      const k = parseKind(kind);
+      const r = parseRef(ref);
+      const c = await connect(cmd);
+      const doc = await c.request('GET', `/resources/${seg(k)}/${refPath(r)}`);
+      emit(cmd, doc, (d: unknown) => (typeof d === 'string' ? d : YAML.stringify(d)));
+    });
+
+  const del = program.command('delete').description('delete declarative resources');
+  del
+    .command('resource')
+    .description('delete one resource')
+    .argument('<kind>', 'resource kind, e.g. BackupTarget')
+    .argument('<ref>', 'NS/NAME or NAME')
+    .action(async (kind: string, ref: string, _opts: unknown, cmd: Command) => {
+      const k = parseKind(kind);
+      const r = parseRef(ref);
+      const c = await connect(cmd);
+      emitAction(cmd, await c.request('DELETE', `/resources/${seg(k)}/${refPath(r)}`));
+    });
+
+}
