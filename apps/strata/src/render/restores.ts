@@ -1,0 +1,76 @@
+// Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import { humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
+import type { Obj } from './common.ts';
+import { arr, nsName } from './common.ts';
+
+export function restoreSource(r: Obj): string {
+  const s: Obj = r.source ?? {};
+  if (s.backupID) return s.backupID;
+  if (s.time) return time(s.time);
+  return 'latest';
+}
+
+export function restores(l: Obj): string {
+  const rs = arr(l.restores);
+  if (!rs.length) return 'No restores.\n';
+  return table(
+    ['restore', 'target', 'mode', 'phase', 'source', 'created', 'duration', 'by'],
+    rs.map((r) => [
+      nsName(r.namespace, r.name),
+      r.target,
+      r.mode,
+      r.phase,
+      restoreSource(r),
+      time(r.created),
+      humanDuration(r.durationSeconds),
+      r.requestedBy,
+    ]),
+  );
+}
+
+export function restoreDetail(d: Obj): string {
+  const r: Obj = d.restore ?? {};
+  const dest: Obj = r.destination ?? {};
+  const plan: Obj | undefined = r.plan ?? undefined;
+  const progress: Obj | undefined = r.progress ?? undefined;
+  let out = keyValues([
+    ['restore', nsName(r.namespace, r.name)],
+    ['target', r.target],
+    ['mode', r.mode],
+    ['phase', r.phase],
+    ['message', r.message],
+    ['source', restoreSource(r)],
+    ['destination', [dest.host, dest.database].filter(Boolean).join('/') || undefined],
+    ['tables', dest.tables?.length ? list(dest.tables) : undefined],
+    ['sandbox', r.sandbox],
+    ['sandbox ttl', dest.sandboxTTL],
+    ['requested by', r.requestedBy],
+    ['created', time(r.created)],
+    ['duration', r.durationSeconds ? humanDuration(r.durationSeconds) : undefined],
+    ['plan', plan ? planText(plan) : undefined],
+    ['progress', progress ? progressText(progress) : undefined],
+    ['download URL', r.downloadURL],
+    ['download expires', r.downloadExpires ? time(r.downloadExpires) : undefined],
+  ]);
+  const checks = arr(r.checks);
+  if (checks.length) {
+    out += 'checks:\n';
+    out += checks.map((c) => `  ${c.passed ? 'PASS' : 'FAIL'}  ${c.name}${c.message ? `: ${c.message}` : ''}\n`).join('');
+  }
+  return out;
+}
+
+export function planText(p: Obj): string {
+  const parts: string[] = [];
+  if (p.baseBackupID) parts.push(`base ${p.baseBackupID}`);
+  if (p.segments) parts.push(`+${p.segments} segments`);
+  if (p.targetTime) parts.push(`to ${time(p.targetTime)}`);
+  if (p.bytes) parts.push(humanBytes(p.bytes));
+  if (p.message) parts.push(`(${p.message})`);
+  return parts.join(' ') || '-';
+}
+
+export function progressText(p: Obj): string {
+  const bytes = p.totalBytes ? `${humanBytes(p.bytes ?? 0)} of ${humanBytes(p.totalBytes)}` : p.bytes ? humanBytes(p.bytes) : '';
+  return [p.stage, bytes].filter(Boolean).join(' ') || '-';
+}

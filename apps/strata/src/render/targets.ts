@@ -1,0 +1,91 @@
+// Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import { cell, flags, humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
+import { backupFlags } from './backups.ts';
+import type { Obj } from './common.ts';
+import { arr, nsName } from './common.ts';
+
+export function pitrCell(t: Obj): string {
+  if (!t.pitr) return 'off';
+  if (t.chainBroken) return 'broken';
+  return typeof t.lagSeconds === 'number' ? `lag ${humanDuration(t.lagSeconds)}` : 'on';
+}
+
+export function targetFlags(t: Obj): string {
+  return flags([
+    [t.suspended, 'suspended'],
+    [t.running, 'running'],
+    [t.chainBroken, 'chain-broken'],
+    [t.onlyInStore, 'only-in-store'],
+    [t.replicationDenied, 'replication-denied'],
+    [t.gaps, `gaps:${t.gaps}`],
+  ]);
+}
+
+export function targets(l: Obj): string {
+  const ts = arr(l.targets);
+  if (!ts.length) return 'No targets.\n';
+  return table(
+    ['target', 'engine', 'env', 'health', 'last success', 'next run', 'backups', 'stored', 'pitr', 'flags'],
+    ts.map((t) => [
+      nsName(t.namespace, t.name),
+      t.engine,
+      t.env,
+      t.health,
+      time(t.lastSuccess),
+      time(t.nextRun),
+      t.backups,
+      humanBytes(t.storedBytes),
+      pitrCell(t),
+      targetFlags(t),
+    ]),
+  );
+}
+
+export function targetDetail(d: Obj): string {
+  const t: Obj = d.target ?? {};
+  const windows = arr(t.windows).map((w) => `${time(w.from)} .. ${time(w.to)}`);
+  let out = keyValues([
+    ['target', nsName(t.namespace, t.name)],
+    ['engine', t.engine],
+    ['org', t.org],
+    ['project', t.project],
+    ['env', t.env],
+    ['policy', t.policy],
+    ['store', t.store],
+    ['phase', t.phase],
+    ['health', t.healthReason ? `${cell(t.health)} (${t.healthReason})` : t.health],
+    ['message', t.message],
+    ['suspended', t.suspended ?? false],
+    ['running', t.running],
+    ['last success', time(t.lastSuccess)],
+    ['last full', t.lastFull ? [t.lastFull.id ?? t.lastFull.name, t.lastFull.phase].filter(Boolean).join(' ') : undefined],
+    ['next run', time(t.nextRun)],
+    ['last verification', t.lastVerification ? time(t.lastVerification) : undefined],
+    ['backups', t.backups],
+    ['segments', t.segments],
+    ['stored', humanBytes(t.storedBytes)],
+    ['pitr', pitrCell(t)],
+    ['gaps', t.gaps || undefined],
+    ['only in store', t.onlyInStore ? true : undefined],
+    ['replication denied', t.replicationDenied],
+    ['replication fix', t.replicationFix],
+  ]);
+  if (windows.length) out += `restore windows:\n${windows.map((w) => `  ${w}\n`).join('')}`;
+  return out;
+}
+
+export function backups(l: Obj): string {
+  const bs = arr(l.backups);
+  if (!bs.length) return `No backups${l.target ? ` of ${l.target}` : ''}.\n`;
+  return table(
+    ['id', 'time', 'databases', 'stored', 'duration', 'flags'],
+    bs.map((b) => [
+      b.id,
+      time(b.time),
+      list(b.databases, 3),
+      humanBytes(b.storedBytes),
+      humanDuration(b.durationSeconds),
+      backupFlags(b),
+    ]),
+  );
+}
