@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createAjv, formatErrors, type JsonSchemaValidator } from './ajv.ts';
 import { AUTH_KINDS, PERMISSIONS, SECURITY_BY_AUTH, isAuthKind } from './auth.ts';
 import {
@@ -16,245 +17,25 @@ import { SIGIL } from './product.ts';
 import { SERVICE_NAMES, resolveService } from './routes.ts';
 
 /*
- * Structural checks of an OpenAPI 3.1 document (a strict subset of the
- * official 3.1 schema: what this repository's documents may use, with typos
- * rejected), plus the semantic rules a JSON Schema cannot express: every
- * `$ref` resolves, path templates and path parameters agree, operationIds are
- * unique, every embedded JSON Schema compiles under strict JSON Schema 2020-12.
+ * Checks of an OpenAPI 3.1 document: its structure against the official OpenAPI 3.1 schema
+ * (`@seriousme/openapi-schema-validator`, so a typo like `requestbody` is refused), plus the semantic rules a
+ * JSON Schema cannot express: every `$ref` resolves, path templates and path parameters agree, operationIds are
+ * unique, security schemes and tags are declared, every embedded JSON Schema compiles under strict JSON Schema
+ * 2020-12.
  */
 
-const ext = { '^x-': true };
-const str = { type: 'string' };
-const bool = { type: 'boolean' };
-const anyObject = { type: 'object' };
-
-const OPENAPI_31_SUBSET = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  required: ['openapi', 'info'],
-  anyOf: [{ required: ['paths'] }, { required: ['components'] }, { required: ['webhooks'] }],
-  properties: {
-    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+(-.+)?$' },
-    info: {
-      type: 'object',
-      required: ['title', 'version'],
-      properties: {
-        title: str,
-        summary: str,
-        description: str,
-        termsOfService: str,
-        contact: anyObject,
-        license: anyObject,
-        version: str,
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    jsonSchemaDialect: str,
-    servers: { type: 'array', items: anyObject },
-    paths: {
-      type: 'object',
-      patternProperties: { '^/': { $ref: '#/$defs/pathItem' }, ...ext },
-      additionalProperties: false,
-    },
-    webhooks: { type: 'object', additionalProperties: { $ref: '#/$defs/pathItemOrRef' } },
-    components: {
-      type: 'object',
-      properties: {
-        schemas: { $ref: '#/$defs/componentMap', additionalProperties: { type: ['object', 'boolean'] } },
-        responses: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/responseOrRef' } },
-        parameters: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/parameterOrRef' } },
-        examples: { $ref: '#/$defs/componentMap' },
-        requestBodies: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/requestBodyOrRef' } },
-        headers: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/headerOrRef' } },
-        securitySchemes: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/securityScheme' } },
-        links: { $ref: '#/$defs/componentMap' },
-        callbacks: { $ref: '#/$defs/componentMap' },
-        pathItems: { $ref: '#/$defs/componentMap', additionalProperties: { $ref: '#/$defs/pathItemOrRef' } },
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    security: { type: 'array', items: { $ref: '#/$defs/securityRequirement' } },
-    tags: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['name'],
-        properties: { name: str, description: str, externalDocs: anyObject },
-        patternProperties: ext,
-        additionalProperties: false,
-      },
-    },
-    externalDocs: anyObject,
-  },
-  patternProperties: ext,
-  additionalProperties: false,
-  $defs: {
-    componentMap: { type: 'object', propertyNames: { pattern: '^[a-zA-Z0-9._-]+$' } },
-    reference: {
-      type: 'object',
-      required: ['$ref'],
-      properties: { $ref: { type: 'string', format: 'uri-reference' }, summary: str, description: str },
-      additionalProperties: false,
-    },
-    pathItemOrRef: { anyOf: [{ $ref: '#/$defs/reference' }, { $ref: '#/$defs/pathItem' }] },
-    pathItem: {
-      type: 'object',
-      properties: {
-        summary: str,
-        description: str,
-        get: { $ref: '#/$defs/operation' },
-        put: { $ref: '#/$defs/operation' },
-        post: { $ref: '#/$defs/operation' },
-        delete: { $ref: '#/$defs/operation' },
-        options: { $ref: '#/$defs/operation' },
-        head: { $ref: '#/$defs/operation' },
-        patch: { $ref: '#/$defs/operation' },
-        trace: { $ref: '#/$defs/operation' },
-        servers: { type: 'array' },
-        parameters: { type: 'array', items: { $ref: '#/$defs/parameterOrRef' } },
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    operation: {
-      type: 'object',
-      required: ['responses'],
-      properties: {
-        tags: { type: 'array', items: str },
-        summary: str,
-        description: str,
-        externalDocs: anyObject,
-        operationId: str,
-        parameters: { type: 'array', items: { $ref: '#/$defs/parameterOrRef' } },
-        requestBody: { $ref: '#/$defs/requestBodyOrRef' },
-        responses: {
-          type: 'object',
-          minProperties: 1,
-          patternProperties: { '^([1-5](\\d\\d|XX)|default)$': { $ref: '#/$defs/responseOrRef' }, ...ext },
-          additionalProperties: false,
-        },
-        callbacks: anyObject,
-        deprecated: bool,
-        security: { type: 'array', items: { $ref: '#/$defs/securityRequirement' } },
-        servers: { type: 'array' },
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    parameterOrRef: { anyOf: [{ $ref: '#/$defs/reference' }, { $ref: '#/$defs/parameter' }] },
-    parameter: {
-      type: 'object',
-      required: ['name', 'in'],
-      properties: {
-        name: { type: 'string', minLength: 1 },
-        in: { enum: ['query', 'header', 'path', 'cookie'] },
-        description: str,
-        required: bool,
-        deprecated: bool,
-        allowEmptyValue: bool,
-        style: { enum: ['matrix', 'label', 'simple', 'form', 'spaceDelimited', 'pipeDelimited', 'deepObject'] },
-        explode: bool,
-        allowReserved: bool,
-        schema: { type: ['object', 'boolean'] },
-        content: { type: 'object', minProperties: 1, maxProperties: 1 },
-        example: true,
-        examples: anyObject,
-      },
-      oneOf: [{ required: ['schema'] }, { required: ['content'] }],
-      if: { properties: { in: { const: 'path' } } },
-      then: { required: ['required'], properties: { required: { const: true } } },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    requestBodyOrRef: { anyOf: [{ $ref: '#/$defs/reference' }, { $ref: '#/$defs/requestBody' }] },
-    requestBody: {
-      type: 'object',
-      required: ['content'],
-      properties: {
-        description: str,
-        required: bool,
-        content: { type: 'object', minProperties: 1, additionalProperties: { $ref: '#/$defs/mediaType' } },
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    mediaType: {
-      type: 'object',
-      properties: {
-        schema: { type: ['object', 'boolean'] },
-        example: true,
-        examples: anyObject,
-        encoding: {
-          type: 'object',
-          additionalProperties: {
-            type: 'object',
-            properties: { contentType: str, headers: anyObject, style: str, explode: bool, allowReserved: bool },
-            patternProperties: ext,
-            additionalProperties: false,
-          },
-        },
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    responseOrRef: { anyOf: [{ $ref: '#/$defs/reference' }, { $ref: '#/$defs/response' }] },
-    response: {
-      type: 'object',
-      required: ['description'],
-      properties: {
-        description: str,
-        headers: { type: 'object', additionalProperties: { $ref: '#/$defs/headerOrRef' } },
-        content: { type: 'object', additionalProperties: { $ref: '#/$defs/mediaType' } },
-        links: anyObject,
-      },
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    headerOrRef: { anyOf: [{ $ref: '#/$defs/reference' }, { $ref: '#/$defs/header' }] },
-    header: {
-      type: 'object',
-      properties: {
-        description: str,
-        required: bool,
-        deprecated: bool,
-        style: { const: 'simple' },
-        explode: bool,
-        schema: { type: ['object', 'boolean'] },
-        content: anyObject,
-        example: true,
-        examples: anyObject,
-      },
-      oneOf: [{ required: ['schema'] }, { required: ['content'] }],
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    securityScheme: {
-      type: 'object',
-      required: ['type'],
-      properties: {
-        type: { enum: ['apiKey', 'http', 'mutualTLS', 'oauth2', 'openIdConnect'] },
-        description: str,
-        name: str,
-        in: { enum: ['query', 'header', 'cookie'] },
-        scheme: str,
-        bearerFormat: str,
-        flows: anyObject,
-        openIdConnectUrl: str,
-      },
-      allOf: [
-        { if: { properties: { type: { const: 'apiKey' } } }, then: { required: ['name', 'in'] } },
-        { if: { properties: { type: { const: 'http' } } }, then: { required: ['scheme'] } },
-      ],
-      patternProperties: ext,
-      additionalProperties: false,
-    },
-    securityRequirement: { type: 'object', additionalProperties: { type: 'array', items: str } },
-  },
-};
-
 const COMPONENTS_ID = 'https://sigil.dev/openapi/components';
+
+/** The document against the official OpenAPI 3.1 schema, as `structure: <where> <what>` lines. */
+async function structureProblems(doc: OpenApiDocument): Promise<string[]> {
+  const result = await new Validator().validate(structuredClone(doc) as Record<string, unknown>);
+  if (result.valid) return [];
+  if (typeof result.errors === 'string') return [`structure: ${result.errors}`];
+  return (result.errors ?? []).map((e) => {
+    const named = e.params.unevaluatedProperty ?? e.params.additionalProperty ?? e.params.missingProperty;
+    return `structure: ${e.instancePath || '/'} ${e.message ?? e.keyword}${typeof named === 'string' ? ` (${named})` : ''}`;
+  });
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -367,11 +148,8 @@ function componentsAjv(doc: OpenApiDocument): JsonSchemaValidator {
  * structure, unresolved `$ref`s, path parameters, duplicate operationIds,
  * undefined security schemes or tags, JSON Schemas that do not compile.
  */
-export function checkOpenApiDocument(doc: OpenApiDocument): string[] {
-  const problems: string[] = [];
-
-  const structure = createAjv({ strictTypes: false, strictRequired: false }).compile(OPENAPI_31_SUBSET);
-  if (!structure(doc)) problems.push(...formatErrors(structure.errors).map((e) => `structure: ${e}`));
+export async function checkOpenApiDocument(doc: OpenApiDocument): Promise<string[]> {
+  const problems: string[] = await structureProblems(doc);
 
   const refs: Array<{ at: string; ref: string }> = [];
   collectRefs(doc, '', refs);

@@ -270,20 +270,20 @@ describe('strata.v1.yaml is valid OpenAPI 3.1', () => {
     expect(doc.paths['/whoami']).toBeDefined();
   });
 
-  it('passes the structural and semantic checks of openapi-check (int64 is the only unknown format)', () => {
-    expect(checkOpenApiDocument(withoutInt64(doc) as OpenApiDocument)).toEqual([]);
+  it('passes the structural and semantic checks of openapi-check (int64 is the only unknown format)', async () => {
+    expect(await checkOpenApiDocument(withoutInt64(doc) as OpenApiDocument)).toEqual([]);
     // with int64 left in, the only complaints are about that format
-    for (const problem of checkOpenApiDocument(doc)) expect(problem).toContain('unknown format "int64"');
+    for (const problem of await checkOpenApiDocument(doc)) expect(problem).toContain('unknown format "int64"');
   });
 
-  it('fails the checks on a broken $ref or an undeclared path parameter', () => {
+  it('fails the checks on a broken $ref or an undeclared path parameter', async () => {
     const broken = withoutInt64(load()) as OpenApiDocument;
     const get = broken.paths['/whoami']?.get;
     const item = broken.paths['/targets/{ns}/{name}'];
     if (!get || !item) throw new Error('fixture');
     get.responses['200'] = { $ref: '#/components/responses/Nope' };
     item.parameters = [];
-    const problems = checkOpenApiDocument(broken);
+    const problems = await checkOpenApiDocument(broken);
     expect(problems).toContainEqual(expect.stringContaining('$ref #/components/responses/Nope does not resolve'));
     expect(problems).toContainEqual(expect.stringContaining('path parameter {ns} is not declared'));
   });
