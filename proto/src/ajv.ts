@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 
 /**
- * A minimal typing of the parts of Ajv 8 (`ajv/dist/2020`) proto uses. Typed
- * locally because the hoisted `ajv` in this repository is Ajv 6 (eslint's),
- * whose types have no `dist/2020`.
+ * The parts of Ajv 8 (`ajv/dist/2020`, a dependency of proto) that proto's callers use: a narrow interface, so
+ * callers never depend on which Ajv copy a package resolves (eslint brings an Ajv 6 to the root).
  */
 export interface JsonSchemaError {
   instancePath: string;
@@ -26,49 +26,6 @@ export interface JsonSchemaValidator {
   addKeyword(keyword: string): JsonSchemaValidator;
   errorsText(errors?: JsonSchemaError[] | null, options?: { separator?: string; dataVar?: string }): string;
 }
-
-type Ajv2020Constructor = new (options?: Record<string, unknown>) => JsonSchemaValidator;
-
-const require = createRequire(import.meta.url);
-
-/**
- * Where Ajv 8 is found. `@sigil/proto` declares `ajv@^8`; until `npm install`
- * has placed it under `proto/node_modules`, a bare `ajv` resolves to the
- * hoisted Ajv 6, which has no `dist/2020`, and we fall back to the Ajv 8 that
- * ships with packages already installed in the workspace.
- */
-const AJV_HOSTS = ['openapi-backend', 'ajv-formats', 'openapi-schema-validator'] as const;
-
-function loadAjv2020(): Ajv2020Constructor {
-  const attempts: string[] = [];
-  const tryLoad = (req: NodeJS.Require, from: string): Ajv2020Constructor | undefined => {
-    try {
-      const mod = req('ajv/dist/2020') as { default?: unknown; Ajv2020?: unknown };
-      const ctor = mod.default ?? mod.Ajv2020 ?? mod;
-      if (typeof ctor === 'function') return ctor as Ajv2020Constructor;
-      attempts.push(`${from}: no constructor exported`);
-    } catch (error) {
-      attempts.push(`${from}: ${(error as Error).message.split('\n')[0]}`);
-    }
-    return undefined;
-  };
-  const direct = tryLoad(require, '@sigil/proto');
-  if (direct) return direct;
-  for (const host of AJV_HOSTS) {
-    let hostRequire: NodeJS.Require;
-    try {
-      hostRequire = createRequire(require.resolve(`${host}/package.json`));
-    } catch {
-      attempts.push(`${host}: not installed`);
-      continue;
-    }
-    const found = tryLoad(hostRequire, host);
-    if (found) return found;
-  }
-  throw new Error(`Ajv 8 (ajv/dist/2020) not found; run npm install. Tried: ${attempts.join('; ')}`);
-}
-
-let Ajv2020: Ajv2020Constructor | undefined;
 
 // RFC 3339 date-time with a mandatory offset; checked for calendar validity below.
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -102,10 +59,11 @@ export const JSON_SCHEMA_FORMATS: Readonly<Record<string, RegExp | ((value: stri
  * keywords and formats, so a typo in a schema fails at compile time.
  */
 export function createAjv(options: Record<string, unknown> = {}): JsonSchemaValidator {
-  Ajv2020 ??= loadAjv2020();
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, ...options });
-  for (const [name, format] of Object.entries(JSON_SCHEMA_FORMATS)) ajv.addFormat(name, format);
-  return ajv;
+  // The standard formats from ajv-formats; date-time stays ours (an offset is mandatory, the calendar is checked).
+  addFormats.default(ajv, ['email', 'uri', 'uri-reference']);
+  ajv.addFormat('date-time', isDateTime);
+  return ajv as unknown as JsonSchemaValidator;
 }
 
 /** Ajv errors as `"<instancePath> <message>"` lines. */
