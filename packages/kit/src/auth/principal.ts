@@ -10,21 +10,9 @@ const ALG = 'EdDSA';
 const LIFETIME_SECONDS = 60;
 
 export type { Mode } from '@sigil/proto/auth';
-import type { Mode } from '@sigil/proto/auth';
-
-/** Who is calling, resolved once by the gateway and handed to services as a signed token. */
-export interface Principal {
-  kind: 'api_key' | 'session' | 'service';
-  organizationId: string;
-  /** API key id, user id, or service name. */
-  actorId: string;
-  mode: Mode;
-  permissions: Permission[];
-  userId?: string;
-  role?: Role;
-  apiKeyId?: string;
-  sessionId?: string;
-}
+/** Who is calling, resolved once by the gateway and handed to services as a signed token (a proto contract). */
+export type { Principal } from '@sigil/proto/internal-auth';
+import type { Principal } from '@sigil/proto/internal-auth';
 
 export interface InternalKeyPair {
   privateJwk: JWK;
