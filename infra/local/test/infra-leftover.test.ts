@@ -38,7 +38,9 @@ describe('servers left behind by a run that was killed', () => {
     const postmaster = readPid(path.join(stateDir, 'postgres', 'postmaster.pid'));
     const natsServer = readPid(path.join(stateDir, 'nats.pid'));
     process.kill(first.pid, 'SIGKILL'); // no exit hook runs: the servers stay up
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Wait (bounded) until the killed launcher is really gone, then check its servers outlived it.
+    for (let i = 0; i < 200 && alive(first.pid); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(alive(first.pid)).toBe(false);
     expect(alive(postmaster) && alive(natsServer)).toBe(true);
 
     const lines: string[] = [];
