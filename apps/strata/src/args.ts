@@ -3,10 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import YAML from 'yaml';
-import { seg, type StreamEvent } from './client.ts';
+import type { Schema } from './client.ts';
 import { isDuration, isTimestamp } from './format.ts';
-import type { StrataEvent } from './render.ts';
-import type { CliIo, MODES} from './cli-types.ts';
+import type { CliIo, MODES } from './cli-types.ts';
 import { KINDS, UsageError } from './cli-types.ts';
 
 // Argument helpers
@@ -25,15 +24,16 @@ export function parseRef(s: string, what = 'NS/NAME'): Ref {
 }
 
 /** `backuptarget`, `BackupTargets`, ... -> `BackupTarget`. */
-export function parseKind(s: string): string {
+export function parseKind(s: string): Schema<'ResourceKind'> {
   const k = s.toLowerCase();
   const found = KINDS.find((kind) => kind.toLowerCase() === k || `${kind.toLowerCase()}s` === k);
   if (!found) throw new UsageError(`unknown kind "${s}": expected one of ${KINDS.join(', ')}`);
   return found;
 }
 
-export function refPath(r: Ref): string {
-  return `${seg(r.namespace)}/${seg(r.name)}`;
+/** The `{ns}/{name}` path parameters of an operation. */
+export function refParams(r: Ref): { ns: string; name: string } {
+  return { ns: r.namespace, name: r.name };
 }
 
 export function intArg(min: number, max: number) {
@@ -97,8 +97,14 @@ export interface RestoreOptions {
   timeout: string;
 }
 
+/**
+ * A RestoreRequest as the CLI sends it. The generated type makes `at` required because the document gives it a
+ * default (openapi-typescript's `defaultNonNullable`), but a request may leave it out: the server applies `latest`.
+ */
+export type RestoreRequestBody = Omit<Schema<'RestoreRequest'>, 'at'> & Partial<Pick<Schema<'RestoreRequest'>, 'at'>>;
+
 /** The RestoreRequest of `strata restore`: only the fields given on the command line. */
-export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeout'>): Record<string, unknown> {
+export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeout'>): RestoreRequestBody {
   if (o.backup && o.at) throw new UsageError('pass either --backup or --at, not both');
   if (o.at && o.at !== 'latest' && !isTimestamp(o.at)) {
     throw new UsageError(`invalid --at "${o.at}": expected an RFC 3339 time or "latest"`);
@@ -107,7 +113,7 @@ export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeou
     if (!o.confirm) throw new UsageError(`an in-place restore overwrites ${target.name}: pass --confirm ${target.name}`);
     if (o.confirm !== target.name) throw new UsageError(`--confirm must equal the target name "${target.name}"`);
   }
-  const req: Record<string, unknown> = { target: `${target.namespace}/${target.name}` };
+  const req: RestoreRequestBody = { target: `${target.namespace}/${target.name}` };
   if (o.backup) req.backupID = o.backup;
   if (o.at) req.at = o.at;
   req.mode = o.mode;
@@ -128,24 +134,8 @@ export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeou
   return req;
 }
 
-export function reasonBody(reason: string | undefined): Record<string, string> {
+export function reasonBody(reason: string | undefined): Schema<'ReasonRequest'> {
   return reason ? { reason } : {};
-}
-
-export function eventOf(e: StreamEvent): StrataEvent {
-  const d = e.data ?? {};
-  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && v !== '' && !Number.isNaN(Number(v)) ? Number(v) : undefined);
-  return {
-    kind: str(d.kind) ?? (e.event !== 'message' ? e.event : undefined),
-    namespace: str(d.namespace),
-    name: str(d.name),
-    phase: str(d.phase),
-    stage: str(d.stage),
-    message: str(d.message),
-    bytes: num(d.bytes),
-    version: num(d.version),
-  };
 }
 
 export function linkedController(signal: AbortSignal | undefined): AbortController {

@@ -1,6 +1,8 @@
 /** The strata CLI: what a run is given, its exit codes and the enumerations of its options. */
 import type { Readable, Writable } from 'node:stream';
+import type { components } from '@sigil/proto/api/strata';
 import pkg from '../package.json' with { type: 'json' };
+
 export interface CliIo {
   stdout: Writable;
   stderr: Writable;
@@ -11,12 +13,19 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
+/**
+ * The values of a string union of the document at run time: the compiler rejects a list that misses one
+ * (naming it) or has one too many.
+ */
+export function everyOf<Union extends string>() {
+  return <const Values extends readonly Union[]>(values: Values & ([Union] extends [Values[number]] ? unknown : { missing: Exclude<Union, Values[number]> })): Values => values;
+}
+
 export const VERSION: string = pkg.version;
-export const ROLES = ['viewer', 'operator', 'restorer', 'restorer-admin'] as const;
-export const MODES = ['new', 'download', 'sandbox', 'in-place'] as const;
+export const ROLES = everyOf<components['schemas']['Role']>()(['viewer', 'operator', 'restorer', 'restorer-admin']);
+export const MODES = everyOf<components['schemas']['RestoreMode']>()(['new', 'download', 'sandbox', 'in-place']);
 export const OUTPUTS = ['text', 'json', 'yaml'] as const;
-/** The ResourceKind enum of the API. */
-export const KINDS = ['BackupStore', 'BackupPolicy', 'BackupTarget', 'Backup', 'Restore', 'Sandbox'] as const;
+export const KINDS = everyOf<components['schemas']['ResourceKind']>()(['BackupStore', 'BackupPolicy', 'BackupTarget', 'Backup', 'Restore', 'Sandbox']);
 export type Output = (typeof OUTPUTS)[number];
 
 /** Wrong use of the command line: exit code 2. */

@@ -1,9 +1,13 @@
-// HTTP client for the console API: JSON requests, `{ error }` answers, and the event stream.
-import { createParser } from 'eventsource-parser';
+// The console API client: openapi-fetch typed by the generated `paths` of proto/openapi/strata.v1.yaml.
+import createClient, { createQuerySerializer, type Client } from 'openapi-fetch';
+import type { components, paths } from '@sigil/proto/api/strata';
 
 /** Header of the access proxy's access token (the `accessToken` security scheme). */
 export const TOKEN_HEADER = 'cf-access-token';
 export const API_PREFIX = '/api/v1';
+
+/** A schema of the console API document, e.g. `Schema<'Target'>`. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
 
 /** A failed request: an HTTP error answer (status > 0) or a network failure (status 0). */
 export class ApiError extends Error {
@@ -15,30 +19,6 @@ export class ApiError extends Error {
   }
 }
 
-export type Query = Record<string, string | number | boolean | undefined>;
-
-export interface RequestOptions {
-  query?: Query;
-  /** JSON body (serialised here). */
-  json?: unknown;
-  /** Raw body sent as is with `contentType`. */
-  body?: string;
-  contentType?: string;
-  /** Full URL path instead of one under /api/v1 (the dev issuer). */
-  absolutePath?: boolean;
-  /** Send no token even when one is configured. */
-  anonymous?: boolean;
-}
-
-export interface StreamEvent {
-  /** SSE `event:` field. */
-  event: string;
-  id: string | undefined;
-  /** Parsed `data:` JSON (undefined when not JSON). */
-  data: Record<string, unknown> | undefined;
-  raw: string;
-}
-
 export interface ClientOptions {
   server: string;
   token: string | undefined;
@@ -48,191 +28,82 @@ export interface ClientOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Encodes one path segment. */
-export function seg(s: string): string {
-  return encodeURIComponent(s);
-}
-
-export class ApiClient {
+export interface StrataClient {
   readonly server: string;
   readonly hasToken: boolean;
-  private readonly token: string | undefined;
-  private readonly fetchImpl: typeof fetch;
-  private readonly userAgent: string;
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(opts: ClientOptions) {
-    this.server = opts.server;
-    this.token = opts.token;
-    this.hasToken = Boolean(opts.token);
-    this.fetchImpl = opts.fetch;
-    this.userAgent = opts.userAgent;
-    this.signal = opts.signal;
-  }
-
-  url(pathname: string, query?: Query, absolute = false): string {
-    const url = new URL(this.server + (absolute ? '' : API_PREFIX) + pathname);
-    for (const [k, v] of Object.entries(query ?? {})) {
-      if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
-    }
-    return url.toString();
-  }
-
-  private headers(extra: Record<string, string>, anonymous = false): Record<string, string> {
-    const h: Record<string, string> = { 'user-agent': this.userAgent, ...extra };
-    if (this.token && !anonymous) h[TOKEN_HEADER] = this.token;
-    return h;
-  }
-
-  async request<T = unknown>(method: string, pathname: string, opts: RequestOptions = {}): Promise<T> {
-    const headers = this.headers({ accept: 'application/json' }, opts.anonymous);
-    let body: string | undefined;
-    if (opts.json !== undefined) {
-      body = JSON.stringify(opts.json);
-      headers['content-type'] = 'application/json';
-    } else if (opts.body !== undefined) {
-      body = opts.body;
-      headers['content-type'] = opts.contentType ?? 'application/octet-stream';
-    }
-    const url = this.url(pathname, opts.query, opts.absolutePath);
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, { method, headers, body, signal: this.signal ?? null });
-    } catch (err) {
-      throw networkError(this.server, err);
-    }
-    const text = await res.text().catch(() => '');
-    if (!res.ok) throw new ApiError(res.status, errorMessage(res, text));
-    if (!text) return undefined as T;
-    const type = res.headers.get('content-type') ?? '';
-    if (type.includes('json') || /^\s*[[{]/.test(text)) {
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        if (type.includes('json')) throw new ApiError(res.status, `invalid JSON in the answer of ${method} ${pathname}`);
-      }
-    }
-    return text as T;
-  }
-
-  /**
-   * Reads `GET /api/v1/events` and calls `onEvent` per frame until `onEvent` returns true, `signal`
-   * aborts, or the stream fails for good. A stream that ends or breaks is reopened with
-   * `Last-Event-ID`, waiting the server's `retry:` (default 1 s, backing off to 10 s); a connection that
-   * fails five times in a row, or an HTTP error answer, ends it with an ApiError. The server replays
-   * nothing after a reconnect, so `onOpen(true)` tells the caller to re-read what it follows.
-   */
-  async streamEvents(
-    onEvent: (e: StreamEvent) => boolean | void,
-    signal: AbortSignal,
-    /** Called when a connection is established; `reconnected` for every one after the first. */
-    onOpen?: (reconnected: boolean) => void,
-  ): Promise<'done' | 'aborted'> {
-    let lastId: string | undefined;
-    let retryMs = 1000;
-    let failures = 0;
-    let connections = 0;
-    for (;;) {
-      if (signal.aborted) return 'aborted';
-      const headers = this.headers({ accept: 'text/event-stream', 'cache-control': 'no-cache' });
-      if (lastId !== undefined) headers['last-event-id'] = lastId;
-      const controller = new AbortController();
-      const onAbort = (): void => controller.abort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      let done = false;
-      try {
-        let res: Response;
-        try {
-          res = await this.fetchImpl(this.url('/events'), { headers, signal: controller.signal });
-        } catch (err) {
-          if (signal.aborted) return 'aborted';
-          if (++failures >= 5) throw networkError(this.server, err);
-          await sleep(Math.min(retryMs * failures, 10_000), signal);
-          continue;
-        }
-        if (!res.ok) {
-          const text = await res.text().catch(() => '');
-          throw new ApiError(res.status, errorMessage(res, text));
-        }
-        if (!res.body) throw new ApiError(res.status, 'the event stream answered without a body');
-        failures = 0;
-        onOpen?.(connections++ > 0);
-        let failure: unknown;
-        const parser = createParser({
-          onRetry: (ms) => {
-            retryMs = Math.max(100, Math.min(ms, 30_000));
-          },
-          onEvent: (msg) => {
-            if (done) return;
-            if (msg.id !== undefined) lastId = msg.id;
-            let data: Record<string, unknown> | undefined;
-            try {
-              const parsed: unknown = JSON.parse(msg.data);
-              if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
-            } catch {
-              data = undefined;
-            }
-            try {
-              if (onEvent({ event: msg.event ?? 'message', id: msg.id, data, raw: msg.data })) done = true;
-            } catch (err) {
-              failure = err;
-              done = true;
-            }
-          },
-        });
-        const decoder = new TextDecoder();
-        const reader = res.body.getReader();
-        try {
-          while (!done) {
-            const { value, done: end } = await reader.read();
-            if (end) break;
-            parser.feed(decoder.decode(value, { stream: true }));
-          }
-        } catch {
-          if (signal.aborted && !done) return 'aborted';
-          // Otherwise the connection broke: reopen below.
-        }
-        if (failure !== undefined) throw failure;
-        if (done) return 'done';
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-        controller.abort();
-      }
-      if (signal.aborted) return 'aborted';
-      await sleep(retryMs, signal);
-    }
-  }
+  /** Every operation of the document: `api.GET('/targets', { params: { query } })`. */
+  readonly api: Client<paths>;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+// Empty options (`--env ''`) mean "no filter", as absent ones do.
+const serializeQuery = createQuerySerializer();
+function querySerializer(query: Record<string, unknown>): string {
+  return serializeQuery(Object.fromEntries(Object.entries(query).filter(([, v]) => v !== '')));
+}
+
+export function createStrataClient(opts: ClientOptions): StrataClient {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': opts.userAgent };
+  if (opts.token) headers[TOKEN_HEADER] = opts.token;
+  const api = createClient<paths>({
+    baseUrl: opts.server + API_PREFIX,
+    headers,
+    signal: opts.signal ?? null,
+    querySerializer,
+    fetch: (request) => sendOrExplain(opts.fetch, opts.server, request),
   });
+  return { server: opts.server, hasToken: Boolean(opts.token), api };
 }
 
-function errorMessage(res: Response, text: string): string {
+/** Sends `request`; a request that never got an answer becomes an ApiError with status 0. */
+export async function sendOrExplain(fetchImpl: typeof fetch, server: string, request: Request): Promise<Response> {
   try {
-    const parsed = JSON.parse(text) as { error?: unknown };
-    if (parsed && typeof parsed.error === 'string' && parsed.error) return parsed.error;
-  } catch {
-    // not JSON
+    return await fetchImpl(request);
+  } catch (err) {
+    throw networkError(server, err);
   }
-  const trimmed = text.trim();
+}
+
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a successful answer; an error answer (or none) becomes an ApiError with the server's message. */
+export async function expectData<A extends Answer>(pending: Promise<A>): Promise<NonNullable<A['data']>> {
+  let answer: A;
+  try {
+    answer = await pending;
+  } catch (err) {
+    if (err instanceof SyntaxError) throw new ApiError(0, `the server's answer is not valid JSON: ${err.message}`);
+    throw err;
+  }
+  const { data, error, response } = answer;
+  if (!response.ok) throw new ApiError(response.status, errorMessage(response, error));
+  if (data === undefined || data === null) throw new ApiError(response.status, `the server answered ${response.status} without a body`);
+  return data;
+}
+
+/** The `error` of an `{ error }` answer, else the status with a short plain-text body. */
+export function errorMessage(res: Response, body: unknown): string {
+  if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) return body.error;
+  const text = (typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)).trim();
   const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-  if (trimmed && trimmed.length <= 300 && !trimmed.startsWith('<')) return `${status}: ${trimmed}`;
+  if (text && text.length <= 300 && !text.startsWith('<')) return `${status}: ${text}`;
   return status;
 }
 
-function networkError(server: string, err: unknown): ApiError {
+/** `text` parsed as JSON, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function networkError(server: string, err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
   const e = err as Error & { cause?: { code?: string; message?: string } };
   const detail = e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
   return new ApiError(0, `cannot reach ${server}: ${detail}`);

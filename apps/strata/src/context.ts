@@ -1,15 +1,16 @@
 /** The strata CLI: what every command module shares (I/O, the API client, output, watching a run). */
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { ApiClient } from './client.ts';
+import { createStrataClient, type StrataClient } from './client.ts';
 import { configPath, normalizeServer, readConfig, type StoredConfig } from './config.ts';
+import { eventOf, streamEvents, type StrataEvent } from './events.ts';
 import { humanDuration, parseDuration } from './format.ts';
 import * as render from './render.ts';
-import type { Action, StrataEvent } from './render.ts';
+import type { Action } from './render.ts';
 import type { CliIo, Globals, RunState } from './cli-types.ts';
 import { VERSION, UsageError, ExitCode } from './cli-types.ts';
-import type { Ref} from './args.ts';
-import { eventOf, linkedController } from './args.ts';
+import type { Ref } from './args.ts';
+import { linkedController } from './args.ts';
 
 /** What every command module uses: the run's I/O, the API client, output formatting and watching a run. */
 export type CommandContext = ReturnType<typeof createContext>;
@@ -41,7 +42,12 @@ export function createContext(io: CliIo, state: RunState) {
     }
   }
 
-  async function connect(cmd: Command): Promise<ApiClient> {
+  /** A client of `server` with the run's fetch, signal and user agent. */
+  function clientOf(server: string, token: string | undefined): StrataClient {
+    return createStrataClient({ server, token, fetch: fetchImpl, userAgent: `strata-cli/${VERSION}`, signal: io.signal });
+  }
+
+  async function connect(cmd: Command): Promise<StrataClient> {
     const { config } = await loadConfig();
     const server = serverFrom(globals(cmd).server, config);
     // A stored token is only sent to the server it was obtained for.
@@ -56,15 +62,15 @@ export function createContext(io: CliIo, state: RunState) {
     const token = io.env.STRATA_TOKEN || stored;
     state.server = server;
     state.hasToken = Boolean(token);
-    return new ApiClient({ server, token, fetch: fetchImpl, userAgent: `strata-cli/${VERSION}`, signal: io.signal });
+    return clientOf(server, token);
   }
 
   /** Prints `data` as JSON or YAML when asked, else its text rendering. */
-  function emit(cmd: Command, data: unknown, text: (d: never) => string): void {
+  function emit<T>(cmd: Command, data: T, text: (d: T) => string): void {
     const { output } = globals(cmd);
     if (output === 'json') out(JSON.stringify(data ?? null, null, 2) + '\n');
     else if (output === 'yaml') out(YAML.stringify(data ?? null));
-    else out(text(data as never));
+    else out(text(data));
   }
 
   function emitAction(cmd: Command, a: Action): void {
@@ -85,7 +91,7 @@ export function createContext(io: CliIo, state: RunState) {
    */
   async function watch(
     cmd: Command,
-    c: ApiClient,
+    c: StrataClient,
     kind: 'backup' | 'restore',
     target: Ref,
     start: () => Promise<Action>,
@@ -128,7 +134,7 @@ export function createContext(io: CliIo, state: RunState) {
       }
     };
     let missed = false;
-    const stream = c.streamEvents((e) => handle(eventOf(e)), controller.signal, (reconnected) => {
+    const stream = streamEvents(c, (e) => handle(eventOf(e)), controller.signal, (reconnected) => {
       if (!reconnected) opened();
       else if (object) void resync();
       else missed = true;
@@ -150,7 +156,7 @@ export function createContext(io: CliIo, state: RunState) {
         controller.abort();
         throw e;
       }
-      const o: Ref = { namespace: action?.namespace || target.namespace, name: action?.name || target.name };
+      const o: Ref = { namespace: action.namespace || target.namespace, name: action.name || target.name };
       out(json ? JSON.stringify(action) + '\n' : render.action(action));
       object = o;
       for (const ev of pending.splice(0)) {

@@ -1,9 +1,10 @@
 /** The strata CLI: `strata activity`, `audit` and `events`. */
 import type { Command } from 'commander';
-import type { Query } from '../client.ts';
+import { expectData } from '../client.ts';
+import { eventOf, streamEvents } from '../events.ts';
 import * as render from '../render.ts';
 import { ExitCode } from '../cli-types.ts';
-import { intArg, eventOf, linkedController } from '../args.ts';
+import { intArg, linkedController } from '../args.ts';
 import type { CommandContext } from '../context.ts';
 
 export function registerActivity(program: Command, ctx: CommandContext): void {
@@ -14,7 +15,7 @@ export function registerActivity(program: Command, ctx: CommandContext): void {
     .option('--limit <n>', 'at most this many (1-500, server default 50)', intArg(1, 500))
     .action(async (opts: { limit?: number }, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', '/activity', { query: { limit: opts.limit } }), render.activity);
+      emit(cmd, await expectData(c.api.GET('/activity', { params: { query: { limit: opts.limit } } })), render.activity);
     });
 
   program
@@ -25,8 +26,8 @@ export function registerActivity(program: Command, ctx: CommandContext): void {
     .option('--limit <n>', 'at most this many (1-1000, server default 100)', intArg(1, 1000))
     .action(async (opts: { action?: string; user?: string; limit?: number }, cmd: Command) => {
       const c = await connect(cmd);
-      const query: Query = { action: opts.action, user: opts.user, limit: opts.limit };
-      emit(cmd, await c.request('GET', '/audit', { query }), render.audit);
+      const query = { action: opts.action, user: opts.user, limit: opts.limit };
+      emit(cmd, await expectData(c.api.GET('/audit', { params: { query } })), render.audit);
     });
 
   program
@@ -39,7 +40,7 @@ export function registerActivity(program: Command, ctx: CommandContext): void {
       const json = globals(cmd).output !== 'text';
       const controller = linkedController(io.signal);
       let seen = 0;
-      const outcome = await c.streamEvents((e) => {
+      const outcome = await streamEvents(c, (e) => {
         const ev = eventOf(e);
         if (opts.kind && ev.kind !== opts.kind) return false;
         out(json ? JSON.stringify(e.data ?? e.raw) + '\n' : render.eventLine(ev) + '\n');

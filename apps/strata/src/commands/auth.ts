@@ -1,11 +1,25 @@
 /** The strata CLI: `strata login` and `strata logout`. */
 import type { Command} from 'commander';
 import { Option } from 'commander';
-import { ApiClient, ApiError } from '../client.ts';
 import { writeConfig, type StoredConfig } from '../config.ts';
+import { requestDevToken } from '../dev-issuer.ts';
 import { VERSION, ROLES, UsageError } from '../cli-types.ts';
 import { readStdin } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+
+interface LoginOptions {
+  email?: string;
+  role?: (typeof ROLES)[number];
+  token?: string;
+}
+
+/** Where the token comes from: the dev issuer (`--email`) or the access proxy (`--token`). */
+function loginSource(opts: LoginOptions): { email: string } | { proxyToken: string } {
+  if (opts.email && opts.token) throw new UsageError('pass either --email (dev issuer) or --token, not both');
+  if (opts.email) return { email: opts.email };
+  if (opts.token) return { proxyToken: opts.token };
+  throw new UsageError('pass --email E (local-stack dev issuer) or --token JWT');
+}
 
 export function registerAuth(program: Command, ctx: CommandContext): void {
   const { io, state, fetchImpl, stdinUse, globals, loadConfig, serverFrom, emit } = ctx;
@@ -15,37 +29,19 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     .option('--email <email>', 'e-mail of the principal (dev issuer of the local stack)')
     .addOption(new Option('--role <role>', 'role asked from the dev issuer (default: the issuer\'s, restorer-admin on the local stack)').choices(ROLES))
     .option('--token <jwt>', 'access token from the real access proxy (e.g. `cloudflared access token --app URL`); "-" reads stdin')
-    .action(async (opts: { email?: string; role?: string; token?: string }, cmd: Command) => {
-      if (opts.email && opts.token) throw new UsageError('pass either --email (dev issuer) or --token, not both');
-      if (!opts.email && !opts.token) throw new UsageError('pass --email E (local-stack dev issuer) or --token JWT');
+    .action(async (opts: LoginOptions, cmd: Command) => {
+      const source = loginSource(opts);
       const { file, config } = await loadConfig();
       const server = serverFrom(globals(cmd).server, config);
       state.server = server;
       let token: string;
       let expiresAt: string | undefined;
-      if (opts.token) {
-        token = (opts.token === '-' ? await readStdin(io, stdinUse) : opts.token).trim();
+      if ('proxyToken' in source) {
+        token = (source.proxyToken === '-' ? await readStdin(io, stdinUse) : source.proxyToken).trim();
         if (!token) throw new UsageError('the token is empty');
       } else {
-        const client = new ApiClient({ server, token: undefined, fetch: fetchImpl, userAgent: `strata-cli/${VERSION}`, signal: io.signal });
-        let answer: { token?: unknown; expiresAt?: unknown };
-        try {
-          answer = await client.request('POST', '/api/dev/token', {
-            absolutePath: true,
-            anonymous: true,
-            json: opts.role ? { email: opts.email, role: opts.role } : { email: opts.email },
-          });
-        } catch (e) {
-          if (e instanceof ApiError && e.status === 404) {
-            throw new ApiError(404, `${server} has no dev token issuer (only the local stack has one); use --token with a token from the access proxy`);
-          }
-          throw e;
-        }
-        if (!answer || typeof answer.token !== 'string' || !answer.token) {
-          throw new ApiError(0, 'the dev issuer answered without a token');
-        }
-        token = answer.token;
-        expiresAt = typeof answer.expiresAt === 'string' ? answer.expiresAt : undefined;
+        const client = { server, fetch: fetchImpl, userAgent: `strata-cli/${VERSION}`, signal: io.signal };
+        ({ token, expiresAt } = await requestDevToken(client, opts.role ? { email: source.email, role: opts.role } : { email: source.email }));
       }
       const next: StoredConfig = { server, token };
       if (expiresAt) next.expiresAt = expiresAt;

@@ -1,6 +1,6 @@
 /** The strata CLI: One backup: detail, inventory, pin and unpin. */
 import type { Command } from 'commander';
-import { seg } from '../client.ts';
+import { expectData, type Schema } from '../client.ts';
 import { isDuration, isTimestamp } from '../format.ts';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
@@ -15,7 +15,7 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .argument('<id>', 'backup id')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', `/backups/${seg(id)}`), render.backupDetail);
+      emit(cmd, await expectData(c.api.GET('/backups/{id}', { params: { path: { id } } })), render.backupDetail);
     });
 
   program
@@ -24,7 +24,7 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .argument('<id>', 'backup id')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', `/backups/${seg(id)}/inventory`), render.inventory);
+      emit(cmd, await expectData(c.api.GET('/backups/{id}/inventory', { params: { path: { id } } })), render.inventory);
     });
 
   program
@@ -37,11 +37,11 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
       if (opts.expires !== undefined && !isDuration(opts.expires) && !isTimestamp(opts.expires)) {
         throw new UsageError(`invalid --expires "${opts.expires}": expected a duration such as 30d or an RFC 3339 time`);
       }
-      const body: Record<string, string> = {};
+      const body: Schema<'PinRequest'> = {};
       if (opts.expires) body.expires = opts.expires;
       if (opts.reason) body.reason = opts.reason;
       const c = await connect(cmd);
-      emitAction(cmd, await c.request('POST', `/backups/${seg(id)}/pin`, { json: body }));
+      emitAction(cmd, await expectData(c.api.POST('/backups/{id}/pin', { params: { path: { id } }, body })));
     });
 
   program
@@ -51,7 +51,7 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .option('--reason <text>', 'reason recorded in the audit log')
     .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
       const c = await connect(cmd);
-      emitAction(cmd, await c.request('POST', `/backups/${seg(id)}/unpin`, { json: reasonBody(opts.reason) }));
+      emitAction(cmd, await expectData(c.api.POST('/backups/{id}/unpin', { params: { path: { id } }, body: reasonBody(opts.reason) })));
     });
 
 }

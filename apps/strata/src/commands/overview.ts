@@ -1,5 +1,6 @@
 /** The strata CLI: `strata whoami` and `strata settings`. */
 import type { Command } from 'commander';
+import { expectData } from '../client.ts';
 import * as render from '../render.ts';
 import type { CommandContext } from '../context.ts';
 
@@ -10,7 +11,7 @@ export function registerOverview(program: Command, ctx: CommandContext): void {
     .description('show the signed-in principal and its role')
     .action(async (_opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', '/whoami'), render.whoami);
+      emit(cmd, await expectData(c.api.GET('/whoami')), render.whoami);
     });
 
   program
@@ -18,7 +19,7 @@ export function registerOverview(program: Command, ctx: CommandContext): void {
     .description('show stores, policies and the catalog state')
     .action(async (_opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', '/settings'), render.settings);
+      emit(cmd, await expectData(c.api.GET('/settings')), render.settings);
     });
 
 }

@@ -1,11 +1,31 @@
 /** The strata CLI: `strata apply`, `get` and `delete` of declarative resources. */
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { ApiError, seg } from '../client.ts';
+import { ApiError, expectData, type Schema, type StrataClient } from '../client.ts';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
-import { parseRef, parseKind, refPath, collect, readInput, checkDocument } from '../args.ts';
+import { parseRef, parseKind, refParams, collect, readInput, checkDocument } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+
+interface ApplyInput {
+  file: string;
+  body: string;
+  contentType: string;
+}
+
+/** Sends one file as written (YAML or JSON), so the server reports errors against the user's text. */
+async function applyOne(c: StrataClient, input: ApplyInput, several: boolean): Promise<Schema<'ApplyResult'>> {
+  try {
+    return await expectData(c.api.POST('/resources', {
+      body: input.body,
+      bodySerializer: () => input.body,
+      headers: { 'content-type': input.contentType },
+    }));
+  } catch (e) {
+    if (e instanceof ApiError && several) throw new ApiError(e.status, `${input.file}: ${e.message}`);
+    throw e;
+  }
+}
 
 export function registerResources(program: Command, ctx: CommandContext): void {
   const { io, stdinUse, out, globals, connect, emit, emitAction } = ctx;
@@ -15,22 +35,16 @@ export function registerResources(program: Command, ctx: CommandContext): void {
     .requiredOption('-f, --filename <file>', 'file to apply ("-" reads stdin); repeatable', collect, [] as string[])
     .action(async (opts: { filename: string[] }, cmd: Command) => {
       if (opts.filename.length === 0) throw new UsageError('pass at least one -f FILE');
-      const inputs: Array<{ file: string; body: string; contentType: string }> = [];
+      const inputs: ApplyInput[] = [];
       for (const file of opts.filename) {
         const body = await readInput(file, io, stdinUse);
         const label = file === '-' ? 'stdin' : file;
         inputs.push({ file: label, body, contentType: checkDocument(label, body) });
       }
       const c = await connect(cmd);
-      const results: unknown[] = [];
+      const results: Array<Schema<'ApplyResult'>> = [];
       for (const input of inputs) {
-        let result: unknown;
-        try {
-          result = await c.request('POST', '/resources', { body: input.body, contentType: input.contentType });
-        } catch (e) {
-          if (e instanceof ApiError && inputs.length > 1) throw new ApiError(e.status, `${input.file}: ${e.message}`);
-          throw e;
-        }
+        const result = await applyOne(c, input, inputs.length > 1);
         results.push(result);
         if (globals(cmd).output === 'text') out(render.applyResult(result));
       }
@@ -45,7 +59,7 @@ export function registerResources(program: Command, ctx: CommandContext): void {
     .action(async (opts: { kind?: string }, cmd: Command) => {
       const kind = opts.kind ? parseKind(opts.kind) : undefined;
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', '/resources', { query: { kind } }), render.resources);
+      emit(cmd, await expectData(c.api.GET('/resources', { params: { query: { kind } } })), render.resources);
     });
   get
     .command('resource')
@@ -53,11 +67,9 @@ export function registerResources(program: Command, ctx: CommandContext): void {
     .argument('<kind>', 'resource kind, e.g. BackupTarget')
     .argument('<ref>', 'NS/NAME or NAME')
     .action(async (kind: string, ref: string, _opts: unknown, cmd: Command) => {
-      const k = parseKind(kind);
-      const r = parseRef(ref);
+      const path = { kind: parseKind(kind), ...refParams(parseRef(ref)) };
       const c = await connect(cmd);
-      const doc = await c.request('GET', `/resources/${seg(k)}/${refPath(r)}`);
-      emit(cmd, doc, (d: unknown) => (typeof d === 'string' ? d : YAML.stringify(d)));
+      emit(cmd, await expectData(c.api.GET('/resources/{kind}/{ns}/{name}', { params: { path } })), (d) => YAML.stringify(d));
     });
 
   const del = program.command('delete').description('delete declarative resources');
@@ -67,10 +79,9 @@ export function registerResources(program: Command, ctx: CommandContext): void {
     .argument('<kind>', 'resource kind, e.g. BackupTarget')
     .argument('<ref>', 'NS/NAME or NAME')
     .action(async (kind: string, ref: string, _opts: unknown, cmd: Command) => {
-      const k = parseKind(kind);
-      const r = parseRef(ref);
+      const path = { kind: parseKind(kind), ...refParams(parseRef(ref)) };
       const c = await connect(cmd);
-      emitAction(cmd, await c.request('DELETE', `/resources/${seg(k)}/${refPath(r)}`));
+      emitAction(cmd, await expectData(c.api.DELETE('/resources/{kind}/{ns}/{name}', { params: { path } })));
     });
 
 }

@@ -1,13 +1,23 @@
 /** The strata CLI: `strata restore`, `restores` and `restore-status`. */
 import type { Command} from 'commander';
 import { Option } from 'commander';
-import type { Query } from '../client.ts';
+import { expectData, type Schema, type StrataClient } from '../client.ts';
+import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';
 import { MODES, ExitCode } from '../cli-types.ts';
-import type { RestoreOptions} from '../args.ts';
-import { parseRef, refPath, intArg, durationArg, buildRestoreRequest, eventOf } from '../args.ts';
+import type { Ref, RestoreOptions } from '../args.ts';
+import { parseRef, refParams, intArg, durationArg, buildRestoreRequest } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+
+function readRestore(c: StrataClient, r: Ref): Promise<Schema<'RestoreDetail'>> {
+  return expectData(c.api.GET('/restores/{ns}/{name}', { params: { path: refParams(r) } }));
+}
+
+/** A restore's state as the event the stream would have sent (read after a reconnect). */
+function restoreEvent(r: Schema<'Restore'>): StrataEvent {
+  return { kind: 'restore', namespace: r.namespace, name: r.name, phase: r.phase, message: r.message, stage: r.progress?.stage, bytes: r.progress?.bytes };
+}
 
 export function registerRestores(program: Command, ctx: CommandContext): void {
   const { out, globals, connect, emit, emitAction, watch } = ctx;
@@ -34,31 +44,29 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
       const r = parseRef(ref);
       const request = buildRestoreRequest(r, opts);
       const c = await connect(cmd);
-      const start = (): Promise<Action> => c.request<Action>('POST', '/restores', { json: request });
+      // The generated type requires `at`; a request without it asks for the server's default (RestoreRequestBody).
+      const start = (): Promise<Action> => expectData(c.api.POST('/restores', { body: request as Schema<'RestoreRequest'> }));
       if (!opts.watch) {
         emitAction(cmd, await start());
         return;
       }
       const result = await watch(cmd, c, 'restore', r, start, opts.timeout, async (o) => {
-        const d = await c.request<{ restore?: Record<string, unknown> }>('GET', `/restores/${refPath(o)}`);
-        const restore = d?.restore;
-        if (!restore) return undefined;
-        const progress = (restore.progress ?? {}) as Record<string, unknown>;
-        return eventOf({ event: 'restore', id: undefined, raw: '', data: { ...restore, kind: 'restore', stage: progress.stage, bytes: progress.bytes } });
+        const { restore } = await readRestore(c, o);
+        return restore ? restoreEvent(restore) : undefined;
       });
       if (result.phase !== 'succeeded') throw new ExitCode(result.code);
       const json = globals(cmd).output !== 'text';
       if (!json) out(`restore ${result.ref} succeeded\n`);
       if (opts.mode === 'download' || opts.mode === 'sandbox') {
-        const detail = await c.request<{ restore?: Record<string, unknown> }>('GET', `/restores/${refPath(result.object)}`);
-        const restore = detail?.restore ?? {};
+        const detail = await readRestore(c, result.object);
+        const restore = detail.restore ?? {};
         if (json) {
           out(JSON.stringify(detail) + '\n');
         } else if (opts.mode === 'download') {
-          out(`download URL: ${String(restore.downloadURL ?? '-')}\n`);
-          out(`expires:      ${String(restore.downloadExpires ?? '-')}\n`);
+          out(`download URL: ${restore.downloadURL ?? '-'}\n`);
+          out(`expires:      ${restore.downloadExpires ?? '-'}\n`);
         } else if (restore.sandbox) {
-          out(`sandbox:      ${String(restore.sandbox)}\n`);
+          out(`sandbox:      ${restore.sandbox}\n`);
         }
       }
     });
@@ -71,8 +79,8 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .action(async (opts: { target?: string; limit?: number }, cmd: Command) => {
       const target = opts.target ? parseRef(opts.target, '--target') : undefined;
       const c = await connect(cmd);
-      const query: Query = { target: target ? `${target.namespace}/${target.name}` : undefined, limit: opts.limit };
-      emit(cmd, await c.request('GET', '/restores', { query }), render.restores);
+      const query = { target: target ? `${target.namespace}/${target.name}` : undefined, limit: opts.limit };
+      emit(cmd, await expectData(c.api.GET('/restores', { params: { query } })), render.restores);
     });
 
   program
@@ -82,7 +90,7 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', `/restores/${refPath(r)}`), render.restoreDetail);
+      emit(cmd, await readRestore(c, r), render.restoreDetail);
     });
 
 }

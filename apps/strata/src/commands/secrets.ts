@@ -1,8 +1,9 @@
 /** The strata CLI: `strata secret set|list|delete` (values are never shown). */
 import type { Command } from 'commander';
+import { expectData } from '../client.ts';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
-import { parseRef, refPath, collect, parsePair, readInput } from '../args.ts';
+import { parseRef, refParams, collect, parsePair, readInput } from '../args.ts';
 import type { CommandContext } from '../context.ts';
 
 export function registerSecrets(program: Command, ctx: CommandContext): void {
@@ -29,14 +30,14 @@ export function registerSecrets(program: Command, ctx: CommandContext): void {
       }
       if (Object.keys(data).length === 0) throw new UsageError('pass at least one KEY=VALUE or --from-file KEY=PATH');
       const c = await connect(cmd);
-      emitAction(cmd, await c.request('PUT', `/secrets/${refPath(r)}`, { json: { data } }));
+      emitAction(cmd, await expectData(c.api.PUT('/secrets/{ns}/{name}', { params: { path: refParams(r) }, body: { data } })));
     });
   secret
     .command('list')
     .description('list secrets and their keys')
     .action(async (_opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', '/secrets'), render.secrets);
+      emit(cmd, await expectData(c.api.GET('/secrets')), render.secrets);
     });
   secret
     .command('delete')
@@ -45,7 +46,7 @@ export function registerSecrets(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
-      emitAction(cmd, await c.request('DELETE', `/secrets/${refPath(r)}`));
+      emitAction(cmd, await expectData(c.api.DELETE('/secrets/{ns}/{name}', { params: { path: refParams(r) } })));
     });
 
 }

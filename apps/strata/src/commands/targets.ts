@@ -1,11 +1,27 @@
 /** The strata CLI: Targets: list, detail, suspend/resume, `backup-now` and a target's backups. */
 import type { Command } from 'commander';
-import type { Query } from '../client.ts';
+import type { operations } from '@sigil/proto/api/strata';
+import { expectData, type Schema, type StrataClient } from '../client.ts';
+import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';
 import { ExitCode } from '../cli-types.ts';
-import { parseRef, refPath, intArg, durationArg, reasonBody, eventOf } from '../args.ts';
+import type { Ref } from '../args.ts';
+import { parseRef, refParams, intArg, durationArg, reasonBody } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+
+type TargetFilters = NonNullable<operations['listTargets']['parameters']['query']>;
+
+/** The backup run `o` as the event the stream would have sent, from the activity list (read after a reconnect). */
+async function backupRunEvent(c: StrataClient, o: Ref): Promise<StrataEvent | undefined> {
+  const activity = await expectData(c.api.GET('/activity', { params: { query: { limit: 500 } } }));
+  const run = activity.backups?.find((b) => b.namespace === o.namespace && b.name === o.name);
+  return run ? runEvent(run) : undefined;
+}
+
+function runEvent(run: Schema<'BackupRun'>): StrataEvent {
+  return { kind: 'backup', namespace: run.namespace, name: run.name, phase: run.phase, message: run.message, bytes: run.bytes };
+}
 
 export function registerTargets(program: Command, ctx: CommandContext): void {
   const { out, globals, connect, emit, emitAction, watch } = ctx;
@@ -17,10 +33,10 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .option('--project <project>', 'only this project')
     .option('--health <health>', 'only this health (e.g. ok)')
     .option('--q <text>', 'free-text search')
-    .action(async (opts: Query, cmd: Command) => {
+    .action(async (opts: TargetFilters, cmd: Command) => {
       const c = await connect(cmd);
-      const query: Query = { env: opts.env, org: opts.org, project: opts.project, health: opts.health, q: opts.q };
-      emit(cmd, await c.request('GET', '/targets', { query }), render.targets);
+      const query: TargetFilters = { env: opts.env, org: opts.org, project: opts.project, health: opts.health, q: opts.q };
+      emit(cmd, await expectData(c.api.GET('/targets', { params: { query } })), render.targets);
     });
 
   program
@@ -30,7 +46,7 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', `/targets/${refPath(r)}`), render.targetDetail);
+      emit(cmd, await expectData(c.api.GET('/targets/{ns}/{name}', { params: { path: refParams(r) } })), render.targetDetail);
     });
 
   for (const verb of ['suspend', 'resume'] as const) {
@@ -42,7 +58,9 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
       .action(async (ref: string, opts: { reason?: string }, cmd: Command) => {
         const r = parseRef(ref);
         const c = await connect(cmd);
-        emitAction(cmd, await c.request('POST', `/targets/${refPath(r)}/${verb}`, { json: reasonBody(opts.reason) }));
+        const init = { params: { path: refParams(r) }, body: reasonBody(opts.reason) };
+        const answer = verb === 'suspend' ? c.api.POST('/targets/{ns}/{name}/suspend', init) : c.api.POST('/targets/{ns}/{name}/resume', init);
+        emitAction(cmd, await expectData(answer));
       });
   }
 
@@ -56,16 +74,13 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, opts: { reason?: string; watch?: boolean; timeout: string }, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
-      const start = (): Promise<Action> => c.request<Action>('POST', `/targets/${refPath(r)}/backup-now`, { json: reasonBody(opts.reason) });
+      const start = (): Promise<Action> =>
+        expectData(c.api.POST('/targets/{ns}/{name}/backup-now', { params: { path: refParams(r) }, body: reasonBody(opts.reason) }));
       if (!opts.watch) {
         emitAction(cmd, await start());
         return;
       }
-      const result = await watch(cmd, c, 'backup', r, start, opts.timeout, async (o) => {
-        const a = await c.request<{ backups?: Array<Record<string, unknown>> }>('GET', '/activity', { query: { limit: 500 } });
-        const run = a?.backups?.find((b) => b.namespace === o.namespace && b.name === o.name);
-        return run ? eventOf({ event: 'backup', id: undefined, raw: '', data: { ...run, kind: 'backup' } }) : undefined;
-      });
+      const result = await watch(cmd, c, 'backup', r, start, opts.timeout, (o) => backupRunEvent(c, o));
       if (result.phase !== 'succeeded') throw new ExitCode(result.code);
       if (globals(cmd).output === 'text') out(`backup ${result.ref} succeeded\n`);
     });
@@ -78,7 +93,8 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .action(async (ref: string, opts: { limit?: number }, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
-      emit(cmd, await c.request('GET', `/targets/${refPath(r)}/backups`, { query: { limit: opts.limit } }), render.backups);
+      const init = { params: { path: refParams(r), query: { limit: opts.limit } } };
+      emit(cmd, await expectData(c.api.GET('/targets/{ns}/{name}/backups', init)), render.backups);
     });
 
 }

@@ -1,12 +1,13 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import type { Schema } from '../client.ts';
+import type { StrataEvent } from '../events.ts';
 import { humanBytes, humanDuration, table, time } from '../format.ts';
-import type { Obj, StrataEvent} from './common.ts';
-import { arr, nsName } from './common.ts';
+import { nsName } from './common.ts';
 import { restores } from './restores.ts';
 
-export function activity(a: Obj): string {
-  const bs = arr(a.backups);
-  const rs = arr(a.restores);
+export function activity(a: Schema<'Activity'>): string {
+  const bs = a.backups ?? [];
+  const rs = a.restores ?? [];
   let out = 'Backups:\n';
   out += bs.length
     ? table(
@@ -27,8 +28,8 @@ export function activity(a: Obj): string {
   return out;
 }
 
-export function audit(l: Obj): string {
-  const es = arr(l.events);
+export function audit(l: Schema<'AuditList'>): string {
+  const es = l.events ?? [];
   if (!es.length) return 'No audit events.\n';
   return table(
     ['time', 'user', 'role', 'action', 'target', 'object', 'outcome'],
@@ -44,5 +45,3 @@ export function eventLine(e: StrataEvent, fallbackKind = 'event'): string {
   if (typeof e.bytes === 'number' && e.bytes > 0) parts.push(humanBytes(e.bytes));
   return parts.join(' ') + (e.message ? `: ${e.message}` : '');
 }
-
-/** The entries of an ApplyResult: a bare array, or the first array member (`results`, `items`, ...). */

@@ -1,9 +1,11 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import type { Schema } from '../client.ts';
 import { flags, humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
-import type { Obj } from './common.ts';
-import { arr } from './common.ts';
 
-export function backupFlags(b: Obj): string {
+type Backup = Schema<'Backup'>;
+type Tags = Schema<'Tags'>;
+
+export function backupFlags(b: Backup): string {
   return flags([
     [b.pinned, 'pinned'],
     [b.verified, 'verified'],
@@ -12,10 +14,8 @@ export function backupFlags(b: Obj): string {
   ]);
 }
 
-export function backupDetail(d: Obj): string {
-  const b: Obj = d.backup ?? {};
-  const tags: Obj = d.tags ?? {};
-  const m: Obj = d.manifest ?? {};
+export function backupDetail(d: Schema<'BackupDetail'>): string {
+  const { backup: b, tags, manifest: m } = d;
   const ratio = b.rawBytes && b.storedBytes ? ` (${(b.rawBytes / b.storedBytes).toFixed(1)}x)` : '';
   let out = keyValues([
     ['id', b.id],
@@ -38,16 +38,16 @@ export function backupDetail(d: Obj): string {
     ['store', b.store],
     ['reason', b.reason],
     ['pinned', (tags.pinned ?? b.pinned) ? pinText(tags, b) : false],
-    ['verified', (tags.verified ?? b.verified) ? `yes${tags.verifiedAt ? ` at ${time(tags.verifiedAt)}` : ''}${typeof tags.verifyRTOSeconds === 'number' ? `, RTO ${humanDuration(tags.verifyRTOSeconds)}` : ''}` : false],
+    ['verified', (tags.verified ?? b.verified) ? verifiedText(tags) : false],
     ['verify failed', (tags.verifyFailed ?? b.verifyFailed) ? true : undefined],
-    ['objects', Array.isArray(m.objects) ? m.objects.length : undefined],
+    ['objects', m.objects?.length],
   ]);
-  const warnings: unknown[] = Array.isArray(b.warnings) ? b.warnings : [];
-  if (warnings.length) out += `warnings:\n${warnings.map((w) => `  - ${String(w)}\n`).join('')}`;
+  const warnings = b.warnings ?? [];
+  if (warnings.length) out += `warnings:\n${warnings.map((w) => `  - ${w}\n`).join('')}`;
   return out;
 }
 
-export function pinText(tags: Obj, b: Obj): string {
+export function pinText(tags: Tags, b: Backup): string {
   const reason = tags.pinReason ?? b.pinReason;
   const parts = ['yes'];
   if (tags.pinnedBy) parts.push(`by ${tags.pinnedBy}`);
@@ -55,37 +55,39 @@ export function pinText(tags: Obj, b: Obj): string {
   return parts.join(' ') + (reason ? ` (${reason})` : '');
 }
 
-export function inventory(inv: Obj): string {
-  const server: Obj = inv.server ?? {};
-  const dbs = arr(inv.databases);
+function verifiedText(tags: Tags): string {
+  const at = tags.verifiedAt ? ` at ${time(tags.verifiedAt)}` : '';
+  const rto = typeof tags.verifyRTOSeconds === 'number' ? `, RTO ${humanDuration(tags.verifyRTOSeconds)}` : '';
+  return `yes${at}${rto}`;
+}
+
+export function inventory(inv: Schema<'Inventory'>): string {
+  const server = inv.server;
   let out = keyValues([
     ['collected', time(inv.collectedAt)],
     ['engine', inv.engine],
     ['server', [server.version, server.host].filter(Boolean).join(' on ') || undefined],
     ['schema hash', inv.schemaHash],
   ]);
-  const notes: unknown[] = Array.isArray(inv.notes) ? inv.notes : [];
-  if (notes.length) out += `notes:\n${notes.map((n) => `  - ${String(n)}\n`).join('')}`;
+  const notes = inv.notes ?? [];
+  if (notes.length) out += `notes:\n${notes.map((n) => `  - ${n}\n`).join('')}`;
   out += '\n';
-  out += dbs.length
+  out += inv.databases.length
     ? table(
         ['database', 'size', 'tables', 'migration', 'schema hash'],
-        dbs.map((d) => [d.name, humanBytes(d.sizeBytes), arr(d.tables).length, d.migrationVersion, d.schemaHash]),
+        inv.databases.map((d) => [d.name, humanBytes(d.sizeBytes), d.tables.length, d.migrationVersion, d.schemaHash]),
       )
     : 'No databases.\n';
-  const rows: Array<Array<string | number | undefined>> = [];
-  for (const d of dbs) {
-    for (const t of arr(d.tables)) {
-      rows.push([
-        d.name,
-        t.schema ? `${t.schema}.${t.name}` : t.name,
-        t.kind,
-        t.exactRows ?? t.rowsEstimate,
-        humanBytes(t.totalBytes),
-        Array.isArray(t.columns) ? t.columns.length : undefined,
-      ]);
-    }
-  }
+  const rows = inv.databases.flatMap((d) =>
+    d.tables.map((t) => [
+      d.name,
+      t.schema ? `${t.schema}.${t.name}` : t.name,
+      t.kind,
+      t.exactRows ?? t.rowsEstimate,
+      humanBytes(t.totalBytes),
+      t.columns.length,
+    ]),
+  );
   if (rows.length) out += '\n' + table(['database', 'table', 'kind', 'rows', 'size', 'columns'], rows);
   return out;
 }

@@ -1,35 +1,18 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import type { Schema } from '../client.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- answers are rendered defensively, field by field */
+/** The answer of a write. */
+export type Action = Schema<'ActionResult'>;
 
-export type Obj = Record<string, any>;
-
-export interface Action {
-  message: string;
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  link?: string;
-}
-
-export interface StrataEvent {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  phase?: string;
-  stage?: string;
-  message?: string;
-  bytes?: number;
-  version?: number;
-}
-
-export function arr(v: unknown): Obj[] {
-  return Array.isArray(v) ? (v.filter((x) => x && typeof x === 'object') as Obj[]) : [];
-}
-
-export function nsName(ns: unknown, name: unknown): string {
+export function nsName(ns: string | undefined, name: string | undefined): string {
   if (!name) return '-';
-  return ns ? `${String(ns)}/${String(name)}` : String(name);
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** A string member of a free-form object of the document (`metadata`, `status`), else undefined. */
+export function textOf(o: Record<string, unknown> | undefined, key: string): string | undefined {
+  const v = o?.[key];
+  return typeof v === 'string' ? v : undefined;
 }
 
 export function action(a: Action): string {

@@ -1,17 +1,17 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import type { Schema } from '../client.ts';
 import { humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
-import type { Obj } from './common.ts';
-import { arr, nsName } from './common.ts';
+import { nsName } from './common.ts';
 
-export function restoreSource(r: Obj): string {
-  const s: Obj = r.source ?? {};
+export function restoreSource(r: Schema<'Restore'>): string {
+  const s = r.source ?? {};
   if (s.backupID) return s.backupID;
   if (s.time) return time(s.time);
   return 'latest';
 }
 
-export function restores(l: Obj): string {
-  const rs = arr(l.restores);
+export function restores(l: Schema<'RestoreList'>): string {
+  const rs = l.restores ?? [];
   if (!rs.length) return 'No restores.\n';
   return table(
     ['restore', 'target', 'mode', 'phase', 'source', 'created', 'duration', 'by'],
@@ -28,11 +28,9 @@ export function restores(l: Obj): string {
   );
 }
 
-export function restoreDetail(d: Obj): string {
-  const r: Obj = d.restore ?? {};
-  const dest: Obj = r.destination ?? {};
-  const plan: Obj | undefined = r.plan ?? undefined;
-  const progress: Obj | undefined = r.progress ?? undefined;
+export function restoreDetail(d: Schema<'RestoreDetail'>): string {
+  const r = d.restore ?? {};
+  const dest = r.destination ?? {};
   let out = keyValues([
     ['restore', nsName(r.namespace, r.name)],
     ['target', r.target],
@@ -47,12 +45,12 @@ export function restoreDetail(d: Obj): string {
     ['requested by', r.requestedBy],
     ['created', time(r.created)],
     ['duration', r.durationSeconds ? humanDuration(r.durationSeconds) : undefined],
-    ['plan', plan ? planText(plan) : undefined],
-    ['progress', progress ? progressText(progress) : undefined],
+    ['plan', r.plan ? planText(r.plan) : undefined],
+    ['progress', r.progress ? progressText(r.progress) : undefined],
     ['download URL', r.downloadURL],
     ['download expires', r.downloadExpires ? time(r.downloadExpires) : undefined],
   ]);
-  const checks = arr(r.checks);
+  const checks = r.checks ?? [];
   if (checks.length) {
     out += 'checks:\n';
     out += checks.map((c) => `  ${c.passed ? 'PASS' : 'FAIL'}  ${c.name}${c.message ? `: ${c.message}` : ''}\n`).join('');
@@ -60,7 +58,7 @@ export function restoreDetail(d: Obj): string {
   return out;
 }
 
-export function planText(p: Obj): string {
+export function planText(p: Schema<'RestorePlan'>): string {
   const parts: string[] = [];
   if (p.baseBackupID) parts.push(`base ${p.baseBackupID}`);
   if (p.segments) parts.push(`+${p.segments} segments`);
@@ -70,7 +68,7 @@ export function planText(p: Obj): string {
   return parts.join(' ') || '-';
 }
 
-export function progressText(p: Obj): string {
+export function progressText(p: Schema<'Progress'>): string {
   const bytes = p.totalBytes ? `${humanBytes(p.bytes ?? 0)} of ${humanBytes(p.totalBytes)}` : p.bytes ? humanBytes(p.bytes) : '';
   return [p.stage, bytes].filter(Boolean).join(' ') || '-';
 }

@@ -1,16 +1,18 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
+import type { Schema } from '../client.ts';
 import { cell, flags, humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
 import { backupFlags } from './backups.ts';
-import type { Obj } from './common.ts';
-import { arr, nsName } from './common.ts';
+import { nsName } from './common.ts';
 
-export function pitrCell(t: Obj): string {
+type Target = Schema<'Target'>;
+
+export function pitrCell(t: Target): string {
   if (!t.pitr) return 'off';
   if (t.chainBroken) return 'broken';
   return typeof t.lagSeconds === 'number' ? `lag ${humanDuration(t.lagSeconds)}` : 'on';
 }
 
-export function targetFlags(t: Obj): string {
+export function targetFlags(t: Target): string {
   return flags([
     [t.suspended, 'suspended'],
     [t.running, 'running'],
@@ -21,8 +23,8 @@ export function targetFlags(t: Obj): string {
   ]);
 }
 
-export function targets(l: Obj): string {
-  const ts = arr(l.targets);
+export function targets(l: Schema<'TargetList'>): string {
+  const ts = l.targets ?? [];
   if (!ts.length) return 'No targets.\n';
   return table(
     ['target', 'engine', 'env', 'health', 'last success', 'next run', 'backups', 'stored', 'pitr', 'flags'],
@@ -41,9 +43,9 @@ export function targets(l: Obj): string {
   );
 }
 
-export function targetDetail(d: Obj): string {
-  const t: Obj = d.target ?? {};
-  const windows = arr(t.windows).map((w) => `${time(w.from)} .. ${time(w.to)}`);
+export function targetDetail(d: Schema<'TargetDetail'>): string {
+  const t = d.target;
+  const windows = (t.windows ?? []).map((w) => `${time(w.from)} .. ${time(w.to)}`);
   let out = keyValues([
     ['target', nsName(t.namespace, t.name)],
     ['engine', t.engine],
@@ -74,8 +76,8 @@ export function targetDetail(d: Obj): string {
   return out;
 }
 
-export function backups(l: Obj): string {
-  const bs = arr(l.backups);
+export function backups(l: Schema<'BackupList'>): string {
+  const bs = l.backups ?? [];
   if (!bs.length) return `No backups${l.target ? ` of ${l.target}` : ''}.\n`;
   return table(
     ['id', 'time', 'databases', 'stored', 'duration', 'flags'],
