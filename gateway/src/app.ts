@@ -110,7 +110,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     health,
     close: async () => {
       await graph.stop();
-      upstream.close();
+      await upstream.close();
     },
   };
 }

@@ -33,12 +33,22 @@ try {
 
   const path1 = `/v1/templates/${created.id}`;
   const series = { direct: [] as number[], bare: [] as number[], gateway: [] as number[] };
+  // CPU time each hop spends per request: unlike latency, hardly moved by whatever else the machine is doing.
+  const gatewayPid = stack.processes.find((p) => p.name === 'gateway')?.pid ?? -1;
+  const templatesPid = stack.processes.find((p) => p.name === 'templates')?.pid ?? -1;
+  const cpu = { templates: 0, bare: 0, gateway: 0 };
   // Interleave the series so drift on a shared machine hits all alike.
   for (let round = 0; round < ROUNDS; round++) {
     const fresh = await sign(principal);
+    const templatesBefore = await cpuMs(templatesPid);
     series.direct.push(...(await measure(`${stack.serviceUrls.templates}${path1}`, { [PRINCIPAL_HEADER]: fresh })));
+    cpu.templates += (await cpuMs(templatesPid)) - templatesBefore;
+    const bareBefore = await cpuMs(proxy.pid);
     series.bare.push(...(await measure(`${proxy.url}${path1}`, { authorization: `Bearer ${key}` })));
+    cpu.bare += (await cpuMs(proxy.pid)) - bareBefore;
+    const gatewayBefore = await cpuMs(gatewayPid);
     series.gateway.push(...(await measure(`${stack.gatewayUrl}${path1}`, { authorization: `Bearer ${key}` })));
+    cpu.gateway += (await cpuMs(gatewayPid)) - gatewayBefore;
   }
   const d = median(series.direct);
   const b = median(series.bare);
@@ -56,17 +66,19 @@ try {
   console.log(`  ratio gateway/direct        ${(g / d).toFixed(2)}x  (added ${(g - d).toFixed(3)} ms)`);
   console.log(`  ratio bare proxy/direct     ${(b / d).toFixed(2)}x  (the floor of one more hop)`);
   console.log(`  ratio gateway/bare proxy    ${(g / b).toFixed(2)}x  (what the gateway's own work costs)`);
+  const perRequest = (ms: number) => `${((ms * 1000) / (ROUNDS * (REQUESTS + WARMUP))).toFixed(0)} µs`;
+  console.log(`\nCPU per request (user + system, /proc/<pid>/stat): templates ${perRequest(cpu.templates)} (direct series), bare proxy ${perRequest(cpu.bare)}, gateway ${perRequest(cpu.gateway)}`);
   proxy.stop();
 } finally {
   await stack.stop();
 }
 
-async function startBareProxy(target: string, token: string): Promise<{ url: string; stop(): void }> {
+async function startBareProxy(target: string, token: string): Promise<{ url: string; pid: number; stop(): void }> {
   const portFile = path.join(stateDir, 'bare-proxy.port');
   const child = spawn(process.execPath, [new URL('./bare-proxy.ts', import.meta.url).pathname, target, PRINCIPAL_HEADER, token, portFile], { stdio: 'inherit' });
   for (let i = 0; i < 200; i++) {
     const port = await readFile(portFile, 'utf8').catch(() => '');
-    if (port) return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill() };
+    if (port) return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? -1, stop: () => void child.kill() };
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   child.kill();
@@ -93,6 +105,12 @@ function median(values: number[]): number {
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds (clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function rssMiB(pid: number): Promise<number> {
