@@ -337,6 +337,10 @@ describe('routing', () => {
 });
 
 describe('served by the gateway', () => {
+  it("never reports usage to Apollo: the federation gateway's telemetry is switched off", () => {
+    expect(process.env.APOLLO_TELEMETRY_DISABLED).toBe('true');
+  });
+
   it('serves GET /v1/openapi.json from the contract', async () => {
     const res = await request(gateway.app).get('/v1/openapi.json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
 import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';
@@ -63,6 +63,8 @@ interface OutboxRow {
 export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
   const { log, pollIntervalMs = 1000, batchSize = 100, retainPublishedHours = 72 } = options;
   const publish: Publish = (subject, payload, msgId) => options.bus.publish(subject, payload, { msgId });
+  // Loaded here: processes that publish no events of their own (the gateway) never load the Postgres driver.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   const listener = new pg.Client({ connectionString: options.databaseUrl });
   let stopped = false;
