@@ -36,5 +36,6 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
+echo "bootstrap: generating the Prisma clients"
 node_modules/.bin/node scripts/prisma-generate.ts >/dev/null 2>&1 || node_modules/.bin/node scripts/prisma-generate.ts
 echo "bootstrap: ready (node $(node_modules/.bin/node --version))"

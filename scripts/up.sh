@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-exec npm start --silent
+# Node 24 from node_modules (the machine's own Node may be older): `npm start` lands here too.
+exec node_modules/.bin/node infra/local/src/up.ts "$@"
