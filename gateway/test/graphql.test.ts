@@ -32,7 +32,7 @@ async function startSubgraph(typeDefs: string, resolvers: Record<string, unknown
     subgraphHeaders.push({ ...req.headers });
     next();
   });
-  await mountSubgraph(app, { typeDefs, resolvers: resolvers as never, verifyPrincipal: keys.verify });
+  await mountSubgraph(app, { typeDefs, resolvers, verifyPrincipal: keys.verify });
   const server = await listen(app);
   servers.push(server);
   return server.url;

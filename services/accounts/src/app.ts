@@ -57,7 +57,7 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, apiKeys, sessions });
-      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations) as never, verifyPrincipal: deps.verifyPrincipal });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations), verifyPrincipal: deps.verifyPrincipal });
     },
     publicHandlers: {
       signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientIp(req))),

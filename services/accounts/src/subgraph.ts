@@ -2,12 +2,10 @@ import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
 import type { Principal } from '@sigil/kit/auth';
 import type { SubgraphContext } from '@sigil/kit/graphql';
+import type { Resolvers } from './gen/graphql.ts';
 import type { OrganizationService } from './organizations.ts';
-import type { MemberView, OrganizationView } from './views.ts';
 
 export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
-
-type OrganizationNode = OrganizationView & { __typename?: 'Organization' };
 
 /** The caller's principal, when it is a user or an API key (service principals have no organization here). */
 function caller(context: SubgraphContext): Principal | undefined {
@@ -22,14 +20,14 @@ function signedIn(context: SubgraphContext): Principal {
   return principal;
 }
 
-export function createResolvers(organizations: OrganizationService) {
+export function createResolvers(organizations: OrganizationService): Resolvers {
   return {
     Query: {
-      organization: async (_: unknown, __: unknown, context: SubgraphContext): Promise<OrganizationNode | null> => {
+      organization: async (_, __, context) => {
         const principal = signedIn(context);
         return organizations.get(principal.organizationId);
       },
-      viewer: async (_: unknown, __: unknown, context: SubgraphContext) => {
+      viewer: async (_, __, context) => {
         const principal = signedIn(context);
         if (principal.kind !== 'session' || !principal.userId) return null;
         return organizations.member(principal.organizationId, principal.userId);
@@ -37,12 +35,12 @@ export function createResolvers(organizations: OrganizationService) {
     },
     Organization: {
       /** Other subgraphs may reference only the caller's own organization; any other id resolves to null. */
-      __resolveReference: async (ref: { id: string }, context: SubgraphContext): Promise<OrganizationNode | null> => {
+      __resolveReference: async (ref, context) => {
         const principal = caller(context);
         if (!principal || ref.id !== principal.organizationId) return null;
         return organizations.get(ref.id);
       },
-      members: async (organization: OrganizationNode, _: unknown, context: SubgraphContext): Promise<MemberView[]> => {
+      members: async (organization, _, context) => {
         const principal = caller(context);
         if (!principal || principal.organizationId !== organization.id) return [];
         if (principal.kind !== 'session' && !principal.permissions.includes('member:manage')) {

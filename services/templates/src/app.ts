@@ -28,7 +28,7 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
     db: deps.db,
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
-      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates) as never, verifyPrincipal: deps.verifyPrincipal });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates), verifyPrincipal: deps.verifyPrincipal });
     },
     handlers: {
       createTemplate: async ({ principal, body }) => ({

@@ -1,23 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
-import { principalWith, type SubgraphContext } from '@sigil/kit/graphql';
+import { principalWith } from '@sigil/kit/graphql';
+import type { Resolvers } from './gen/graphql.ts';
 import type { TemplateService, TemplateView } from './templates.ts';
 
 export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
 const TEMPLATE_ID = /^tpl_[A-Za-z0-9]{10,40}$/;
 
-export function createResolvers(templates: TemplateService) {
+/** What the Template resolvers return: the API's template with a reference to its organization. */
+export type TemplateNode = TemplateView & { organization: { __typename: 'Organization'; id: string } };
+
+export function createResolvers(templates: TemplateService): Resolvers {
   return {
     Query: {
-      templates: async (_: unknown, args: { first: number; after?: string; q?: string }, context: SubgraphContext) => {
+      templates: async (_, args, context) => {
         const principal = principalWith(context, 'template:read');
-        if (args.first < 1 || args.first > 100) throw badInput('first must be between 1 and 100.');
+        const first = args.first ?? 20;
+        if (first < 1 || first > 100) throw badInput('first must be between 1 and 100.');
         if ((args.after?.length ?? 0) > 200 || (args.q?.length ?? 0) > 200) throw badInput('after and q are at most 200 characters.');
-        const page = await templates.list(principal.organizationId, { limit: args.first, cursor: args.after, q: args.q });
+        const page = await templates.list(principal.organizationId, { limit: first, cursor: args.after ?? undefined, q: args.q ?? undefined });
         return { nodes: page.data.map(withOrganization(principal.organizationId)), hasMore: page.hasMore, nextCursor: page.nextCursor };
       },
-      template: async (_: unknown, args: { id: string }, context: SubgraphContext) => {
+      template: async (_, args, context) => {
         const principal = principalWith(context, 'template:read');
         if (!TEMPLATE_ID.test(args.id)) return null;
         try {
@@ -29,7 +34,7 @@ export function createResolvers(templates: TemplateService) {
       },
     },
     Template: {
-      __resolveReference: async (ref: { id: string }, context: SubgraphContext) => {
+      __resolveReference: async (ref, context) => {
         const principal = principalWith(context, 'template:read');
         return withOrganization(principal.organizationId)(await templates.get(principal.organizationId, ref.id));
       },
@@ -38,7 +43,7 @@ export function createResolvers(templates: TemplateService) {
 }
 
 function withOrganization(organizationId: string) {
-  return (template: TemplateView) => ({ ...template, organization: { __typename: 'Organization', id: organizationId } });
+  return (template: TemplateView): TemplateNode => ({ ...template, organization: { __typename: 'Organization', id: organizationId } });
 }
 
 function badInput(message: string): GraphQLError {

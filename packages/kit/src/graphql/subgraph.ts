@@ -15,7 +15,8 @@ export interface SubgraphContext {
 
 export interface SubgraphOptions {
   typeDefs: string;
-  resolvers: GraphQLResolverMap<SubgraphContext>;
+  /** The service's resolvers, typed by the code generated from its schema (`npm run types`). */
+  resolvers: object;
   verifyPrincipal: PrincipalVerifier;
   /** Where a principal that fails verification is reported (never with the token). */
   log?: Logger;
@@ -24,6 +25,7 @@ export interface SubgraphOptions {
 /** Mounts the service's Federation 2 subgraph at `/graphql`. Callers reach it through the gateway only. */
 export async function mountSubgraph(app: Express, options: SubgraphOptions): Promise<ApolloServer<SubgraphContext>> {
   const server = new ApolloServer<SubgraphContext>({
+    // The generated resolver types are stricter than Apollo's map (typed parents, `__resolveReference`'s own shape).
     schema: buildSubgraphSchema({ typeDefs: parse(options.typeDefs), resolvers: options.resolvers as GraphQLResolverMap<unknown> }),
     formatError: formatGraphqlError,
     // Never a stack trace or a server path in an answer, whatever NODE_ENV says.
