@@ -2,8 +2,10 @@
 //   proto/openapi/*.v1.yaml   → proto/src/gen/{sigil,strata}-api.ts   (openapi-typescript)
 //   proto/events/*.schema.json → proto/src/gen/events.ts              (json-schema-to-typescript)
 //   proto/resources/*.schema.json → proto/src/gen/resources.ts        (json-schema-to-typescript)
+//                                    proto/src/gen/resources-validated.ts (the same, defaulted fields required)
 //   services/<subgraph>/src/schema.graphql → services/<subgraph>/src/gen/graphql.ts (graphql-codegen, Federation)
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
@@ -17,17 +19,40 @@ async function fromOpenApi(document: string): Promise<string> {
   return HEADER + astToString(await openapiTS(new URL(`file://${proto('openapi', document)}`)));
 }
 
-/** One file for a folder of schemas: a wrapper refers to each, so shared definitions are declared once. */
-async function fromSchemas(folder: string, title: string, pick: (file: string) => boolean): Promise<string> {
-  const files = (await readdir(proto(folder))).filter((file) => file.endsWith('.schema.json') && pick(file)).sort();
+/**
+ * One file for a folder of schemas: a wrapper refers to each, so shared definitions are declared once. With
+ * `defaultsFilled`, a property whose schema has a `default` is required: the type of a document after validation,
+ * where Ajv's `useDefaults` has filled it in.
+ */
+async function fromSchemas(folder: string, title: string, pick: (file: string) => boolean, options: { defaultsFilled?: boolean } = {}): Promise<string> {
+  const files = (await readdir(proto(folder))).filter((file) => file.endsWith('.schema.json')).sort();
+  let cwd = proto(folder);
+  if (options.defaultsFilled) {
+    cwd = await mkdtemp(path.join(tmpdir(), 'schemas-'));
+    for (const file of files) await writeFile(path.join(cwd, file), JSON.stringify(requireDefaulted(JSON.parse(await readFile(proto(folder, file), 'utf8')))));
+  }
   const wrapper = {
     title,
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(files.map((file) => [file.replace(/\.schema\.json$/, ''), { $ref: file }])),
+    properties: Object.fromEntries(files.filter(pick).map((file) => [file.replace(/\.schema\.json$/, ''), { $ref: file }])),
   } as JSONSchema;
-  const ts = await compile(wrapper, title, { bannerComment: '', cwd: proto(folder), additionalProperties: false, format: true, unreachableDefinitions: false });
+  const ts = await compile(wrapper, title, { bannerComment: '', cwd, additionalProperties: false, format: true, unreachableDefinitions: false });
+  if (options.defaultsFilled) await rm(cwd, { recursive: true });
   return HEADER + ts;
+}
+
+/** A copy of a schema where every property with a `default` is listed in its object's `required`. */
+function requireDefaulted(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(requireDefaulted);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, requireDefaulted(value)]));
+  const properties = copy.properties as Record<string, { default?: unknown }> | undefined;
+  if (properties && typeof properties === 'object') {
+    const defaulted = Object.keys(properties).filter((name) => properties[name] && typeof properties[name] === 'object' && 'default' in properties[name]);
+    if (defaulted.length > 0) copy.required = [...new Set([...((copy.required as string[] | undefined) ?? []), ...defaulted])];
+  }
+  return copy;
 }
 
 /** A subgraph's resolver types; `mappers` name the service's own types its resolvers return. */
@@ -41,6 +66,8 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/strata-api.ts': () => fromOpenApi('strata.v1.yaml'),
   'proto/src/gen/events.ts': () => fromSchemas('events', 'Domain events', (file) => file !== 'domain-event.schema.json'),
   'proto/src/gen/resources.ts': () => fromSchemas('resources', 'Strata resources', (file) => file !== 'common.schema.json'),
+  'proto/src/gen/resources-validated.ts': () =>
+    fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
   'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode' }),
   'services/accounts/src/gen/graphql.ts': fromSubgraph('accounts', {
     Organization: '../views.ts#OrganizationView',
