@@ -97,14 +97,8 @@ export interface RestoreOptions {
   timeout: string;
 }
 
-/**
- * A RestoreRequest as the CLI sends it. The generated type makes `at` required because the document gives it a
- * default (openapi-typescript's `defaultNonNullable`), but a request may leave it out: the server applies `latest`.
- */
-export type RestoreRequestBody = Omit<Schema<'RestoreRequest'>, 'at'> & Partial<Pick<Schema<'RestoreRequest'>, 'at'>>;
-
 /** The RestoreRequest of `strata restore`: only the fields given on the command line. */
-export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeout'>): RestoreRequestBody {
+export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeout'>): Schema<'RestoreRequest'> {
   if (o.backup && o.at) throw new UsageError('pass either --backup or --at, not both');
   if (o.at && o.at !== 'latest' && !isTimestamp(o.at)) {
     throw new UsageError(`invalid --at "${o.at}": expected an RFC 3339 time or "latest"`);
@@ -113,7 +107,7 @@ export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeou
     if (!o.confirm) throw new UsageError(`an in-place restore overwrites ${target.name}: pass --confirm ${target.name}`);
     if (o.confirm !== target.name) throw new UsageError(`--confirm must equal the target name "${target.name}"`);
   }
-  const req: RestoreRequestBody = { target: `${target.namespace}/${target.name}` };
+  const req: Schema<'RestoreRequest'> = { target: `${target.namespace}/${target.name}` };
   if (o.backup) req.backupID = o.backup;
   if (o.at) req.at = o.at;
   req.mode = o.mode;

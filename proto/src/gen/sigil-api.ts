@@ -2123,7 +2123,7 @@ export interface components {
                  * @description Let the viewer see the document (plan feature `viewerDocumentAccess`).
                  * @default false
                  */
-                documentAccess: boolean;
+                documentAccess?: boolean;
             }[];
         };
         /** @description A viewer of an envelope. Fields beyond those listed are not fixed yet. */
@@ -2225,7 +2225,7 @@ export interface components {
              * @default email
              * @enum {string}
              */
-            channel: "email" | "sms";
+            channel?: "email" | "sms";
         };
         SigningOtpChallenge: {
             /** @constant */
@@ -2301,11 +2301,11 @@ export interface components {
         };
         SigningLinkLimits: {
             /** @default 3 */
-            perEmailPerDay: number;
+            perEmailPerDay?: number;
             /** @default 20 */
-            perIpPerHour: number;
+            perIpPerHour?: number;
             /** @default null */
-            dailyCap: number | null;
+            dailyCap?: number | null;
         };
         /** @description An always-on signing link. Fields beyond those listed are not fixed yet. */
         SigningLink: {
@@ -2468,9 +2468,9 @@ export interface components {
              */
             url: string;
             /** @default  */
-            description: string;
+            description?: string;
             /** @default [] */
-            events: components["schemas"]["WebhookEventType"][];
+            events?: components["schemas"]["WebhookEventType"][];
         };
         UpdateWebhookEndpoint: {
             /** Format: uri */

@@ -1589,7 +1589,7 @@ export interface components {
              * @description RFC 3339 time to restore to, or `latest` (the default).
              * @default latest
              */
-            at: components["schemas"]["PointInTime"];
+            at?: components["schemas"]["PointInTime"];
             mode?: components["schemas"]["RestoreMode"];
             /** @description Mode new: the database to create. */
             database?: string;

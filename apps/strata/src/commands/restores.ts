@@ -44,8 +44,7 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
       const r = parseRef(ref);
       const request = buildRestoreRequest(r, opts);
       const c = await connect(cmd);
-      // The generated type requires `at`; a request without it asks for the server's default (RestoreRequestBody).
-      const start = (): Promise<Action> => expectData(c.api.POST('/restores', { body: request as Schema<'RestoreRequest'> }));
+      const start = (): Promise<Action> => expectData(c.api.POST('/restores', { body: request }));
       if (!opts.watch) {
         emitAction(cmd, await start());
         return;
