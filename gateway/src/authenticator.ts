@@ -5,7 +5,8 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import { type Bus } from '@sigil/kit/bus';
 import { type Logger } from '@sigil/kit/log';
-import { eventSubject, SIGIL, type DomainEvent, type EventType } from '@sigil/proto';
+import { eventSubject, type DomainEvent, type EventType } from '@sigil/proto/events';
+import { SIGIL } from '@sigil/proto/product';
 import { INTERNAL_AUTHENTICATE_PATH, isAuthenticateResponse, type AuthenticateFailureReason, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,7 +1,8 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { z } from '@sigil/kit/config';
-import { SERVICE_NAMES, STRATA_ROLES, type ServiceName, type StrataRole } from '@sigil/proto';
+import { SERVICE_NAMES, type ServiceName } from '@sigil/proto/routes';
+import { STRATA_ROLES, type StrataRole } from '@sigil/proto/strata';
 import { DEFAULT_STRATA_CREDENTIAL_NAMES, DEFAULT_STRATA_ROLE_GROUPS, type StrataAuthenticatorOptions, type StrataDefaultRole } from './strata-auth.ts';
 
 const jsonObject = (what: string) =>

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { SIGIL } from '@sigil/proto';
+import { SIGIL } from '@sigil/proto/product';
 
 export const SESSION_COOKIE = SIGIL.sessionCookie;
 export const API_KEY_HEADER = 'x-api-key';

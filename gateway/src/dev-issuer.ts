@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from '@sigil/kit/config';
-import { STRATA_ROLES, type StrataRole } from '@sigil/proto';
+import { STRATA_ROLES, type StrataRole } from '@sigil/proto/strata';
 import { sendStrataError as sendError, type TrustedIssuerKey } from './strata-auth.ts';
 
 /**

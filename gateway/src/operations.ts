@@ -1,4 +1,4 @@
-import { listOperations, loadSigilOpenApi, type OpenApiDocument, type OperationInfo } from '@sigil/proto';
+import { listOperations, loadSigilOpenApi, type OpenApiDocument, type OperationInfo } from '@sigil/proto/openapi';
 
 /** What the matcher says about a request path and method. */
 export type OperationMatch =

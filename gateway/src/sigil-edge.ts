@@ -3,7 +3,7 @@ import { AppError } from '@sigil/kit/errors';
 import { PRINCIPAL_HEADER, unauthorized, type Principal } from '@sigil/kit/auth';
 import { REQUEST_ID_HEADER, sendProblem } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
-import { loadSigilOpenApi, type OperationInfo } from '@sigil/proto';
+import { loadSigilOpenApi, type OperationInfo } from '@sigil/proto/openapi';
 import type { ServiceName } from '@sigil/proto/routes';
 import type { Authenticator, ResolutionFailure } from './authenticator.ts';
 import { MODE_HEADER, apiKeyOf, sessionTokenOf } from './credentials.ts';

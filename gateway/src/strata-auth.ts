@@ -11,7 +11,7 @@ import {
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
 } from 'jose';
-import { STRATA_ROLES, type StrataPrincipal, type StrataRole } from '@sigil/proto';
+import { STRATA_ROLES, type StrataPrincipal, type StrataRole } from '@sigil/proto/strata';
 import { cookieValue, cookieWithout } from './credentials.ts';
 
 /** Where the access proxy (Cloudflare Access style) puts its signed JWT, in the order they are read. */

@@ -1,4 +1,4 @@
-import type { ServiceName } from '@sigil/proto';
+import type { ServiceName } from '@sigil/proto/routes';
 
 export interface SubgraphSource {
   /** Subgraph name in the supergraph; also the key of the service's runtime URL in `serviceUrls`. */

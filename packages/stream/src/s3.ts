@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import * as Minio from 'minio';
-import type { StoreAccess } from '@sigil/proto';
+import type { StoreAccess } from '@sigil/proto/strata-jobs';
 
 export type S3Client = Minio.Client;
 

@@ -1,4 +1,4 @@
-import { SIGIL } from '@sigil/proto';
+import { SIGIL } from '@sigil/proto/product';
 import { ADMIN_ONLY_PERMISSIONS, PERMISSIONS, type Mode, type Permission, type Principal } from '@sigil/kit/auth';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { missingPermission, notFound } from '@sigil/kit/errors';

@@ -1,4 +1,4 @@
-import { SIGIL } from '@sigil/proto';
+import { SIGIL } from '@sigil/proto/product';
 import { AppError } from '@sigil/kit/errors';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@sigil/kit/errors';
 import { seal } from '@sigil/kit/crypto';
-import {
-  parseDuration,
-  parseQuantity,
-  strataJobSubject,
-  type BackupJob,
-  type SealedJob,
-} from '@sigil/proto';
+import { parseDuration, parseQuantity } from '@sigil/proto/units';
+import { strataJobSubject, type BackupJob, type SealedJob } from '@sigil/proto/strata-jobs';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import type { ResourceRepository } from './resources.ts';

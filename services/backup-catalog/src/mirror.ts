@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { isManifestKey } from '@sigil/proto';
+import { isManifestKey } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion } from './db.ts';

@@ -1,13 +1,6 @@
 import { startIdempotentConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import { type Logger } from '@sigil/kit/log';
-import {
-  STRATA_EVENTS_STREAM,
-  strataEventSubject,
-  strataProgressWildcard,
-  type ProgressReport,
-  type StrataReport,
-  type StrataReports,
-} from '@sigil/proto';
+import { STRATA_EVENTS_STREAM, strataEventSubject, strataProgressWildcard, type ProgressReport, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
 import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@sigil/kit/errors';
-import { STRATA, validateResource, type StrataPrincipal } from '@sigil/proto';
+import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
+import { validateResource } from '@sigil/proto/resources';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { SecretStore } from './secrets.ts';
 

@@ -1,5 +1,7 @@
 import { AppError } from '@sigil/kit/errors';
-import { parseDuration, parseQuantity, restoredDatabaseNames, roleAtLeast, type RestoreJob, type StrataPrincipal } from '@sigil/proto';
+import { parseDuration, parseQuantity } from '@sigil/proto/units';
+import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
+import { roleAtLeast, type StrataPrincipal } from '@sigil/proto/strata';
 import { createS3Client, presignGet } from '@strata/stream';
 import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';

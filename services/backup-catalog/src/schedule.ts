@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CronExpressionParser } from 'cron-parser';
-import { parseDuration } from '@sigil/proto';
+import { parseDuration } from '@sigil/proto/units';
 import type { BackupPolicySpec as PolicySpec } from '@sigil/proto/resources';
 
 /** The schedule of a target's full backups: the policy's cron in its time zone, shifted by the target's jitter. */

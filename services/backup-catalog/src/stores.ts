@@ -1,5 +1,6 @@
 import { AppError } from '@sigil/kit/errors';
-import { parseQuantity, type StoreAccess } from '@sigil/proto';
+import { parseQuantity } from '@sigil/proto/units';
+import type { StoreAccess } from '@sigil/proto/strata-jobs';
 import type { DbOrTx } from './db.ts';
 import type { ResourceRepository, StoredResource } from './resources.ts';
 import type { SecretStore } from './secrets.ts';

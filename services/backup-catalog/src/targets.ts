@@ -1,5 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
-import type { StrataPrincipal } from '@sigil/proto';
+import type { StrataPrincipal } from '@sigil/proto/strata';
 import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, catalogVersion, type DbOrTx } from './db.ts';
 import type { StoredResource } from './resources.ts';

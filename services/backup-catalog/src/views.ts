@@ -1,4 +1,4 @@
-import { STRATA } from '@sigil/proto';
+import { STRATA } from '@sigil/proto/strata';
 import type { BackupRow } from './backups.ts';
 import type { Db } from './db.ts';
 

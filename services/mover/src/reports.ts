@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@sigil/kit/bus';
-import { strataEventSubject, strataProgressSubject, type Progress, type StrataReport, type StrataReports } from '@sigil/proto';
+import { strataEventSubject, strataProgressSubject, type Progress, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
 
 /** How the mover tells the catalog what happened: durable reports on JetStream, progress as best-effort notifications. */
 export interface Reporter {

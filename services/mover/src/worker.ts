@@ -1,7 +1,7 @@
 import { consumerName, type Bus, type BusMessage, type RunningConsumer } from '@sigil/kit/bus';
 import { unseal } from '@sigil/kit/crypto';
 import type { Logger } from '@sigil/kit/log';
-import { STRATA_JOBS_STREAM, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto';
+import { STRATA_JOBS_STREAM, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto/strata-jobs';
 import { runBackup } from './jobs/backup.ts';
 import { runRestore } from './jobs/restore.ts';
 import { createReporter, type Reporter } from './reports.ts';

@@ -1,4 +1,4 @@
-import type { TemplateRecord } from '@sigil/proto';
+import type { TemplateRecord } from '@sigil/proto/events';
 import { AppError, notFound } from '@sigil/kit/errors';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';

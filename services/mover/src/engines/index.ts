@@ -1,5 +1,5 @@
 /** The engine layer: one driver per engine the mover backs up with the engine's own tools. */
-import type { StrataEngine } from '@sigil/proto';
+import type { StrataEngine } from '@sigil/proto/strata-jobs';
 import { mysqlDriver } from './mysql/index.ts';
 import { postgresDriver } from './postgres/index.ts';
 import type { EngineDriver } from './types.ts';

@@ -4,7 +4,7 @@
  * Field names follow the spec (part 2.1: ServerInfo, Inventory, Manifest.position).
  */
 import type { Readable, Writable } from 'node:stream';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 
 export type { DatabaseAccess };
 

@@ -1,13 +1,7 @@
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
-import {
-  STRATA,
-  backupPrefix,
-  dataKey,
-  inventoryKey,
-  manifestKey,
-  type BackupJob,
-} from '@sigil/proto';
+import { STRATA } from '@sigil/proto/strata';
+import { backupPrefix, dataKey, inventoryKey, manifestKey, type BackupJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
 import type { Inventory, Position } from '../engines/types.ts';
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';

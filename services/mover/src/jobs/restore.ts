@@ -1,4 +1,4 @@
-import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto';
+import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
 import { createS3Client, downloadStream, runDownloadPipeline } from '@strata/stream';
 import type { Reporter } from '../reports.ts';

@@ -1,4 +1,4 @@
-import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto';
+import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto/events';
 import { startConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import { type Logger } from '@sigil/kit/log';
 import type { Db, Tx } from '../db.ts';

@@ -1,6 +1,6 @@
 /** MySQL and MariaDB: The driver: server info, databases, positions, dump and restore processes. */
 
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { overallSchemaHash, resolveWanted, tableChecksum } from '../inventory.ts';
 import { AlterDatabaseFilter, decodeHeader, encodeHeader, PositionSniffer } from '../mysql-stream.ts';
 import { runDump, runRestore, toolVersion } from '../process.ts';

@@ -2,7 +2,7 @@
 
 import mysql from 'mysql2/promise';
 import type { RowDataPacket } from 'mysql2/promise';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 
 export const SYSTEM_DATABASES = new Set(['information_schema', 'performance_schema', 'mysql', 'sys']);
 

@@ -1,7 +1,7 @@
 /** MySQL and MariaDB: Finding `mariadb-dump`/`mysqldump` and the client, what the installed tools support, and the context of a dump (character set, position). */
 import { spawn } from 'node:child_process';
 import type mysql from 'mysql2/promise';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { findExecutable, pathDirs, toolEnv } from '../process.ts';
 import type { Row} from './shared.ts';
 import { num, open, rows, str } from './shared.ts';

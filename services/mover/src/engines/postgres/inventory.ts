@@ -1,7 +1,7 @@
 /** PostgreSQL: Inventories and checksums read from the catalog: schemas, tables, row estimates, migration versions. */
 
 import type pg from 'pg';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { canonicalHash, MIGRATION_TABLES, overallSchemaHash, sha256, sortedTuples, tableChecksum } from '../inventory.ts';
 import type { Inventory, InventoryDatabase, InventoryOptions, InventoryTable, TableChecksum } from '../types.ts';
 import { serverInfo } from './server.ts';

@@ -1,6 +1,6 @@
 /** PostgreSQL: Restoring with `pg_restore`: the archive's own DATABASE entry, the target database created like the source, dropping a failed one. */
 
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { runRestore } from '../process.ts';
 import type { RestoreOptions, RestoreProcess } from '../types.ts';
 import { SYSTEM_DATABASES, num, quoteIdent, quoteLiteral, where, withClient } from './shared.ts';

@@ -1,6 +1,6 @@
 /** PostgreSQL: What a server is: version and settings, its databases, its current position (LSN and timeline). */
 
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { resolveWanted } from '../inventory.ts';
 import type { Position, ServerInfo } from '../types.ts';
 import { PROVIDER_DATABASES, num, where, withClient } from './shared.ts';

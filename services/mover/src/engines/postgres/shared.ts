@@ -1,7 +1,7 @@
 /** PostgreSQL: Connections to a PostgreSQL server (`pg`), quoting and the helpers every part of the driver uses. */
 
 import pg from 'pg';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 
 export const APPLICATION_NAME = 'strata-mover';
 export const SYSTEM_DATABASES = new Set(['postgres', 'template0', 'template1']);

@@ -1,7 +1,7 @@
 /** PostgreSQL: Finding and calling `pg_dump`: binaries, connection arguments, dump arguments, the dump process. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DatabaseAccess } from '@sigil/proto';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { findExecutable, pathDirs, runDump, toolEnv, toolVersion } from '../process.ts';
 import type { ToolStep } from '../process.ts';
 import type { DumpOptions, DumpProcess } from '../types.ts';
