@@ -3,6 +3,7 @@
 //   proto/events/*.schema.json → proto/src/gen/events.ts              (json-schema-to-typescript)
 //   proto/resources/*.schema.json → proto/src/gen/resources.ts        (json-schema-to-typescript)
 //                                    proto/src/gen/resources-validated.ts (the same, defaulted fields required)
+//   proto/jobs/*.schema.json      → proto/src/gen/strata-jobs.ts      (json-schema-to-typescript)
 //   services/<subgraph>/src/schema.graphql → services/<subgraph>/src/gen/graphql.ts (graphql-codegen, Federation)
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -66,6 +67,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/strata-api.ts': () => fromOpenApi('strata.v1.yaml'),
   'proto/src/gen/events.ts': () => fromSchemas('events', 'Domain events', (file) => file !== 'domain-event.schema.json'),
   'proto/src/gen/resources.ts': () => fromSchemas('resources', 'Strata resources', (file) => file !== 'common.schema.json'),
+  'proto/src/gen/strata-jobs.ts': () => fromSchemas('jobs', 'Strata jobs and reports', (file) => file !== 'common.schema.json'),
   'proto/src/gen/resources-validated.ts': () =>
     fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
   'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode' }),

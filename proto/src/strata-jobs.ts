@@ -2,8 +2,11 @@
  * What the backup catalog and the mover tell each other over NATS JetStream.
  * Jobs go catalog -> mover on the work-queue stream; reports go mover -> catalog on the events stream.
  * Secret values never travel in clear: `sealed` fields are AES-256-GCM boxes under STRATA_SECRETS_KEY
- * (see services/kit/src/sealed.ts and docs/strata-secrets.md).
+ * (see services/kit/src/sealed.ts and docs/strata-secrets.md). Each message is described by a JSON Schema in
+ * `proto/jobs/`; the types are generated from them (`npm run types`) and `./strata-wire.ts` validates them.
  */
+
+import type * as Wire from './gen/strata-jobs.ts';
 
 export const STRATA_JOBS_STREAM = 'STRATA_JOBS';
 export const STRATA_JOBS_SUBJECTS = 'strata.jobs.>';
@@ -12,89 +15,30 @@ export const STRATA_EVENTS_SUBJECTS = 'strata.events.>';
 /** Progress is best-effort and frequent: plain NATS, not persisted. */
 export const STRATA_PROGRESS_SUBJECT_PREFIX = 'strata.progress.';
 
-export type StrataEngine = 'postgres' | 'mysql' | 'mongodb';
-
+export type StrataEngine = Wire.StrataEngine;
 /** The S3 side of a store, with its credentials. */
-export interface StoreAccess {
-  endpoint: string;
-  region: string;
-  bucket: string;
-  /** Key prefix inside the bucket; '' or ending without a slash. */
-  prefix: string;
-  pathStyle: boolean;
-  accessKeyId: string;
-  secretAccessKey: string;
-  disableConditionalPut: boolean;
-  partSizeBytes: number;
-  concurrency: number;
-}
-
-export interface DatabaseAccess {
-  engine: StrataEngine;
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-}
-
-export interface BackupJob {
-  backupId: string;
-  /** The Backup resource's namespace and name (for progress reports). */
-  namespace: string;
-  name: string;
-  /** Names for manifests and keys. */
-  target: { namespace: string; name: string; uid: string; org: string; project: string; env: string };
-  policy: string;
-  reason: string;
-  requestedBy: string;
-  database: DatabaseAccess;
-  /** Database names, or ['*'] for every non-template database. */
-  databases: string[];
-  excludeData: string[];
-  excludeTables: string[];
-  store: StoreAccess & { storeName: string; ageRecipients: string[]; catalogRecipients: string[] };
-  compression: { algorithm: 'zstd' | 'none'; level: 'fastest' | 'default' | 'better' | 'best'; threads: number };
-  /** Bytes per second, 0 for unlimited. */
-  bandwidthBytesPerSecond: number;
-  stallTimeoutMs: number;
-  activeDeadlineMs: number;
-}
-
-export interface RestoreJob {
-  restoreId: string;
-  namespace: string;
-  name: string;
-  mode: 'new';
-  backupId: string;
-  manifestKey: string;
-  store: StoreAccess & { identity: string };
-  /** Where to restore and as whom (an admin able to create databases). */
-  destination: DatabaseAccess & { database: string };
-  /** Source databases to restore; several get `<database>_<source>` names. */
-  databases: string[];
-  bandwidthBytesPerSecond: number;
-  stallTimeoutMs: number;
-}
+export type StoreAccess = Wire.StoreAccess;
+export type DatabaseAccess = Wire.DatabaseAccess;
+export type BackupJob = Wire.BackupJob;
+export type RestoreJob = Wire.RestoreJob;
+export type Progress = Wire.Progress;
+/** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
+export type SealedJob = Wire.SealedJob;
+/** Best-effort progress of a running backup or restore, on plain NATS. */
+export type ProgressReport = Wire.ProgressReport;
 
 export interface StrataJobs {
   'backup.run': BackupJob;
   'restore.run': RestoreJob;
 }
 
-export interface Progress {
-  stage: string;
-  bytes: number;
-  totalBytes: number;
-  updatedAt: string;
-}
-
 export interface StrataReports {
-  'backup.started': { backupId: string; startedAt: string; jobName: string };
-  'backup.succeeded': { backupId: string; manifestKey: string; manifest: Record<string, unknown> };
-  'backup.failed': { backupId: string; message: string; finishedAt: string };
-  'restore.started': { restoreId: string; startedAt: string };
-  'restore.succeeded': { restoreId: string; finishedAt: string; databases: string[]; message: string };
-  'restore.failed': { restoreId: string; message: string; finishedAt: string };
+  'backup.started': Wire.BackupStartedReport;
+  'backup.succeeded': Wire.BackupSucceededReport;
+  'backup.failed': Wire.BackupFailedReport;
+  'restore.started': Wire.RestoreStartedReport;
+  'restore.succeeded': Wire.RestoreSucceededReport;
+  'restore.failed': Wire.RestoreFailedReport;
 }
 
 /** A report on the wire: the id doubles as Nats-Msg-Id and as the consumer's idempotency key. */
@@ -105,21 +49,15 @@ export interface StrataReport<K extends keyof StrataReports = keyof StrataReport
   data: StrataReports[K];
 }
 
-/** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
-export interface SealedJob {
-  id: string;
-  type: keyof StrataJobs;
-  sealed: string;
-}
-
-/** Best-effort progress of a running backup or restore, on plain NATS. */
-export interface ProgressReport {
-  kind: 'backup' | 'restore';
-  id: string;
-  namespace: string;
-  name: string;
-  progress: Progress;
-}
+export const STRATA_JOB_TYPES = ['backup.run', 'restore.run'] as const satisfies readonly (keyof StrataJobs)[];
+export const STRATA_REPORT_TYPES = [
+  'backup.started',
+  'backup.succeeded',
+  'backup.failed',
+  'restore.started',
+  'restore.succeeded',
+  'restore.failed',
+] as const satisfies readonly (keyof StrataReports)[];
 
 /**
  * A cell isolates stacks that share one NATS server (tests, several installations): its name becomes a

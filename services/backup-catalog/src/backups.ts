@@ -3,6 +3,7 @@ import { AppError } from '@sigil/kit/errors';
 import { seal } from '@sigil/kit/crypto';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
 import { strataJobSubject, type BackupJob, type SealedJob } from '@sigil/proto/strata-jobs';
+import { assertStrataJob } from '@sigil/proto/strata-wire';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import type { ResourceRepository } from './resources.ts';
@@ -201,6 +202,8 @@ async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, ba
 
 /** Puts a sealed job in the outbox, in the caller's transaction; the relay publishes it after commit. */
 export async function enqueueJob(tx: DbOrTx, key: Buffer, header: { id: string; type: SealedJob['type']; cell: string }, job: unknown): Promise<void> {
+  // A job that does not match proto/jobs is a bug here: fail the caller's transaction rather than send it.
+  assertStrataJob(header.type, job);
   const message: SealedJob = { id: header.id, type: header.type, sealed: seal(key, JSON.stringify(job), header.type) };
   await tx.$executeRawUnsafe(
     `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING`,

@@ -1,23 +1,21 @@
 import { startIdempotentConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import { type Logger } from '@sigil/kit/log';
-import { STRATA_EVENTS_STREAM, strataEventSubject, strataProgressWildcard, type ProgressReport, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
+import { STRATA_EVENTS_STREAM, STRATA_REPORT_TYPES, strataEventSubject, strataProgressWildcard, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
+import { assertProgressReport, decodeStrataReport } from '@sigil/proto/strata-wire';
 import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';
 import { backupRefView } from './views.ts';
 
-const REPORT_TYPES: Array<keyof StrataReports> = [
-  'backup.started', 'backup.succeeded', 'backup.failed', 'restore.started', 'restore.succeeded', 'restore.failed',
-];
-
 /** Applies the mover's reports to Backup and Restore records; a freed slot lets the dispatcher start the next run. */
 export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void): Promise<RunningConsumer> {
   return startIdempotentConsumer<StrataReport, Tx>({
     bus,
-    decode: decodeReport,
+    // A report that does not match its schema (proto/jobs) is terminated and logged by the consumer.
+    decode: decodeStrataReport,
     stream: STRATA_EVENTS_STREAM,
     durable: `${prefix}backup-catalog-reports`,
-    filterSubjects: REPORT_TYPES.map((type) => strataEventSubject(type, deps.cell)),
+    filterSubjects: STRATA_REPORT_TYPES.map((type) => strataEventSubject(type, deps.cell)),
     db: deps.db as never,
     log,
     handle: async (report, tx) => {
@@ -25,16 +23,6 @@ export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logge
       afterChange();
     },
   });
-}
-
-/** A report as it came off the wire: its type is one we know and it carries an id, a time and data. */
-function decodeReport(payload: unknown): StrataReport {
-  const report = payload as Partial<StrataReport> | null;
-  const known = typeof report?.type === 'string' && (REPORT_TYPES as string[]).includes(report.type);
-  if (!report || typeof report.id !== 'string' || !known || typeof report.occurredAt !== 'string' || typeof report.data !== 'object' || report.data === null) {
-    throw new Error('not a Strata report');
-  }
-  return report as StrataReport;
 }
 
 export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport): Promise<void> {
@@ -110,9 +98,13 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
  */
 export async function followProgress(deps: BackupDeps, bus: Pick<Bus, 'listen'>, log: Logger): Promise<{ stop(): void }> {
   const lastWrite = new Map<string, number>();
-  const sub = await bus.listen(strataProgressWildcard(deps.cell), (payload) => {
-    const report = payload as ProgressReport | null;
-    if (!report?.progress || typeof report.id !== 'string') return;
+  const sub = await bus.listen(strataProgressWildcard(deps.cell), (report) => {
+    try {
+      assertProgressReport(report);
+    } catch (error) {
+      log.warn({ err: error }, 'ignored a progress report that does not match its schema');
+      return;
+    }
     const { kind, id, namespace, name, progress } = report;
     deps.notify({ kind, namespace, name, phase: 'Running', stage: progress.stage, message: '', bytes: progress.bytes, version: 0 });
     const now = Date.now();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@sigil/kit/bus';
-import { strataEventSubject, strataProgressSubject, type Progress, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
+import { strataEventSubject, strataProgressSubject, type Progress, type ProgressReport, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
+import { assertStrataReport } from '@sigil/proto/strata-wire';
 
 /** How the mover tells the catalog what happened: durable reports on JetStream, progress as best-effort notifications. */
 export interface Reporter {
@@ -12,10 +13,13 @@ export function createReporter(bus: Pick<Bus, 'publish' | 'notify'>, cell = ''):
   return {
     async report(type, data) {
       const message: StrataReport = { id: randomUUID(), type, occurredAt: new Date().toISOString(), data };
+      assertStrataReport(message);
       await bus.publish(strataEventSubject(type, cell), message, { msgId: message.id });
     },
     progress(kind, id, namespace, name, progress) {
-      bus.notify(strataProgressSubject(kind, id, cell), { kind, id, namespace, name, progress: { ...progress, updatedAt: new Date().toISOString() } });
+      // Best effort: checked by the catalog when it arrives (an odd figure must never stop a running backup here).
+      const report: ProgressReport = { kind, id, namespace, name, progress: { ...progress, updatedAt: new Date().toISOString() } };
+      bus.notify(strataProgressSubject(kind, id, cell), report);
     },
   };
 }

@@ -1,7 +1,8 @@
 import { consumerName, type Bus, type BusMessage, type RunningConsumer } from '@sigil/kit/bus';
 import { unseal } from '@sigil/kit/crypto';
 import type { Logger } from '@sigil/kit/log';
-import { STRATA_JOBS_STREAM, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto/strata-jobs';
+import { STRATA_JOBS_STREAM, STRATA_JOB_TYPES, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto/strata-jobs';
+import { assertStrataJob } from '@sigil/proto/strata-wire';
 import { runBackup } from './jobs/backup.ts';
 import { runRestore } from './jobs/restore.ts';
 import { createReporter, type Reporter } from './reports.ts';
@@ -28,7 +29,6 @@ export type OpenedJob = { id: string; type: 'backup.run'; payload: BackupJob } |
 
 const ACK_WAIT_MS = 60_000;
 const HEARTBEAT_MS = 20_000;
-const JOB_TYPES: Array<keyof StrataJobs> = ['backup.run', 'restore.run'];
 /** A job whose reports could not be sent is offered again after these delays. */
 const RETRY_DELAYS_MS = [5_000, 15_000, 60_000];
 
@@ -65,7 +65,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const consumer: RunningConsumer = await bus.consume<OpenedJob>({
     stream: STRATA_JOBS_STREAM,
     durable: consumerName(options.consumerPrefix, 'mover'),
-    subjects: JOB_TYPES.map((type) => strataJobSubject(type, options.consumerPrefix)),
+    subjects: STRATA_JOB_TYPES.map((type) => strataJobSubject(type, options.consumerPrefix)),
     concurrency: options.concurrency,
     ackWaitMs: ACK_WAIT_MS,
     maxDeliver: 5,
@@ -84,10 +84,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
 }
 
-/** Opens a sealed job; throws (and the message is terminated) when it cannot be opened with our key. */
+/**
+ * Opens a sealed job; throws (and the message is terminated) when it is not a sealed job, cannot be opened with our
+ * key, or does not match its schema (proto/jobs).
+ */
 export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
   const job = payload as Partial<SealedJob>;
-  if (typeof job?.id !== 'string' || typeof job.sealed !== 'string' || !JOB_TYPES.includes(job.type as keyof StrataJobs)) {
+  if (typeof job?.id !== 'string' || typeof job.sealed !== 'string' || !STRATA_JOB_TYPES.includes(job.type as keyof StrataJobs)) {
     throw new Error('not a sealed Strata job');
   }
   let opened: unknown;
@@ -96,9 +99,12 @@ export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
   } catch {
     throw new Error('the job cannot be opened (wrong STRATA_SECRETS_KEY?)');
   }
-  return job.type === 'backup.run'
-    ? { id: job.id, type: 'backup.run', payload: opened as BackupJob }
-    : { id: job.id, type: 'restore.run', payload: opened as RestoreJob };
+  if (job.type === 'backup.run') {
+    assertStrataJob('backup.run', opened);
+    return { id: job.id, type: 'backup.run', payload: opened };
+  }
+  assertStrataJob('restore.run', opened);
+  return { id: job.id, type: 'restore.run', payload: opened };
 }
 
 function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal): Promise<void> {

@@ -7,7 +7,30 @@ import { STRATA_JOBS_STREAM, strataEventSubject, strataJobSubject, type BackupJo
 import { startWorker, type OpenedJob } from '../src/worker.ts';
 
 const key = randomBytes(32);
-const sealedJob = (id: string, secretsKey = key) => ({ id, type: 'backup.run', sealed: seal(secretsKey, JSON.stringify({ backupId: id } as Partial<BackupJob>), 'backup.run') });
+
+/** A backup job as the catalog sends it (valid against proto/jobs/backup.run.schema.json). */
+const backupJob = (id: string): BackupJob => ({
+  backupId: id,
+  namespace: 'default',
+  name: `main-${id}`,
+  target: { namespace: 'default', name: 'main', uid: 'uid-1', org: '', project: '', env: '' },
+  policy: 'nightly',
+  reason: 'test',
+  requestedBy: 'test',
+  database: { engine: 'postgres', host: '127.0.0.1', port: 5432, username: 'postgres', password: '' },
+  databases: ['*'],
+  excludeData: [],
+  excludeTables: [],
+  store: {
+    endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', bucket: 'b', prefix: '', pathStyle: true, accessKeyId: 'a', secretAccessKey: 's',
+    disableConditionalPut: false, partSizeBytes: 8 * 1024 * 1024, concurrency: 2, storeName: 'local', ageRecipients: ['age1x'], catalogRecipients: [],
+  },
+  compression: { algorithm: 'zstd', level: 'default', threads: 1 },
+  bandwidthBytesPerSecond: 0,
+  stallTimeoutMs: 60_000,
+  activeDeadlineMs: 0,
+});
+const sealedJob = (id: string, secretsKey = key, job: unknown = backupJob(id)) => ({ id, type: 'backup.run', sealed: seal(secretsKey, JSON.stringify(job), 'backup.run') });
 
 async function until(ready: () => boolean, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -31,7 +54,7 @@ describe('the mover worker', () => {
     await bus.publish(strataJobSubject('backup.run', 'w1'), sealedJob('b1'), { msgId: 'b1' });
     await until(() => ran.length === 1 && bus.published().length === 2);
     await worker.stop();
-    expect(ran).toEqual([{ id: 'b1', type: 'backup.run', payload: { backupId: 'b1' } }]);
+    expect(ran).toEqual([{ id: 'b1', type: 'backup.run', payload: backupJob('b1') }]);
     expect(bus.published()[1]).toMatchObject({ subject: strataEventSubject('backup.failed', 'w1'), payload: { type: 'backup.failed', data: { backupId: 'b1' } } });
   });
 
@@ -44,6 +67,17 @@ describe('the mover worker', () => {
     await until(() => ran.length === 1);
     await worker.stop();
     expect(ran).toEqual(['ours']);
+  });
+
+  it('terminates a job that does not match its schema (proto/jobs) and goes on with the next', async () => {
+    const bus = createMemoryBus();
+    const ran: string[] = [];
+    const worker = await startWorker({ bus, log: silentLogger(), secretsKey: key, concurrency: 1, consumerPrefix: 'w5', run: async (job) => void ran.push(job.id) });
+    await bus.publish(strataJobSubject('backup.run', 'w5'), sealedJob('partial', key, { backupId: 'partial' }));
+    await bus.publish(strataJobSubject('backup.run', 'w5'), sealedJob('whole'));
+    await until(() => ran.length === 1);
+    await worker.stop();
+    expect(ran).toEqual(['whole']);
   });
 
   it('offers a job again when its reports could not be sent', async () => {

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { BackupJob, RestoreJob, StrataReport } from '@sigil/proto/strata-jobs';
+import { STRATA_JOB_TYPES, STRATA_REPORT_TYPES } from '@sigil/proto/strata-jobs';
+import { assertProgressReport, assertStrataJob, assertStrataReport, decodeStrataReport, StrataWireError } from '@sigil/proto/strata-wire';
+
+const store = {
+  endpoint: 'http://127.0.0.1:9000',
+  region: 'us-east-1',
+  bucket: 'backups',
+  prefix: 'strata',
+  pathStyle: true,
+  accessKeyId: 'AKIA',
+  secretAccessKey: 'secret',
+  disableConditionalPut: false,
+  partSizeBytes: 16 * 1024 * 1024,
+  concurrency: 4,
+};
+const database = { engine: 'postgres' as const, host: '127.0.0.1', port: 5432, username: 'postgres', password: '' };
+
+const backupJob: BackupJob = {
+  backupId: 'bk_1',
+  namespace: 'default',
+  name: 'main-20261124',
+  target: { namespace: 'default', name: 'main', uid: '5b1c', org: '', project: '', env: '' },
+  policy: 'nightly',
+  reason: 'manual',
+  requestedBy: 'you@example.com',
+  database,
+  databases: ['*'],
+  excludeData: [],
+  excludeTables: [],
+  store: { ...store, storeName: 'local', ageRecipients: ['age1xyz'], catalogRecipients: [] },
+  compression: { algorithm: 'zstd', level: 'default', threads: 0 },
+  bandwidthBytesPerSecond: 0,
+  stallTimeoutMs: 60_000,
+  activeDeadlineMs: 0,
+};
+
+const restoreJob: RestoreJob = {
+  restoreId: 'rs_1',
+  namespace: 'default',
+  name: 'main-restore',
+  mode: 'new',
+  backupId: 'bk_1',
+  manifestKey: 'strata/default/main/bk_1/manifest.json',
+  store: { ...store, identity: 'AGE-SECRET-KEY-1XYZ' },
+  destination: { ...database, database: 'restored' },
+  databases: ['app'],
+  bandwidthBytesPerSecond: 0,
+  stallTimeoutMs: 60_000,
+};
+
+const reports: Record<(typeof STRATA_REPORT_TYPES)[number], StrataReport['data']> = {
+  'backup.started': { backupId: 'bk_1', startedAt: '2026-11-24T09:00:00.000Z', jobName: 'mover-1' },
+  'backup.succeeded': { backupId: 'bk_1', manifestKey: 'k/manifest.json', manifest: { version: 1 } },
+  'backup.failed': { backupId: 'bk_1', message: 'pg_dump: connection refused', finishedAt: '2026-11-24T09:00:00.000Z' },
+  'restore.started': { restoreId: 'rs_1', startedAt: '2026-11-24T09:00:00.000Z' },
+  'restore.succeeded': { restoreId: 'rs_1', finishedAt: '2026-11-24T09:00:00.000Z', databases: ['restored'], message: 'done' },
+  'restore.failed': { restoreId: 'rs_1', message: 'bad', finishedAt: '2026-11-24T09:00:00.000Z' },
+};
+
+const errorsOf = (run: () => void): string[] => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof StrataWireError) return error.errors;
+    throw error;
+  }
+  return [];
+};
+
+describe('Strata jobs on the wire (proto/jobs)', () => {
+  it('accepts a job of each type as the catalog builds it', () => {
+    expect(STRATA_JOB_TYPES).toEqual(['backup.run', 'restore.run']);
+    expect(errorsOf(() => assertStrataJob('backup.run', backupJob))).toEqual([]);
+    expect(errorsOf(() => assertStrataJob('restore.run', restoreJob))).toEqual([]);
+  });
+
+  it('names every problem of a job: a missing field, a wrong type, an unknown field, a field of the wrong job', () => {
+    const { stallTimeoutMs: _dropped, ...missing } = backupJob;
+    expect(errorsOf(() => assertStrataJob('backup.run', missing))).toEqual([expect.stringMatching(/stallTimeoutMs/)]);
+    expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, database: { ...database, port: 'five' } }))).toEqual([
+      expect.stringMatching(/^\/database\/port must be integer/),
+    ]);
+    expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, store: { ...backupJob.store, sessionToken: 'x' } })).join()).toMatch(/\/store/);
+    expect(errorsOf(() => assertStrataJob('restore.run', backupJob)).length).toBeGreaterThan(1);
+  });
+
+  it('refuses a job type it does not know', () => {
+    expect(() => assertStrataJob('sandbox.run' as 'backup.run', backupJob)).toThrow(/unknown job type/);
+  });
+});
+
+describe('Strata reports on the wire (proto/jobs)', () => {
+  it.each(STRATA_REPORT_TYPES)('decodes a valid %s report', (type) => {
+    const report = { id: 'r1', type, occurredAt: '2026-11-24T09:00:00.000Z', data: reports[type] } as StrataReport;
+    expect(decodeStrataReport(report)).toEqual(report);
+    expect(() => assertStrataReport(report)).not.toThrow();
+  });
+
+  it('refuses an unknown type, a bad time, and data of another report type', () => {
+    const base = { id: 'r1', occurredAt: '2026-11-24T09:00:00.000Z' };
+    expect(() => decodeStrataReport({ ...base, type: 'backup.exploded', data: {} })).toThrow(/\/type must be equal to one of the allowed values/);
+    expect(() => decodeStrataReport({ ...base, type: 'backup.failed', occurredAt: 'yesterday', data: reports['backup.failed'] })).toThrow(/occurredAt/);
+    expect(() => decodeStrataReport({ ...base, type: 'backup.failed', data: reports['restore.started'] })).toThrow(/\/data/);
+    expect(() => decodeStrataReport(null)).toThrow(StrataWireError);
+  });
+
+  it('checks progress reports', () => {
+    const progress = { kind: 'backup', id: 'bk_1', namespace: 'default', name: 'main', progress: { stage: 'dump', bytes: 10, totalBytes: 0, updatedAt: '2026-11-24T09:00:00.000Z' } };
+    expect(() => assertProgressReport(progress)).not.toThrow();
+    expect(() => assertProgressReport({ ...progress, progress: { ...progress.progress, bytes: -1 } })).toThrow(/bytes must be >= 0/);
+  });
+});

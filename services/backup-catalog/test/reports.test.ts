@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { strataEventSubject } from '@sigil/proto/strata-jobs';
+import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+
+/** No mover runs here: the test plays the mover and sends its reports. */
+let h: CatalogHarness;
+
+beforeAll(async () => {
+  h = await startCatalogHarness('reports');
+  const { recipient } = await generateAgeIdentity();
+  const docs = [
+    `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`,
+    `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupStore
+metadata: { name: local }
+spec:
+  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
+  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
+    `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupPolicy
+metadata: { name: nightly }
+spec: { store: local, full: { schedule: "0 3 * * *" } }`,
+    ...['main', 'marker'].map(
+      (name) => `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupTarget
+metadata: { name: ${name} }
+spec:
+  engine: postgres
+  endpoint: { host: ${name}.internal, port: 5432 }
+  credentials: { secretRef: { name: creds } }
+  policy: nightly`,
+    ),
+  ].join('\n---\n');
+  const res = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+});
+afterAll(async () => h?.close());
+
+async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met in time (last: ${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v))})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("the mover's reports", () => {
+  it('drops a report that does not match its schema: the run it names is left as it was', async () => {
+    const running = async (targetName: string) => {
+      expect((await h.call('operator', 'post', `/api/v1/targets/default/${targetName}/backup-now`, {})).status).toBe(202);
+      return (await until(() => h.runtime.db.backup.findFirst({ where: { targetName } }), (row) => row?.phase === 'Running'))!;
+    };
+    const main = await running('main');
+    const marker = await running('marker');
+    const subject = strataEventSubject('backup.failed', h.cell);
+    const finishedAt = new Date().toISOString();
+    // Report ids are message ids: unique, or the stream's duplicate window drops them.
+    const failed = (data: Record<string, unknown>) => {
+      const id = randomUUID();
+      return h.bus.publish(subject, { id, type: 'backup.failed', occurredAt: finishedAt, data }, { msgId: id });
+    };
+    // Would apply cleanly if it were not checked: one field more than proto/jobs/backup.failed.schema.json allows.
+    await failed({ backupId: main.id, message: 'INVALID', finishedAt, exitCode: 1 });
+    // The same consumer takes reports in order: once the marker's report is applied, the one before it was handled.
+    await failed({ backupId: marker.id, message: 'pg_dump: could not connect', finishedAt });
+    await until(() => h.runtime.db.backup.findUnique({ where: { id: marker.id } }), (row) => row?.phase === 'Failed');
+    expect(await h.runtime.db.backup.findUnique({ where: { id: main.id } })).toMatchObject({ phase: 'Running', message: 'handed to a mover' });
+  });
+});
