@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -7,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@strata/cli';
 import { driverFor } from '@strata/mover/engines';
 import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
-import { stackDocuments } from '@strata/backup-catalog/testing';
 import { call, startTestStack, type TestStack } from './stack.ts';
 
 /**
@@ -21,6 +19,8 @@ const pg = accessFromUrl(pgAdmin);
 const my = accessFromUrl(mysqlAdmin);
 const sources = { postgres: uniqueDatabaseName('e2epg'), mysql: uniqueDatabaseName('e2emy') };
 const restored: Array<{ engine: 'postgres' | 'mysql'; name: string }> = [];
+/** The targets `strata quickstart` writes. */
+const TARGET = { postgres: 'postgres', mysql: 'mariadb' } as const;
 
 let stack: TestStack;
 let configDir: string;
@@ -62,28 +62,23 @@ describe('a new user backs up and restores with the strata CLI', () => {
     expect(JSON.parse(whoami.out).externalURL).toBe(stack.gatewayUrl);
   });
 
-  it('applies a store, a policy and two targets', async () => {
-    const identity = execFileSync('age-keygen').toString();
-    const recipient = execFileSync('age-keygen', ['-y'], { input: identity }).toString().trim();
+  it('gets a store, a policy and targets for the stack\'s Postgres and MariaDB from `strata quickstart --apply`', async () => {
     const file = path.join(configDir, 'stack.yaml');
-    writeFileSync(file, stackDocuments({
-      bucket: `${stack.namespace.replace(/_/g, '-')}backups`.replace(/-+$/, ''),
-      recipients: [recipient],
-      identity,
-      postgres: { host: '127.0.0.1', port: pg.port, username: pg.username, password: pg.password },
-      mysql: { host: '127.0.0.1', port: my.port, username: my.username, password: my.password },
-      databases: { postgres: [sources.postgres], mysql: [sources.mysql] },
-    }));
-    const applied = await strata('apply', '-f', file);
-    expect(applied.code, applied.err).toBe(0);
-    expect(applied.out).toMatch(/backuptarget\/default\/postgres-main created/i);
+    const quickstart = await strata(
+      'quickstart', '--stack', stack.stateDir, '--file', file, '--apply',
+      '--bucket', `${stack.namespace.replace(/_/g, '-')}backups`.replace(/-+$/, ''),
+      '--postgres-databases', sources.postgres, '--mysql-databases', sources.mysql,
+    );
+    expect(quickstart.code, quickstart.err).toBe(0);
+    expect(quickstart.out).toMatch(/backuptarget\/default\/postgres created/i);
+    expect(quickstart.out).toMatch(/backuptarget\/default\/mariadb created/i);
     const targets = await strata('targets', '-o', 'json');
-    expect(JSON.parse(targets.out).targets.map((t: { name: string }) => t.name).sort()).toEqual(['mysql-main', 'postgres-main']);
+    expect(JSON.parse(targets.out).targets.map((t: { name: string }) => t.name).sort()).toEqual(['mariadb', 'postgres']);
   });
 
   for (const engine of ['postgres', 'mysql'] as const) {
     it(`backs up ${engine} on demand, watching progress, and restores it into an equal new database`, async () => {
-      const target = `default/${engine}-main`;
+      const target = `default/${TARGET[engine]}`;
       const backup = await strata('backup-now', target, '--reason', 'first backup', '--watch', '--timeout', '3m');
       expect(backup.code, backup.err + backup.out).toBe(0);
       expect(backup.out).toMatch(/Succeeded/);
@@ -95,7 +90,7 @@ describe('a new user backs up and restores with the strata CLI', () => {
       const name = uniqueDatabaseName(`e2er${engine.slice(0, 2)}`);
       restored.push({ engine, name });
       const access = engine === 'postgres' ? pg : my;
-      const restore = await strata('restore', target, '--mode', 'new', '--host', '127.0.0.1', '--port', String(access.port), '--database', name, '--credentials-secret', `${engine}-credentials`, '--watch', '--timeout', '3m');
+      const restore = await strata('restore', target, '--mode', 'new', '--host', '127.0.0.1', '--port', String(access.port), '--database', name, '--credentials-secret', `${TARGET[engine]}-credentials`, '--watch', '--timeout', '3m');
       expect(restore.code, restore.err + restore.out).toBe(0);
       const driver = driverFor(engine);
       expect(await driver.tableChecksums(access, name)).toEqual(await driver.tableChecksums(access, sources[engine]));

@@ -11,6 +11,7 @@ import { registerBackups } from './commands/backups.ts';
 import { registerRestores } from './commands/restores.ts';
 import { registerActivity } from './commands/activity.ts';
 import { registerSecrets } from './commands/secrets.ts';
+import { registerQuickstart } from './commands/quickstart.ts';
 
 export { KINDS, UsageError, VERSION, type CliIo } from './cli-types.ts';
 export { buildRestoreRequest, parseKind, parsePair, parseRef, type Ref } from './args.ts';
@@ -76,5 +77,6 @@ function buildProgram(io: CliIo, state: RunState): Command {
   registerRestores(program, ctx);
   registerActivity(program, ctx);
   registerSecrets(program, ctx);
+  registerQuickstart(program, ctx);
   return program;
 }

@@ -100,6 +100,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
     const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
+    await writeStackFacts(options.stateDir, gatewayUrl, infra);
     return {
       gatewayUrl,
       serviceUrls,
@@ -112,6 +113,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stop();
     throw error;
   }
+}
+
+/**
+ * `stack.json` in the state directory: where this stack's servers are and how to reach them, for tools on the same
+ * machine (`strata quickstart` writes its resources from it). Local credentials only; mode 0600.
+ */
+export const STACK_FACTS_FILE = 'stack.json';
+
+async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stack['infra']): Promise<void> {
+  const facts = {
+    gatewayUrl,
+    s3: { endpoint: infra.s3.endpoint, region: infra.s3.region, accessKey: infra.s3.accessKey, secretKey: infra.s3.secretKey, embedded: infra.s3.source === 'started' },
+    postgres: { url: infra.postgres.adminUrl },
+    mysql: { url: infra.mysql.adminUrl },
+  };
+  await writeFile(path.join(stateDir, STACK_FACTS_FILE), JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
 }
 
 async function internalKeys(stateDir: string): Promise<InternalKeyPair> {
