@@ -57,7 +57,8 @@ try {
   console.log(`\nStack start-up (infra + migrations + services + gateway + seed): ${(startupMs / 1000).toFixed(2)} s`);
   console.log(`Infra: postgres ${stack.infra.postgres.source}, nats ${stack.infra.nats.source}, s3 ${stack.infra.s3.source}, smtp ${stack.infra.smtp.source}`);
   console.log(`\nResident memory after ${ROUNDS * (REQUESTS + WARMUP)} requests per series:`);
-  for (const p of stack.processes) console.log(`  ${p.name.padEnd(15)} pid ${p.pid}  ${(await rssMiB(p.pid)).toFixed(1)} MiB`);
+  console.log('  (PSS shares the pages of the node binary and libraries between the processes that map them)');
+  for (const p of stack.processes) console.log(`  ${p.name.padEnd(15)} pid ${p.pid}  RSS ${(await rssMiB(p.pid)).toFixed(1)} MiB  PSS ${(await pssMiB(p.pid)).toFixed(1)} MiB`);
   console.log(`  ${'launcher'.padEnd(15)} pid ${process.pid}  ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB (includes embedded S3 and SMTP sink when started here)`);
   console.log(`\nGET /v1/templates/{id}, ${series.direct.length} requests per series, sequential, keep-alive:`);
   console.log(`  templates service directly  median ${d.toFixed(3)} ms  p90 ${percentile(series.direct, 0.9).toFixed(3)} ms`);
@@ -111,6 +112,11 @@ function percentile(values: number[], p: number): number {
 async function cpuMs(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function pssMiB(pid: number): Promise<number> {
+  const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0) / 1024;
 }
 
 async function rssMiB(pid: number): Promise<number> {
