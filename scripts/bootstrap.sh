@@ -14,6 +14,14 @@ have_mariadb_server && command -v mariadb-install-db >/dev/null 2>&1 || need_apt
 command -v mariadb >/dev/null 2>&1 && command -v mariadb-dump >/dev/null 2>&1 || need_apt+=(mariadb-client)
 command -v age >/dev/null 2>&1 || need_apt+=(age)
 command -v zstd >/dev/null 2>&1 || need_apt+=(zstd)
+# Templates: word-processor files to PDF (LibreOffice, with the metric fonts that keep Calibri/Cambria layouts),
+# PDF tools for the tests (pdftotext, qpdf).
+command -v soffice >/dev/null 2>&1 || need_apt+=(libreoffice-writer-nogui)
+command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
+fc-list 2>/dev/null | grep -qi carlito || need_apt+=(fonts-crosextra-carlito)
+fc-list 2>/dev/null | grep -qi caladea || need_apt+=(fonts-crosextra-caladea)
+fc-list 2>/dev/null | grep -qi 'liberation serif' || need_apt+=(fonts-liberation2)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -22,7 +30,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
   echo "bootstrap: installing ${need_apt[*]}"
   apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 "${need_apt[@]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends "${need_apt[@]}"
   # Debian starts a cluster (and a MariaDB server) on install; the local stack runs its own servers, so leave those as they are.
 fi
 
