@@ -29,7 +29,10 @@ async function timeIt(label: string, run: () => Promise<unknown>): Promise<numbe
 }
 
 for (const level of ['info', 'silent']) {
-  const { app } = await createApp({ db, log: createLogger('templates', level), verifyPrincipal: auth.verify });
+  // Reads only: the file store is never reached, the converter never starts LibreOffice.
+  const noFiles = () => Promise.reject(new Error('this benchmark uploads no files'));
+  const files = { store: { put: noFiles, get: noFiles }, converter: { toPdf: noFiles, close: async () => {} }, maxBytes: 1024, maxPages: 1 };
+  const { app } = await createApp({ db, log: createLogger('templates', level), verifyPrincipal: auth.verify, files });
   const server = createServer(app).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

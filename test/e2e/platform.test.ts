@@ -42,6 +42,18 @@ describe('a new user with the seeded key', () => {
     expectProblem(await call(base, 'GET', `/v1/templates/${created.body.id}`, { headers: bearer(key) }), 404, 'not-found');
   });
 
+  it('uploads a PDF to a template through the gateway, stored in the stack\'s S3', async () => {
+    const { PDFDocument } = await import('pdf-lib');
+    const doc = await PDFDocument.create();
+    doc.addPage([595.28, 841.89]);
+    const pdf = Buffer.from(await doc.save());
+    const template = await call(base, 'POST', '/v1/templates', { headers: bearer(key), body: { name: 'Upload through the gateway' } });
+    const res = await fetch(`${base}/v1/templates/${template.body.id}/files`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/pdf' }, body: pdf });
+    const file = await res.json();
+    expect(res.status, JSON.stringify(file)).toBe(201);
+    expect(file).toMatchObject({ object: 'template_file', templateId: template.body.id, pageCount: 1, size: pdf.length, converted: false });
+  });
+
   it('sees the same templates, with their organization, through /graphql', async () => {
     const created = await call(base, 'POST', '/v1/templates', { body: { name: 'Graph visible' }, headers: bearer(key) });
     const res = await call(base, 'POST', '/graphql', {

@@ -80,6 +80,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
+      // Template files live in the stack's S3.
+      if (service === 'templates') {
+        Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
+      }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
       children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });

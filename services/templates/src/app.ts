@@ -9,16 +9,21 @@ import { type PrincipalVerifier } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
 import { createTemplateService, type CreateTemplateInput } from './templates.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
+import { OFFICE_TYPES, type OfficeConverter } from './files/office-convert.ts';
+import type { FileStore } from './files/storage.ts';
+import { PDF, createTemplateFileService } from './files/template-files.ts';
 
 export interface TemplatesAppDeps {
   db: Db;
   log: Logger;
   verifyPrincipal: PrincipalVerifier;
   readiness?: Record<string, ReadinessCheck>;
+  files: { store: FileStore; converter: OfficeConverter; maxBytes: number; maxPages: number };
 }
 
 export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
   const templates = createTemplateService({ db: deps.db });
+  const files = createTemplateFileService({ db: deps.db, store: deps.files.store, converter: deps.files.converter, maxPages: deps.files.maxPages });
   let health: Health | undefined;
   const app = await createSigilApp({
     document: loadSigilOpenApi(),
@@ -26,6 +31,7 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,
     db: deps.db,
+    binaryBodies: { types: [PDF, ...Object.keys(OFFICE_TYPES)], limit: deps.files.maxBytes },
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates), verifyPrincipal: deps.verifyPrincipal });
@@ -46,6 +52,10 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
       getTemplate: async ({ principal, params }) => ({
         status: 200,
         body: await templates.get(principal.organizationId, params.id as string),
+      }),
+      uploadTemplateFile: async ({ principal, params, req, body }) => ({
+        status: 201,
+        body: await files.upload(principal.organizationId, params.id as string, (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(), body as Buffer),
       }),
       deleteTemplate: async ({ principal, params }) => {
         await templates.delete(principal.organizationId, params.id as string);

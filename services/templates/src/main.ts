@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { baseServiceConfig, loadConfig } from '@sigil/kit/config';
+import { loadConfig } from '@sigil/kit/config';
 import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { createLogger } from '@sigil/kit/log';
 import { createPrincipalVerifier } from '@sigil/kit/auth';
@@ -8,9 +8,12 @@ import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
 import { createDb } from './db.ts';
 import { startTemplateUsageConsumer } from './jobs/template-usage.ts';
+import { templatesConfig } from './config.ts';
+import { createOfficeConverter } from './files/office-convert.ts';
+import { createS3FileStore } from './files/storage.ts';
 
 const SERVICE = 'templates';
-const config = loadConfig(baseServiceConfig);
+const config = loadConfig(templatesConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/templates/migrations'));
@@ -18,11 +21,21 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const usage = await startTemplateUsageConsumer(bus, db, log, config.CONSUMER_PREFIX);
+const store = await createS3FileStore({
+  endpoint: config.S3_ENDPOINT,
+  region: config.S3_REGION,
+  bucket: config.S3_BUCKET,
+  pathStyle: config.S3_PATH_STYLE,
+  accessKeyId: config.S3_ACCESS_KEY,
+  secretAccessKey: config.S3_SECRET_KEY,
+});
+const converter = createOfficeConverter({ workers: config.CONVERSION_WORKERS, timeoutMs: config.CONVERSION_TIMEOUT_MS });
 const { app, health } = await createApp({
   db,
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
+  files: { store, converter, maxBytes: config.TEMPLATE_FILE_MAX_BYTES, maxPages: config.TEMPLATE_FILE_MAX_PAGES },
 });
 await runServer({
   app,
@@ -30,5 +43,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [() => usage.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+  resources: [() => usage.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => converter.close()],
 });

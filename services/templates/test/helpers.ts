@@ -3,6 +3,8 @@ import type { Express } from 'express';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
+import { createOfficeConverter, type OfficeConverter } from '../src/files/office-convert.ts';
+import { createS3FileStore, type FileStore } from '../src/files/storage.ts';
 
 export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/templates/migrations');
 
@@ -11,14 +13,46 @@ export interface TemplatesHarness {
   db: Db;
   auth: TestAuth;
   databaseUrl: string;
+  store: FileStore;
   close(): Promise<void>;
 }
 
+export interface HarnessOptions {
+  maxBytes?: number;
+  maxPages?: number;
+  converter?: OfficeConverter;
+}
+
+/** The tests' S3 (started by test/setup/global-setup.ts), one bucket for all template tests. */
+export function testFileStore(): Promise<FileStore> {
+  return createS3FileStore({
+    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
+    region: process.env.S3_REGION ?? 'us-east-1',
+    bucket: 'sigil-templates-test',
+    pathStyle: true,
+    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
+    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
+  });
+}
+
 /** A templates app on its own fresh database; `name` keeps parallel test files apart. */
-export async function startTemplatesHarness(name: string): Promise<TemplatesHarness> {
+export async function startTemplatesHarness(name: string, options: HarnessOptions = {}): Promise<TemplatesHarness> {
   const databaseUrl = await freshTestDatabase(`sigil_templates_test_${name}`, migrationsDir);
   const db = createDb(databaseUrl);
   const auth = await createTestAuth();
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify });
-  return { app, db, auth, databaseUrl, close: () => db.$disconnect() };
+  const store = await testFileStore();
+  const converter = options.converter ?? createOfficeConverter({ workers: 2, timeoutMs: 120_000 });
+  const files = { store, converter, maxBytes: options.maxBytes ?? 25 * 1024 * 1024, maxPages: options.maxPages ?? 500 };
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, files });
+  return {
+    app,
+    db,
+    auth,
+    databaseUrl,
+    store,
+    close: async () => {
+      await converter.close();
+      await db.$disconnect();
+    },
+  };
 }

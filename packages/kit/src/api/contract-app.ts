@@ -234,6 +234,17 @@ export function jsonBodyParser(limit = DEFAULT_BODY_LIMIT): express.RequestHandl
   });
 }
 
+/** Files as raw bytes (a Buffer body; the bytes are also the idempotency fingerprint's). */
+export function binaryBodyParser(types: string[], limit: number): express.RequestHandler {
+  return express.raw({
+    limit,
+    type: types,
+    verify: (req, _res, buffer) => {
+      (req as Request & { rawBody?: Buffer }).rawBody = buffer;
+    },
+  });
+}
+
 const PRINCIPAL = Symbol('principal');
 
 /** Verifies the principal token once per request; undefined when none was sent. A failure is logged, never the token. */

@@ -7,7 +7,7 @@ import type { SqlClient } from '../db/sql.ts';
 import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
-import { createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
+import { binaryBodyParser, createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
 import type { Reply } from './openapi-backend.ts';
 import { describePointer, toFieldError, type ValidationIssue } from './validation.ts';
@@ -34,6 +34,8 @@ export interface SigilAppOptions {
   /** Routes outside the public contract (health, internal, GraphQL), mounted before the operations. */
   mount?: (app: Express) => void | Promise<void>;
   jsonLimit?: string;
+  /** Operations that take files: these media types are read as raw bytes (a Buffer body), up to `limit` bytes. */
+  binaryBodies?: { types: string[]; limit: number };
 }
 
 /** Sigil's errors: RFC 9457 problem+json with the JSON Pointers of the offending fields. */
@@ -68,7 +70,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
     log: options.log,
     errors: problemRenderer,
     mount: options.mount,
-    bodyParsers: [jsonBodyParser(options.jsonLimit)],
+    bodyParsers: [jsonBodyParser(options.jsonLimit), ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : [])],
     handlers: { ...options.handlers, ...options.publicHandlers } as Record<string, PublicOperationHandler>,
     caller: {
       principalHeader: PRINCIPAL_HEADER,

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { notFound } from '@sigil/kit/errors';
+import { newId } from '@sigil/kit/ids';
+import type { Db } from '../db.ts';
+import { OFFICE_TYPES, type OfficeConverter } from './office-convert.ts';
+import { inspectPdf } from './pdf-inspect.ts';
+import type { FileStore } from './storage.ts';
+
+/** The API's TemplateFile (api-decisions.md): the stored PDF, with what was uploaded. */
+export interface TemplateFileView {
+  id: string;
+  object: 'template_file';
+  templateId: string;
+  contentType: string;
+  converted: boolean;
+  pageCount: number;
+  pages: Array<{ width: number; height: number }>;
+  sha256: string;
+  size: number;
+  createdAt: string;
+}
+
+export interface TemplateFileDeps {
+  db: Db;
+  store: FileStore;
+  converter: OfficeConverter;
+  maxPages: number;
+}
+
+export const PDF = 'application/pdf';
+
+/** Uploads of template files: a PDF kept as uploaded, a word-processor file converted to PDF first. */
+export function createTemplateFileService(deps: TemplateFileDeps) {
+  return {
+    async upload(organizationId: string, templateId: string, contentType: string, bytes: Buffer): Promise<TemplateFileView> {
+      const template = await deps.db.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
+      if (!template) throw notFound(`Template ${templateId}`);
+      const converted = contentType in OFFICE_TYPES;
+      const pdf = converted ? await deps.converter.toPdf(bytes, contentType) : bytes;
+      const facts = await inspectPdf(pdf, deps.maxPages);
+      const id = newId('tfl');
+      const storageKey = `${organizationId}/${templateId}/files/${id}.pdf`;
+      await deps.store.put(storageKey, pdf, PDF);
+      const row = await deps.db.templateFile.create({
+        data: {
+          id,
+          templateId,
+          organizationId,
+          contentType,
+          converted,
+          pageCount: facts.pageCount,
+          pages: facts.pages,
+          sha256: createHash('sha256').update(pdf).digest('hex'),
+          size: pdf.length,
+          storageKey,
+        },
+      });
+      return {
+        id: row.id,
+        object: 'template_file',
+        templateId: row.templateId,
+        contentType: row.contentType,
+        converted: row.converted,
+        pageCount: row.pageCount,
+        pages: facts.pages,
+        sha256: row.sha256,
+        size: row.size,
+        createdAt: row.createdAt.toISOString(),
+      };
+    },
+  };
+}
+
+export type TemplateFileService = ReturnType<typeof createTemplateFileService>;
