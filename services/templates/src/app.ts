@@ -57,6 +57,10 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
         status: 201,
         body: await files.upload(principal.organizationId, params.id as string, (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(), body as Buffer),
       }),
+      importTemplateDocument: async ({ principal, params, body }) => ({
+        status: 200,
+        body: await files.importDocument(principal.organizationId, params.id as string, body as Buffer),
+      }),
       deleteTemplate: async ({ principal, params }) => {
         await templates.delete(principal.organizationId, params.id as string);
         return { status: 204 };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import type { Db } from '../db.ts';
+import { importDocx, type DocumentImport } from './docx-import.ts';
 import { OFFICE_TYPES, type OfficeConverter } from './office-convert.ts';
 import { inspectPdf } from './pdf-inspect.ts';
 import type { FileStore } from './storage.ts';
@@ -31,10 +32,19 @@ export const PDF = 'application/pdf';
 
 /** Uploads of template files: a PDF kept as uploaded, a word-processor file converted to PDF first. */
 export function createTemplateFileService(deps: TemplateFileDeps) {
+  const requireTemplate = async (organizationId: string, templateId: string): Promise<void> => {
+    const template = await deps.db.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
+    if (!template) throw notFound(`Template ${templateId}`);
+  };
   return {
+    /** A DOCX as an editable document-mode body; nothing is stored. */
+    async importDocument(organizationId: string, templateId: string, bytes: Buffer): Promise<DocumentImport> {
+      await requireTemplate(organizationId, templateId);
+      return importDocx(bytes);
+    },
+
     async upload(organizationId: string, templateId: string, contentType: string, bytes: Buffer): Promise<TemplateFileView> {
-      const template = await deps.db.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
-      if (!template) throw notFound(`Template ${templateId}`);
+      await requireTemplate(organizationId, templateId);
       const converted = contentType in OFFICE_TYPES;
       const pdf = converted ? await deps.converter.toPdf(bytes, contentType) : bytes;
       const facts = await inspectPdf(pdf, deps.maxPages);
