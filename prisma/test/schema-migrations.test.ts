@@ -117,7 +117,8 @@ async function actualFromDatabase(url: string) {
       JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
       CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
-      WHERE t.relname <> '_prisma_migrations'
+      -- Partial indexes (rules such as one draft per template) cannot be written in a Prisma schema: migrations only.
+      WHERE t.relname <> '_prisma_migrations' AND ix.indpred IS NULL
       GROUP BY t.relname, ix.indexrelid, ix.indisprimary, ix.indisunique`);
     const foreignKeys = await client.query<{ row: string }>(`
       SELECT src.relname || '(' || (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(con.conkey) WITH ORDINALITY k(n, ord) JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) ||

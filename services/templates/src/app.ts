@@ -12,6 +12,7 @@ import { createResolvers, typeDefs } from './subgraph.ts';
 import { OFFICE_TYPES, type OfficeConverter } from './files/office-convert.ts';
 import type { FileStore } from './files/storage.ts';
 import { PDF, createTemplateFileService } from './files/template-files.ts';
+import { createVersionService } from './versions/versions.ts';
 
 export interface TemplatesAppDeps {
   db: Db;
@@ -23,6 +24,7 @@ export interface TemplatesAppDeps {
 
 export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
   const templates = createTemplateService({ db: deps.db });
+  const versions = createVersionService({ db: deps.db });
   const files = createTemplateFileService({ db: deps.db, store: deps.files.store, converter: deps.files.converter, maxPages: deps.files.maxPages });
   let health: Health | undefined;
   const app = await createSigilApp({
@@ -60,6 +62,18 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
       importTemplateDocument: async ({ principal, params, body }) => ({
         status: 200,
         body: await files.importDocument(principal.organizationId, params.id as string, body as Buffer),
+      }),
+      saveTemplateDraft: async ({ principal, params, body }) => ({
+        status: 200,
+        body: await versions.saveDraft(principal.organizationId, params.id as string, body),
+      }),
+      getTemplateVersion: async ({ principal, params }) => ({
+        status: 200,
+        body: await versions.get(principal.organizationId, params.id as string, params.version as string),
+      }),
+      listTemplateVersions: async ({ principal, params, query }) => ({
+        status: 200,
+        body: await versions.list(principal.organizationId, params.id as string, listLimit(query), query.cursor as string | undefined),
       }),
       deleteTemplate: async ({ principal, params }) => {
         await templates.delete(principal.organizationId, params.id as string);

@@ -1,0 +1,133 @@
+import type { FieldError } from '@sigil/kit/errors';
+import { notFound } from '@sigil/kit/errors';
+import { newId } from '@sigil/kit/ids';
+import { newestFirst, type ListPage } from '@sigil/kit/pagination';
+import type { Db, Tx } from '../db.ts';
+import { draftErrors, parseDraft, type DraftField, type DraftInput } from './draft-input.ts';
+
+/** The API's TemplateVersion (api-decisions.md): the draft (`version: "draft"`) or a published, numbered version. */
+export interface TemplateVersionView {
+  object: 'template_version';
+  templateId: string;
+  version: number | 'draft';
+  file: string | null;
+  body: DraftInput['body'] | null;
+  roles: DraftInput['roles'];
+  fields: DraftInput['fields'];
+  variables: DraftInput['variables'];
+  pageCount: number | null;
+  createdAt: string;
+  publishedAt: string | null;
+}
+
+interface VersionRow {
+  id: string;
+  templateId: string;
+  number: number | null;
+  fileId: string | null;
+  body: unknown;
+  roles: unknown;
+  fields: unknown;
+  variables: unknown;
+  pageCount: number | null;
+  createdAt: Date;
+  publishedAt: Date | null;
+}
+
+export function toVersionView(row: VersionRow): TemplateVersionView {
+  return {
+    object: 'template_version',
+    templateId: row.templateId,
+    version: row.number ?? 'draft',
+    file: row.fileId,
+    body: (row.body ?? null) as TemplateVersionView['body'],
+    roles: row.roles as TemplateVersionView['roles'],
+    fields: row.fields as TemplateVersionView['fields'],
+    variables: row.variables as TemplateVersionView['variables'],
+    pageCount: row.pageCount,
+    createdAt: row.createdAt.toISOString(),
+    publishedAt: row.publishedAt?.toISOString() ?? null,
+  };
+}
+
+type Page = { width: number; height: number };
+
+/** In PDF mode every field stands on a page of the file, inside it. */
+function placementErrors(fields: DraftField[], pages: Page[]): FieldError[] {
+  const errors: FieldError[] = [];
+  fields.forEach((field, i) => {
+    const at = (member: string) => ({ pointer: `/body/fields/${i}${member}`, detail: '' });
+    const missing = (['page', 'x', 'y', 'width', 'height'] as const).filter((key) => field[key] === undefined);
+    if (missing.length > 0) return void errors.push({ ...at(`/${missing[0]}`), detail: 'is required when the draft is a file (PDF points from the top-left corner)' });
+    const page = pages[(field.page as number) - 1];
+    if (!page) return void errors.push({ ...at('/page'), detail: `is past the file's last page (${pages.length})` });
+    if ((field.x as number) + (field.width as number) > page.width || (field.y as number) + (field.height as number) > page.height) {
+      errors.push({ ...at(''), detail: `lies off page ${field.page} (${page.width} x ${page.height} points)` });
+    }
+  });
+  return errors;
+}
+
+export function createVersionService({ db }: { db: Db }) {
+  async function requireTemplate(tx: Tx | Db, organizationId: string, templateId: string): Promise<void> {
+    const template = await tx.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
+    if (!template) throw notFound(`Template ${templateId}`);
+  }
+
+  return {
+    /** Creates or replaces the draft; `hasDraft` becomes true. */
+    async saveDraft(organizationId: string, templateId: string, input: unknown): Promise<TemplateVersionView> {
+      const draft = parseDraft(input);
+      return db.$transaction(async (tx) => {
+        await requireTemplate(tx, organizationId, templateId);
+        let pageCount: number | null = null;
+        if (draft.file) {
+          const file = await tx.templateFile.findFirst({ where: { id: draft.file, templateId, organizationId } });
+          if (!file) throw draftErrors([{ pointer: '/body/file', detail: 'is not a file of this template' }]);
+          const errors = placementErrors(draft.fields, file.pages as Page[]);
+          if (errors.length > 0) throw draftErrors(errors);
+          pageCount = file.pageCount;
+        }
+        await tx.templateVersion.deleteMany({ where: { templateId, number: null } });
+        const row = await tx.templateVersion.create({
+          data: {
+            id: newId('tvr'),
+            templateId,
+            fileId: draft.file ?? null,
+            body: draft.body ?? undefined,
+            roles: draft.roles as object[],
+            fields: draft.fields as object[],
+            variables: draft.variables as object[],
+            pageCount,
+          },
+        });
+        await tx.template.update({ where: { id: templateId }, data: { hasDraft: true } });
+        return toVersionView(row);
+      });
+    },
+
+    /** A version by number, `latest` (newest published) or `draft`. */
+    async get(organizationId: string, templateId: string, ref: string): Promise<TemplateVersionView> {
+      await requireTemplate(db, organizationId, templateId);
+      const row =
+        ref === 'draft'
+          ? await db.templateVersion.findFirst({ where: { templateId, number: null } })
+          : ref === 'latest'
+            ? await db.templateVersion.findFirst({ where: { templateId, number: { not: null } }, orderBy: { number: 'desc' } })
+            : await db.templateVersion.findFirst({ where: { templateId, number: Number(ref) } });
+      if (!row) throw notFound(ref === 'draft' ? `The draft of template ${templateId}` : `Version ${ref} of template ${templateId}`);
+      return toVersionView(row);
+    },
+
+    /** Published versions only, newest first. */
+    async list(organizationId: string, templateId: string, limit: number, cursor: string | undefined): Promise<ListPage<TemplateVersionView>> {
+      await requireTemplate(db, organizationId, templateId);
+      const rows = await db.templateVersion.findMany({
+        where: { templateId, number: { not: null }, AND: [newestFirst.after(cursor)] },
+        orderBy: newestFirst.orderBy,
+        take: limit + 1,
+      });
+      return newestFirst.page(rows, limit, toVersionView);
+    },
+  };
+}
