@@ -19,6 +19,8 @@ command -v zstd >/dev/null 2>&1 || need_apt+=(zstd)
 command -v soffice >/dev/null 2>&1 || need_apt+=(libreoffice-writer-nogui)
 command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
+# Document-mode bodies are printed to PDF by Debian's Chromium (never a downloaded browser).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fc-list 2>/dev/null | grep -qi carlito || need_apt+=(fonts-crosextra-carlito)
 fc-list 2>/dev/null | grep -qi caladea || need_apt+=(fonts-crosextra-caladea)
 fc-list 2>/dev/null | grep -qi 'liberation serif' || need_apt+=(fonts-liberation2)

@@ -31,7 +31,7 @@ async function timeIt(label: string, run: () => Promise<unknown>): Promise<numbe
 for (const level of ['info', 'silent']) {
   // Reads only: the file store is never reached, the converter never starts LibreOffice.
   const noFiles = () => Promise.reject(new Error('this benchmark uploads no files'));
-  const files = { store: { put: noFiles, get: noFiles }, converter: { toPdf: noFiles, close: async () => {} }, maxBytes: 1024, maxPages: 1 };
+  const files = { store: { put: noFiles, get: noFiles }, converter: { toPdf: noFiles, close: async () => {} }, printer: { print: noFiles, close: async () => {} }, maxBytes: 1024, maxPages: 1 };
   const { app } = await createApp({ db, log: createLogger('templates', level), verifyPrincipal: auth.verify, files });
   const server = createServer(app).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   'template-in-use': { status: 409, title: 'Template in use' },
+  'no-draft': { status: 409, title: 'No draft' },
   'idempotency-in-progress': { status: 409, title: 'Idempotent request in progress' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -13,13 +13,15 @@ import { OFFICE_TYPES, type OfficeConverter } from './files/office-convert.ts';
 import type { FileStore } from './files/storage.ts';
 import { PDF, createTemplateFileService } from './files/template-files.ts';
 import { createVersionService } from './versions/versions.ts';
+import { publishDraft } from './versions/publish.ts';
+import type { BodyPrinter } from './versions/print-body.ts';
 
 export interface TemplatesAppDeps {
   db: Db;
   log: Logger;
   verifyPrincipal: PrincipalVerifier;
   readiness?: Record<string, ReadinessCheck>;
-  files: { store: FileStore; converter: OfficeConverter; maxBytes: number; maxPages: number };
+  files: { store: FileStore; converter: OfficeConverter; printer: BodyPrinter; maxBytes: number; maxPages: number };
 }
 
 export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
@@ -66,6 +68,10 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
       saveTemplateDraft: async ({ principal, params, body }) => ({
         status: 200,
         body: await versions.saveDraft(principal.organizationId, params.id as string, body),
+      }),
+      publishTemplate: async ({ principal, params }) => ({
+        status: 201,
+        body: await publishDraft({ db: deps.db, store: deps.files.store, printer: deps.files.printer, maxPages: deps.files.maxPages }, principal.organizationId, params.id as string),
       }),
       getTemplateVersion: async ({ principal, params }) => ({
         status: 200,

@@ -16,6 +16,8 @@ export const templatesConfig = baseServiceConfig.extend({
   /** LibreOffice conversions at once, and how long one may take. */
   CONVERSION_WORKERS: z.coerce.number().int().min(1).max(16).default(2),
   CONVERSION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** Debian's Chromium, which prints document-mode bodies at publish (never a downloaded browser). */
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
 });
 
 export type TemplatesConfig = z.infer<typeof templatesConfig>;

@@ -11,6 +11,7 @@ import { startTemplateUsageConsumer } from './jobs/template-usage.ts';
 import { templatesConfig } from './config.ts';
 import { createOfficeConverter } from './files/office-convert.ts';
 import { createS3FileStore } from './files/storage.ts';
+import { createBodyPrinter } from './versions/print-body.ts';
 
 const SERVICE = 'templates';
 const config = loadConfig(templatesConfig);
@@ -30,12 +31,13 @@ const store = await createS3FileStore({
   secretAccessKey: config.S3_SECRET_KEY,
 });
 const converter = createOfficeConverter({ workers: config.CONVERSION_WORKERS, timeoutMs: config.CONVERSION_TIMEOUT_MS });
+const printer = createBodyPrinter({ executablePath: config.CHROMIUM_PATH });
 const { app, health } = await createApp({
   db,
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
-  files: { store, converter, maxBytes: config.TEMPLATE_FILE_MAX_BYTES, maxPages: config.TEMPLATE_FILE_MAX_PAGES },
+  files: { store, converter, printer, maxBytes: config.TEMPLATE_FILE_MAX_BYTES, maxPages: config.TEMPLATE_FILE_MAX_PAGES },
 });
 await runServer({
   app,
@@ -43,5 +45,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [() => usage.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => converter.close()],
+  resources: [() => usage.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => converter.close(), () => printer.close()],
 });

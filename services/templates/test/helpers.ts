@@ -5,6 +5,7 @@ import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { createOfficeConverter, type OfficeConverter } from '../src/files/office-convert.ts';
 import { createS3FileStore, type FileStore } from '../src/files/storage.ts';
+import { createBodyPrinter } from '../src/versions/print-body.ts';
 
 export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/templates/migrations');
 
@@ -42,7 +43,8 @@ export async function startTemplatesHarness(name: string, options: HarnessOption
   const auth = await createTestAuth();
   const store = await testFileStore();
   const converter = options.converter ?? createOfficeConverter({ workers: 2, timeoutMs: 120_000 });
-  const files = { store, converter, maxBytes: options.maxBytes ?? 25 * 1024 * 1024, maxPages: options.maxPages ?? 500 };
+  const printer = createBodyPrinter();
+  const files = { store, converter, printer, maxBytes: options.maxBytes ?? 25 * 1024 * 1024, maxPages: options.maxPages ?? 500 };
   const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, files });
   return {
     app,
@@ -52,6 +54,7 @@ export async function startTemplatesHarness(name: string, options: HarnessOption
     store,
     close: async () => {
       await converter.close();
+      await printer.close();
       await db.$disconnect();
     },
   };

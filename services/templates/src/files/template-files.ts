@@ -4,7 +4,7 @@ import { newId } from '@sigil/kit/ids';
 import type { Db } from '../db.ts';
 import { importDocx, type DocumentImport } from './docx-import.ts';
 import { OFFICE_TYPES, type OfficeConverter } from './office-convert.ts';
-import { inspectPdf } from './pdf-inspect.ts';
+import { inspectPdf, type PdfFacts } from './pdf-inspect.ts';
 import type { FileStore } from './storage.ts';
 
 /** The API's TemplateFile (api-decisions.md): the stored PDF, with what was uploaded. */
@@ -48,37 +48,55 @@ export function createTemplateFileService(deps: TemplateFileDeps) {
       const converted = contentType in OFFICE_TYPES;
       const pdf = converted ? await deps.converter.toPdf(bytes, contentType) : bytes;
       const facts = await inspectPdf(pdf, deps.maxPages);
-      const id = newId('tfl');
-      const storageKey = `${organizationId}/${templateId}/files/${id}.pdf`;
-      await deps.store.put(storageKey, pdf, PDF);
-      const row = await deps.db.templateFile.create({
-        data: {
-          id,
-          templateId,
-          organizationId,
-          contentType,
-          converted,
-          pageCount: facts.pageCount,
-          pages: facts.pages,
-          sha256: createHash('sha256').update(pdf).digest('hex'),
-          size: pdf.length,
-          storageKey,
-        },
-      });
-      return {
-        id: row.id,
-        object: 'template_file',
-        templateId: row.templateId,
-        contentType: row.contentType,
-        converted: row.converted,
-        pageCount: row.pageCount,
-        pages: facts.pages,
-        sha256: row.sha256,
-        size: row.size,
-        createdAt: row.createdAt.toISOString(),
-      };
+      return toFileView(await storeFile(deps, { organizationId, templateId, contentType, converted, pdf, facts }));
     },
   };
 }
 
 export type TemplateFileService = ReturnType<typeof createTemplateFileService>;
+
+interface NewFile {
+  organizationId: string;
+  templateId: string;
+  contentType: string;
+  converted: boolean;
+  pdf: Uint8Array;
+  facts: PdfFacts;
+}
+
+/** Stores a PDF (S3, then its row): an upload, or the print of a document-mode body at publish. */
+export async function storeFile(deps: Pick<TemplateFileDeps, 'db' | 'store'>, file: NewFile) {
+  const id = newId('tfl');
+  const storageKey = `${file.organizationId}/${file.templateId}/files/${id}.pdf`;
+  const pdf = Buffer.from(file.pdf);
+  await deps.store.put(storageKey, pdf, PDF);
+  return deps.db.templateFile.create({
+    data: {
+      id,
+      templateId: file.templateId,
+      organizationId: file.organizationId,
+      contentType: file.contentType,
+      converted: file.converted,
+      pageCount: file.facts.pageCount,
+      pages: file.facts.pages,
+      sha256: createHash('sha256').update(pdf).digest('hex'),
+      size: pdf.length,
+      storageKey,
+    },
+  });
+}
+
+function toFileView(row: Awaited<ReturnType<typeof storeFile>>): TemplateFileView {
+  return {
+    id: row.id,
+    object: 'template_file',
+    templateId: row.templateId,
+    contentType: row.contentType,
+    converted: row.converted,
+    pageCount: row.pageCount,
+    pages: row.pages as TemplateFileView['pages'],
+    sha256: row.sha256,
+    size: row.size,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

@@ -117,7 +117,11 @@ export function parseDraft(input: unknown): DraftInput {
   });
 
   if (draftBody) {
-    for (const [, id] of draftBody.content.matchAll(FIELD_TAG)) {
+    const placed = new Set([...draftBody.content.matchAll(FIELD_TAG)].map((match) => match[1]));
+    fields.forEach((field, i) => {
+      if (!placed.has(field.id)) fail(`/fields/${i}`, `is not placed in the body: write {{field:${field.id}}} where it stands`);
+    });
+    for (const id of placed) {
       if (id && !fields.some((f) => f.id === id)) fail('/body/content', `places field ${id}, which the draft does not declare`);
     }
     for (const [, name] of draftBody.content.matchAll(VARIABLE_TAG)) {
