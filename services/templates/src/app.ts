@@ -14,6 +14,7 @@ import type { FileStore } from './files/storage.ts';
 import { PDF, createTemplateFileService } from './files/template-files.ts';
 import { createVersionService } from './versions/versions.ts';
 import { publishDraft } from './versions/publish.ts';
+import { versionDocument } from './versions/documents.ts';
 import type { BodyPrinter } from './versions/print-body.ts';
 
 export interface TemplatesAppDeps {
@@ -72,6 +73,11 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
       publishTemplate: async ({ principal, params }) => ({
         status: 201,
         body: await publishDraft({ db: deps.db, store: deps.files.store, printer: deps.files.printer, maxPages: deps.files.maxPages }, principal.organizationId, params.id as string),
+      }),
+      getTemplateVersionDocument: async ({ principal, params, query }) => ({
+        status: 200,
+        headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}.pdf"` },
+        body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, query.edited === true || query.edited === 'true'),
       }),
       getTemplateVersion: async ({ principal, params }) => ({
         status: 200,

@@ -30,14 +30,14 @@ export function createOpenApiBackend(definition: Record<string, unknown>): OpenA
   });
 }
 
-/** Writes a reply: no body for 204 or an empty one, strings as they are, anything else as JSON. */
+/** Writes a reply: no body for 204 or an empty one, strings and bytes (a PDF, say) as they are, anything else as JSON. */
 export function sendReply(res: Response, reply: Reply): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.status === 204 || reply.body === undefined || reply.body === null) {
     res.status(reply.status).end();
     return;
   }
-  if (typeof reply.body === 'string') {
+  if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) {
     res.status(reply.status).send(reply.body);
     return;
   }
