@@ -15,6 +15,7 @@ import { PDF, createTemplateFileService } from './files/template-files.ts';
 import { createVersionService } from './versions/versions.ts';
 import { publishDraft } from './versions/publish.ts';
 import { versionDocument } from './versions/documents.ts';
+import { renderPreview } from './versions/render.ts';
 import type { BodyPrinter } from './versions/print-body.ts';
 
 export interface TemplatesAppDeps {
@@ -78,6 +79,11 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
         status: 200,
         headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}.pdf"` },
         body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, query.edited === true || query.edited === 'true'),
+      }),
+      renderTemplatePreview: async ({ principal, params, body }) => ({
+        status: 200,
+        headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}-preview.pdf"` },
+        body: await renderPreview({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, body, principal.mode),
       }),
       getTemplateVersion: async ({ principal, params }) => ({
         status: 200,

@@ -79,6 +79,7 @@ describe('POST /v1/templates/{id}/publish', () => {
     const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
     expect(text).toMatch(/Offer Letter/);
     expect(text).toMatch(/Dear \{\{candidate\}\}/);
+    expect(text).not.toMatch(/SIGILFIELDMARK/);
   }, 120_000);
 
   it('refuses a document-mode draft whose field is not placed in the body', async () => {

@@ -110,8 +110,16 @@ async function runWithIdempotency(db: SqlClient, ctx: OperationContext, run: () 
   );
   if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
   if (outcome.status >= 400) throw storedError(outcome.body) ?? new AppError('internal', 'Stored response could not be replayed.');
-  return { status: outcome.status, headers: outcome.headers, body: outcome.body };
+  return { status: outcome.status, headers: outcome.headers, body: fromStoredBody(outcome.body) };
 }
+
+/** Bytes (a rendered PDF, say) are kept as base64 in the JSON column and replayed as the same bytes. */
+const BINARY = '$binaryBase64';
+const toStoredBody = (body: unknown): unknown => (Buffer.isBuffer(body) ? { [BINARY]: body.toString('base64') } : body);
+const fromStoredBody = (body: unknown): unknown =>
+  body !== null && typeof body === 'object' && typeof (body as Record<string, unknown>)[BINARY] === 'string'
+    ? Buffer.from((body as Record<string, string>)[BINARY] as string, 'base64')
+    : body;
 
 function rawBodyOf(req: Request): Buffer | undefined {
   return (req as Request & { rawBody?: Buffer }).rawBody;
@@ -119,5 +127,5 @@ function rawBodyOf(req: Request): Buffer | undefined {
 
 function toStored(reply: Reply | void): StoredReply {
   if (!reply) throw new Error('Idempotent operations must return a reply');
-  return { status: reply.status, headers: reply.headers ?? {}, body: reply.body ?? null };
+  return { status: reply.status, headers: reply.headers ?? {}, body: toStoredBody(reply.body ?? null) };
 }

@@ -17,12 +17,7 @@ export interface DocumentDeps {
  * printed as it would publish.
  */
 export async function versionDocument(deps: DocumentDeps, organizationId: string, templateId: string, ref: string, edited: boolean): Promise<Buffer> {
-  const template = await deps.db.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
-  if (!template) throw notFound(`Template ${templateId}`);
-  const where =
-    ref === 'draft' ? { templateId, number: null } : ref === 'latest' ? { templateId, number: { not: null } } : { templateId, number: Number(ref) };
-  const version = await deps.db.templateVersion.findFirst({ where, orderBy: { number: 'desc' } });
-  if (!version) throw notFound(ref === 'draft' ? `The draft of template ${templateId}` : `Version ${ref} of template ${templateId}`);
+  const version = await findVersion(deps.db, organizationId, templateId, ref);
   const fields = version.fields as unknown as DraftField[];
   if (!version.fileId) {
     const body = version.body as DraftInput['body'];
@@ -31,6 +26,17 @@ export async function versionDocument(deps: DocumentDeps, organizationId: string
   const file = await deps.db.templateFile.findUniqueOrThrow({ where: { id: version.fileId } });
   const original = await deps.store.get(file.storageKey);
   return version.number === null && edited ? outlineFields(original, fields) : original;
+}
+
+/** A version by `draft`, `latest` or number; 404 when the template or the version does not exist. */
+export async function findVersion(db: Db, organizationId: string, templateId: string, ref: string) {
+  const template = await db.template.findFirst({ where: { id: templateId, organizationId }, select: { id: true } });
+  if (!template) throw notFound(`Template ${templateId}`);
+  const where =
+    ref === 'draft' ? { templateId, number: null } : ref === 'latest' ? { templateId, number: { not: null } } : { templateId, number: Number(ref) };
+  const version = await db.templateVersion.findFirst({ where, orderBy: { number: 'desc' } });
+  if (!version) throw notFound(ref === 'draft' ? `The draft of template ${templateId}` : `Version ${ref} of template ${templateId}`);
+  return version;
 }
 
 /** Draws each placed field as an outlined box labelled with its id (positions are points from the top-left). */

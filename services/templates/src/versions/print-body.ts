@@ -40,11 +40,12 @@ const FIELD_BOX: Record<DraftField['type'], { width: number; height: number }> =
 };
 
 const MARKER = 'SIGILFIELDMARK';
+const STYLE = "body{font-family:'Liberation Serif',serif;font-size:11pt;line-height:1.4}table{border-collapse:collapse}td,th{border:0.5pt solid #999;padding:2pt 4pt}img{max-width:100%}";
 
 /**
  * Prints a document-mode body to PDF with Debian's Chromium (playwright-core, never a downloaded browser): US Letter,
- * one-inch margins, scripts off, no network. Each `{{field:id}}` becomes a box of its type's size holding a marker
- * word; `pdftotext -bbox` then says on which page and where each marker landed, which is the field's position.
+ * one-inch margins, scripts off, no network. Each `{{field:id}}` becomes a box of its type's size; a first print with
+ * a marker word in each box tells through `pdftotext -bbox` on which page and where it landed (the field's position).
  */
 export function createBodyPrinter(options: { executablePath?: string; timeoutMs?: number } = {}): BodyPrinter {
   let browser: Promise<Browser> | undefined;
@@ -57,26 +58,31 @@ export function createBodyPrinter(options: { executablePath?: string; timeoutMs?
   return {
     async print(content, fields) {
       const byId = new Map(fields.map((field, index) => [field.id, { field, index }]));
-      const html = content.replace(FIELD_TAG, (_tag, id: string) => {
-        const entry = byId.get(id);
-        if (!entry) return '';
-        const box = FIELD_BOX[entry.field.type];
-        return `<span style="display:inline-block;vertical-align:bottom;width:${box.width}pt;height:${box.height}pt;border-bottom:0.75pt solid #555;font-size:4pt;line-height:4pt;color:#fff">${MARKER}${entry.index}</span>`;
-      });
+      // The same layout twice: with a marker word in each field's box (to find where it landed), then without one,
+      // so the PDF kept holds no hidden text. The box has a fixed size, so the marker does not move anything.
+      const withBoxes = (marked: boolean) =>
+        content.replace(FIELD_TAG, (_tag, id: string) => {
+          const entry = byId.get(id);
+          if (!entry) return '';
+          const box = FIELD_BOX[entry.field.type];
+          return `<span style="display:inline-block;vertical-align:bottom;overflow:hidden;width:${box.width}pt;height:${box.height}pt;border-bottom:0.75pt solid #555;font-size:4pt;line-height:4pt;color:#fff">${marked ? `${MARKER}${entry.index}` : ''}</span>`;
+        });
       const context = await (await launch()).newContext({ javaScriptEnabled: false });
       try {
         await context.route('**/*', (route) => (route.request().url().startsWith('data:') ? route.continue() : route.abort()));
         const page = await context.newPage();
         page.setDefaultTimeout(options.timeoutMs ?? 30_000);
-        await page.setContent(`<!doctype html><html><head><meta charset="utf-8"><style>body{font-family:'Liberation Serif',serif;font-size:11pt;line-height:1.4}table{border-collapse:collapse}td,th{border:0.5pt solid #999;padding:2pt 4pt}img{max-width:100%}</style></head><body>${html}</body></html>`, { waitUntil: 'load' });
-        const pdf = await page.pdf({ format: 'Letter', margin: { top: '1in', right: '1in', bottom: '1in', left: '1in' }, printBackground: true });
-        const { pageCount, markers } = await locateMarkers(pdf);
+        const toPdf = async (html: string) => {
+          await page.setContent(`<!doctype html><html><head><meta charset="utf-8"><style>${STYLE}</style></head><body>${html}</body></html>`, { waitUntil: 'load' });
+          return page.pdf({ format: 'Letter', margin: { top: '1in', right: '1in', bottom: '1in', left: '1in' }, printBackground: true });
+        };
+        const { pageCount, markers } = await locateMarkers(await toPdf(withBoxes(true)));
         const positions: Record<string, FieldPosition> = {};
         for (const { field, index } of byId.values()) {
           const at = markers.get(index);
           if (at) positions[field.id] = { page: at.page, x: at.x, y: at.y, ...FIELD_BOX[field.type] };
         }
-        return { pdf, pageCount, positions };
+        return { pdf: await toPdf(withBoxes(false)), pageCount, positions };
       } finally {
         await context.close();
       }
