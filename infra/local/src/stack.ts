@@ -6,6 +6,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDatabase } from '@sigil/kit/db';
 import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
+import { missingTools } from './tools.ts';
 import { ensureInfra, type Infra } from './infra.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -52,6 +53,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   const namespace = options.namespace ?? '';
   await mkdir(path.join(options.stateDir, 'logs'), { recursive: true });
+  for (const problem of missingTools()) log(`warning: ${problem}`);
   const infra = await ensureInfra({ stateDir: options.stateDir, env: options.env ?? process.env, log });
   const children: Array<{ name: string; child: ChildProcess }> = [];
   const stop = async () => {
