@@ -70,7 +70,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/strata-jobs.ts': () => fromSchemas('jobs', 'Strata jobs and reports', (file) => file !== 'common.schema.json'),
   'proto/src/gen/resources-validated.ts': () =>
     fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
-  'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode' }),
+  'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode', TemplateVersion: '../versions/versions.ts#TemplateVersionView' }),
   'services/accounts/src/gen/graphql.ts': fromSubgraph('accounts', {
     Organization: '../views.ts#OrganizationView',
     Member: '../views.ts#MemberView',

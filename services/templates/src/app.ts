@@ -40,7 +40,7 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
     binaryBodies: { types: [PDF, ...Object.keys(OFFICE_TYPES)], limit: deps.files.maxBytes },
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
-      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates), verifyPrincipal: deps.verifyPrincipal });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates, versions), verifyPrincipal: deps.verifyPrincipal });
     },
     handlers: {
       createTemplate: async ({ principal, body }) => ({

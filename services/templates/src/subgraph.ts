@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import { principalWith } from '@sigil/kit/graphql';
 import type { Resolvers } from './gen/graphql.ts';
 import type { TemplateService, TemplateView } from './templates.ts';
+import type { VersionService } from './versions/versions.ts';
 
 export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -11,7 +12,7 @@ const TEMPLATE_ID = /^tpl_[A-Za-z0-9]{10,40}$/;
 /** What the Template resolvers return: the API's template with a reference to its organization. */
 export type TemplateNode = TemplateView & { organization: { __typename: 'Organization'; id: string } };
 
-export function createResolvers(templates: TemplateService): Resolvers {
+export function createResolvers(templates: TemplateService, versions: VersionService): Resolvers {
   return {
     Query: {
       templates: async (_, args, context) => {
@@ -34,10 +35,17 @@ export function createResolvers(templates: TemplateService): Resolvers {
       },
     },
     Template: {
+      versions: async (template, _, context) => {
+        const principal = principalWith(context, 'template:read');
+        return versions.all(principal.organizationId, template.id);
+      },
       __resolveReference: async (ref, context) => {
         const principal = principalWith(context, 'template:read');
         return withOrganization(principal.organizationId)(await templates.get(principal.organizationId, ref.id));
       },
+    },
+    TemplateVersion: {
+      version: (v) => String(v.version),
     },
   };
 }

@@ -26,6 +26,22 @@ describe('templates subgraph', () => {
     expect(one.body.data.template).toEqual({ name: 'Graph NDA' });
   });
 
+  it('lists a template\'s versions: published newest first, then the draft, with roles, fields and variables', async () => {
+    const as = await h.auth.headers(org);
+    const body = (content: string) => ({ format: 'html', content });
+    const draft = (content: string) => ({ body: body(content), roles: [{ name: 'client', order: 1 }], fields: [{ id: 'sig', role: 'client', type: 'signature' }], variables: [{ name: 'company', required: true }] });
+    await request(h.app).put(`/v1/templates/${templateId}/draft`).set(as).send(draft('<p>{{company}} v1 {{field:sig}}</p>'));
+    expect((await request(h.app).post(`/v1/templates/${templateId}/publish`).set(as)).status).toBe(201);
+    await request(h.app).put(`/v1/templates/${templateId}/draft`).set(as).send(draft('<p>{{company}} v2 {{field:sig}}</p>'));
+    const res = await gql('query($id: ID!) { template(id: $id) { versions { version pageCount publishedAt roles { name order } fields { id role type page } variables { name required } } } }', { id: templateId });
+    expect(res.body.errors).toBeUndefined();
+    const versions = res.body.data.template.versions;
+    expect(versions.map((v: { version: string }) => v.version)).toEqual(['1', 'draft']);
+    expect(versions[0]).toMatchObject({ pageCount: 1, publishedAt: expect.any(String), roles: [{ name: 'client', order: 1 }], variables: [{ name: 'company', required: true }] });
+    expect(versions[0].fields[0]).toMatchObject({ id: 'sig', role: 'client', type: 'signature', page: 1 });
+    expect(versions[1]).toMatchObject({ pageCount: null, publishedAt: null });
+  }, 60_000);
+
   it('resolves Template entities for the gateway', async () => {
     const res = await gql('query($r: [_Any!]!) { _entities(representations: $r) { ... on Template { id name } } }', { r: [{ __typename: 'Template', id: templateId }] });
     expect(res.body.data._entities).toEqual([{ id: templateId, name: 'Graph NDA' }]);

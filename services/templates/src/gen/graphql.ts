@@ -2,6 +2,7 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { TemplateNode } from '../subgraph.ts';
+import type { TemplateVersionView } from '../versions/versions.ts';
 import type { SubgraphContext } from '@sigil/kit/graphql';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = T | null;
@@ -32,6 +33,49 @@ export type Template = {
   createdAt: Scalars['String']['output'];
   updatedAt: Scalars['String']['output'];
   organization: Organization;
+  /** Published versions, newest first, then the draft when there is one. */
+  versions: Array<TemplateVersion>;
+};
+
+/** A version of a template: the draft (version "draft") or a published, immutable one (its number). */
+export type TemplateVersion = {
+  __typename?: 'TemplateVersion';
+  /** The version number, or "draft". */
+  version: Scalars['String']['output'];
+  file: Maybe<Scalars['ID']['output']>;
+  pageCount: Maybe<Scalars['Int']['output']>;
+  roles: Array<TemplateRole>;
+  fields: Array<TemplateField>;
+  variables: Array<TemplateVariable>;
+  createdAt: Scalars['String']['output'];
+  publishedAt: Maybe<Scalars['String']['output']>;
+};
+
+export type TemplateRole = {
+  __typename?: 'TemplateRole';
+  name: Scalars['String']['output'];
+  order: Scalars['Int']['output'];
+};
+
+/** A field to fill: on a page of the PDF (points from the top-left corner) once placed. */
+export type TemplateField = {
+  __typename?: 'TemplateField';
+  id: Scalars['ID']['output'];
+  role: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  required: Scalars['Boolean']['output'];
+  page: Maybe<Scalars['Int']['output']>;
+  x: Maybe<Scalars['Float']['output']>;
+  y: Maybe<Scalars['Float']['output']>;
+  width: Maybe<Scalars['Float']['output']>;
+  height: Maybe<Scalars['Float']['output']>;
+  variable: Maybe<Scalars['String']['output']>;
+};
+
+export type TemplateVariable = {
+  __typename?: 'TemplateVariable';
+  name: Scalars['String']['output'];
+  required: Scalars['Boolean']['output'];
 };
 
 export type TemplateConnection = {
@@ -191,6 +235,11 @@ export type ResolversTypes = {
   Template: ResolverTypeWrapper<TemplateNode>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  TemplateVersion: ResolverTypeWrapper<TemplateVersionView>;
+  TemplateRole: ResolverTypeWrapper<TemplateRole>;
+  TemplateField: ResolverTypeWrapper<TemplateField>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  TemplateVariable: ResolverTypeWrapper<TemplateVariable>;
   TemplateConnection: ResolverTypeWrapper<Omit<TemplateConnection, 'nodes'> & { nodes: Array<ResolversTypes['Template']> }>;
   Organization: ResolverTypeWrapper<Organization>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -211,6 +260,11 @@ export type ResolversParentTypes = {
   Template: TemplateNode;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  TemplateVersion: TemplateVersionView;
+  TemplateRole: TemplateRole;
+  TemplateField: TemplateField;
+  Float: Scalars['Float']['output'];
+  TemplateVariable: TemplateVariable;
   TemplateConnection: Omit<TemplateConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Template']> };
   Organization: Organization;
   Query: Record<PropertyKey, never>;
@@ -313,7 +367,42 @@ export type TemplateResolvers<ContextType = SubgraphContext, ParentType extends 
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   organization?: Resolver<ResolversTypes['Organization'], ParentType, ContextType>;
+  versions?: Resolver<Array<ResolversTypes['TemplateVersion']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type TemplateVersionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateVersion'] = ResolversParentTypes['TemplateVersion']> = {
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  file?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  pageCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  roles?: Resolver<Array<ResolversTypes['TemplateRole']>, ParentType, ContextType>;
+  fields?: Resolver<Array<ResolversTypes['TemplateField']>, ParentType, ContextType>;
+  variables?: Resolver<Array<ResolversTypes['TemplateVariable']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  publishedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type TemplateRoleResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateRole'] = ResolversParentTypes['TemplateRole']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  order?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type TemplateFieldResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateField'] = ResolversParentTypes['TemplateField']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  page?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  x?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  y?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  width?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  height?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  variable?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type TemplateVariableResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateVariable'] = ResolversParentTypes['TemplateVariable']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  required?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type TemplateConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateConnection'] = ResolversParentTypes['TemplateConnection']> = {
@@ -364,6 +453,10 @@ export type _EntityResolvers<ContextType = SubgraphContext, ParentType extends R
 
 export type Resolvers<ContextType = SubgraphContext> = {
   Template?: TemplateResolvers<ContextType>;
+  TemplateVersion?: TemplateVersionResolvers<ContextType>;
+  TemplateRole?: TemplateRoleResolvers<ContextType>;
+  TemplateField?: TemplateFieldResolvers<ContextType>;
+  TemplateVariable?: TemplateVariableResolvers<ContextType>;
   TemplateConnection?: TemplateConnectionResolvers<ContextType>;
   Organization?: OrganizationResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

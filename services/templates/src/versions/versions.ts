@@ -119,6 +119,13 @@ export function createVersionService({ db }: { db: Db }) {
       return toVersionView(row);
     },
 
+    /** Every version for the dashboard: published ones newest first, then the draft. */
+    async all(organizationId: string, templateId: string): Promise<TemplateVersionView[]> {
+      await requireTemplate(db, organizationId, templateId);
+      const rows = await db.templateVersion.findMany({ where: { templateId }, orderBy: [{ number: { sort: 'desc', nulls: 'last' } }] });
+      return rows.map(toVersionView);
+    },
+
     /** Published versions only, newest first. */
     async list(organizationId: string, templateId: string, limit: number, cursor: string | undefined): Promise<ListPage<TemplateVersionView>> {
       await requireTemplate(db, organizationId, templateId);
@@ -131,3 +138,5 @@ export function createVersionService({ db }: { db: Db }) {
     },
   };
 }
+
+export type VersionService = ReturnType<typeof createVersionService>;
