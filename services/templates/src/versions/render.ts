@@ -12,7 +12,7 @@ export interface RenderDeps {
   printer: BodyPrinter;
 }
 
-type Values = Record<string, string>;
+export type Values = Record<string, string>;
 
 /** The RenderPreview body's `variables`, checked against the version's: one pointer per missing or unknown one. */
 function valuesOf(input: unknown, declared: DraftVariable[]): Values {
@@ -43,20 +43,24 @@ export async function renderPreview(deps: RenderDeps, organizationId: string, te
   const version = await findVersion(deps.db, organizationId, templateId, ref);
   const values = valuesOf(input, version.variables as unknown as DraftVariable[]);
   const fields = version.fields as unknown as DraftField[];
-  let pdf: Buffer;
   if (version.fileId) {
     const file = await deps.db.templateFile.findUniqueOrThrow({ where: { id: version.fileId } });
-    pdf = await fillTextFields(await deps.store.get(file.storageKey), fields, values);
-  } else {
-    const body = version.body as DraftInput['body'];
-    const content = (body?.content ?? '').replace(VARIABLE_TAG, (tag, name: string) => (name in values ? escapeHtml(values[name] as string) : tag));
-    pdf = (await deps.printer.print(content, fields)).pdf;
+    return previewOfPdf(await deps.store.get(file.storageKey), fields, values, mode);
   }
-  return watermark(pdf, mode);
+  const body = version.body as DraftInput['body'];
+  const content = (body?.content ?? '').replace(VARIABLE_TAG, (tag, name: string) => (name in values ? escapeHtml(values[name] as string) : tag));
+  return watermark((await deps.printer.print(content, fields)).pdf, mode);
 }
 
-async function fillTextFields(pdf: Buffer, fields: DraftField[], values: Values): Promise<Buffer> {
+/** The preview of a file version's PDF: its variable-bound text fields filled, then watermarked (one load, one save). */
+export async function previewOfPdf(pdf: Buffer, fields: DraftField[], values: Values, mode: 'test' | 'live'): Promise<Buffer> {
   const doc = await PDFDocument.load(pdf);
+  await fillTextFields(doc, fields, values);
+  await stampPages(doc, mode);
+  return Buffer.from(await doc.save());
+}
+
+async function fillTextFields(doc: PDFDocument, fields: DraftField[], values: Values): Promise<void> {
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const pages = doc.getPages();
   for (const field of fields) {
@@ -66,11 +70,16 @@ async function fillTextFields(pdf: Buffer, fields: DraftField[], values: Values)
     const size = Math.min(12, field.height * 0.7);
     page.drawText(value, { x: field.x + 2, y: page.getHeight() - field.y - field.height + (field.height - size) / 2, size, font, maxWidth: field.width });
   }
-  return Buffer.from(await doc.save());
 }
 
 async function watermark(pdf: Buffer, mode: 'test' | 'live'): Promise<Buffer> {
   const doc = await PDFDocument.load(pdf);
+  await stampPages(doc, mode);
+  return Buffer.from(await doc.save());
+}
+
+/** A diagonal PREVIEW across every page, and TEST under it for a test-mode caller. */
+async function stampPages(doc: PDFDocument, mode: 'test' | 'live'): Promise<void> {
   const font = await doc.embedFont(StandardFonts.HelveticaBold);
   for (const page of doc.getPages()) {
     const { width, height } = page.getSize();
@@ -88,5 +97,4 @@ async function watermark(pdf: Buffer, mode: 'test' | 'live'): Promise<Buffer> {
     stamp('PREVIEW', 0);
     if (mode === 'test') stamp('TEST', size * 1.1);
   }
-  return Buffer.from(await doc.save());
 }
