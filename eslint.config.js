@@ -18,22 +18,37 @@ const relativeInto = (folders) => ({
   message: 'Import other packages by their name, never by a relative path into their folder.',
 });
 
-// A process loads only what it uses: running code imports proto by subpath, never its barrel (tests may).
-const protoBarrel = { regex: '^@sigil/proto$', message: 'Import the subpath that exports it (@sigil/proto/strata, /resources, ...): the barrel loads every contract.' };
+// A process loads only what it uses: running code imports proto by subpath, never its barrel (tests and scripts may;
+// a type import loads nothing).
+const noProtoBarrel = (files) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: [
+          {
+            name: '@sigil/proto',
+            message: 'Import the subpath that exports it (@sigil/proto/strata, /resources, ...): the barrel loads every contract.',
+            allowTypeImports: true,
+          },
+        ],
+      },
+    ],
+  },
+});
 const restrict = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 const boundaryRules = [
-  ...services.flatMap((service) => {
+  ...services.map((service) => {
     const others = services.filter((s) => s.dir !== service.dir);
     const patterns = [packageImport([...others, { name: '@sigil/gateway' }]), relativeInto(['services', 'gateway', 'packages', ...others.map((s) => s.dir)])];
-    return [restrict([`services/${service.dir}/**/*.ts`], patterns), restrict([`services/${service.dir}/src/**/*.ts`], [...patterns, protoBarrel])];
+    return restrict([`services/${service.dir}/**/*.ts`], patterns);
   }),
+  noProtoBarrel(['services/*/src/**/*.ts', 'gateway/src/**/*.ts', 'packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'infra/local/src/**/*.ts']),
   ...(() => {
     const patterns = [packageImport(services), relativeInto(['services', 'gateway', 'packages', 'apps', 'proto', 'infra'])];
-    return [
-      restrict(['gateway/**/*.ts', 'packages/**/*.ts', 'apps/**/*.ts', 'proto/**/*.ts', 'infra/**/*.ts'], patterns),
-      restrict(['gateway/src/**/*.ts', 'packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'infra/local/src/**/*.ts'], [...patterns, protoBarrel]),
-    ];
+    return [restrict(['gateway/**/*.ts', 'packages/**/*.ts', 'apps/**/*.ts', 'proto/**/*.ts', 'infra/**/*.ts'], patterns)];
   })(),
   {
     files: ['test/**/*.ts'],

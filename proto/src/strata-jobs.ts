@@ -2,8 +2,8 @@
  * What the backup catalog and the mover tell each other over NATS JetStream.
  * Jobs go catalog -> mover on the work-queue stream; reports go mover -> catalog on the events stream.
  * Secret values never travel in clear: `sealed` fields are AES-256-GCM boxes under STRATA_SECRETS_KEY
- * (see services/kit/src/sealed.ts and docs/strata-secrets.md). Each message is described by a JSON Schema in
- * `proto/jobs/`; the types are generated from them (`npm run types`) and `./strata-wire.ts` validates them.
+ * (`@sigil/kit/crypto`). Each message is described by a JSON Schema in `proto/jobs/`; the types are generated from
+ * them (`npm run types`) and `./strata-wire.ts` validates them.
  */
 
 import type * as Wire from './gen/strata-jobs.ts';
@@ -27,27 +27,17 @@ export type SealedJob = Wire.SealedJob;
 /** Best-effort progress of a running backup or restore, on plain NATS. */
 export type ProgressReport = Wire.ProgressReport;
 
-export interface StrataJobs {
-  'backup.run': BackupJob;
-  'restore.run': RestoreJob;
-}
+/** The job of each type, keyed by the types a sealed job may carry (`proto/jobs/<type>.schema.json`). */
+export type StrataJobs = { [K in SealedJob['type']]-?: NonNullable<Wire.StrataJobsAndReports[K]> };
 
-export interface StrataReports {
-  'backup.started': Wire.BackupStartedReport;
-  'backup.succeeded': Wire.BackupSucceededReport;
-  'backup.failed': Wire.BackupFailedReport;
-  'restore.started': Wire.RestoreStartedReport;
-  'restore.succeeded': Wire.RestoreSucceededReport;
-  'restore.failed': Wire.RestoreFailedReport;
-}
+/** The data of each report type, keyed by the types the report envelope allows (`proto/jobs/<type>.schema.json`). */
+export type StrataReports = { [K in Wire.StrataReportEnvelope['type']]-?: NonNullable<Wire.StrataJobsAndReports[K]> };
 
 /** A report on the wire: the id doubles as Nats-Msg-Id and as the consumer's idempotency key. */
-export interface StrataReport<K extends keyof StrataReports = keyof StrataReports> {
-  id: string;
+export type StrataReport<K extends keyof StrataReports = keyof StrataReports> = Omit<Wire.StrataReportEnvelope, 'type' | 'data'> & {
   type: K;
-  occurredAt: string;
   data: StrataReports[K];
-}
+};
 
 export const STRATA_JOB_TYPES = ['backup.run', 'restore.run'] as const satisfies readonly (keyof StrataJobs)[];
 export const STRATA_REPORT_TYPES = [
@@ -58,6 +48,11 @@ export const STRATA_REPORT_TYPES = [
   'restore.succeeded',
   'restore.failed',
 ] as const satisfies readonly (keyof StrataReports)[];
+
+// Compile-time proof that the lists above name every job and report type of the schemas.
+type UnlistedTypes = Exclude<keyof StrataJobs, (typeof STRATA_JOB_TYPES)[number]> | Exclude<keyof StrataReports, (typeof STRATA_REPORT_TYPES)[number]>;
+const everyTypeListed: [UnlistedTypes] extends [never] ? true : UnlistedTypes = true;
+void everyTypeListed;
 
 /**
  * A cell isolates stacks that share one NATS server (tests, several installations): its name becomes a

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createAjv, formatErrors, type JsonSchemaValidateFunction } from './ajv.ts';
-import { STRATA_JOB_TYPES, STRATA_REPORT_TYPES, type ProgressReport, type StrataJobs, type StrataReport, type StrataReports } from './strata-jobs.ts';
+import { STRATA_JOB_TYPES, STRATA_REPORT_TYPES, type ProgressReport, type SealedJob, type StrataJobs, type StrataReport, type StrataReports } from './strata-jobs.ts';
 
 /**
  * Validation of what crosses the wire between the backup catalog and the mover, against `proto/jobs/*.schema.json`:
@@ -12,6 +12,7 @@ const jobsDir = new URL('../jobs/', import.meta.url);
 const readSchema = (name: string): object => JSON.parse(readFileSync(new URL(`${name}.schema.json`, jobsDir), 'utf8')) as object;
 
 interface Validators {
+  sealed: JsonSchemaValidateFunction;
   jobs: Map<keyof StrataJobs, JsonSchemaValidateFunction>;
   envelope: JsonSchemaValidateFunction;
   reports: Map<keyof StrataReports, JsonSchemaValidateFunction>;
@@ -25,6 +26,7 @@ function compiled(): Validators {
     const ajv = createAjv();
     ajv.addSchema(readSchema('common'));
     validators = {
+      sealed: ajv.compile(readSchema('sealed-job')),
       jobs: new Map(STRATA_JOB_TYPES.map((type) => [type, ajv.compile(readSchema(type))])),
       envelope: ajv.compile(readSchema('report')),
       reports: new Map(STRATA_REPORT_TYPES.map((type) => [type, ajv.compile(readSchema(type))])),
@@ -45,6 +47,12 @@ export class StrataWireError extends Error {
 
 function check(validate: JsonSchemaValidateFunction, value: unknown, what: string, prefix = ''): void {
   if (!validate(value)) throw new StrataWireError(what, formatErrors(validate.errors, prefix));
+}
+
+/** A sealed job as received (the envelope only: its box is opened by the mover); throws a StrataWireError otherwise. */
+export function decodeSealedJob(payload: unknown): SealedJob {
+  check(compiled().sealed, payload, 'a sealed job');
+  return payload as SealedJob;
 }
 
 /** Throws a StrataWireError unless `job` is a valid job of `type` (the catalog before sealing, the mover after opening). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BackupJob, RestoreJob, StrataReport } from '@sigil/proto/strata-jobs';
 import { STRATA_JOB_TYPES, STRATA_REPORT_TYPES } from '@sigil/proto/strata-jobs';
-import { assertProgressReport, assertStrataJob, assertStrataReport, decodeStrataReport, StrataWireError } from '@sigil/proto/strata-wire';
+import { assertProgressReport, assertStrataJob, assertStrataReport, decodeSealedJob, decodeStrataReport, StrataWireError } from '@sigil/proto/strata-wire';
 
 const store = {
   endpoint: 'http://127.0.0.1:9000',
@@ -84,6 +84,23 @@ describe('Strata jobs on the wire (proto/jobs)', () => {
     ]);
     expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, store: { ...backupJob.store, sessionToken: 'x' } })).join()).toMatch(/\/store/);
     expect(errorsOf(() => assertStrataJob('restore.run', backupJob)).length).toBeGreaterThan(1);
+    expect(errorsOf(() => assertStrataJob('restore.run', { ...restoreJob, mode: 'in-place', databases: [''] }))).toEqual([
+      expect.stringMatching(/^\/mode /),
+      expect.stringMatching(/^\/databases\/0 must NOT have fewer than 1 characters/),
+    ]);
+  });
+
+  it('checks the sealed envelope a job travels in', () => {
+    const sealed = { id: 'bk_1.1', type: 'restore.run', sealed: 'aGVsbG8' };
+    expect(decodeSealedJob(sealed)).toEqual(sealed);
+    expect(errorsOf(() => decodeSealedJob({ ...sealed, type: 'sandbox.run', job: restoreJob }))).toEqual([
+      '/ must NOT have additional properties (job)',
+      '/type must be equal to one of the allowed values',
+    ]);
+    expect(errorsOf(() => decodeSealedJob({ id: '', type: 'backup.run' }))).toEqual([
+      "/ must have required property 'sealed'",
+      '/id must NOT have fewer than 1 characters',
+    ]);
   });
 
   it('refuses a job type it does not know', () => {
@@ -96,6 +113,15 @@ describe('Strata reports on the wire (proto/jobs)', () => {
     const report = { id: 'r1', type, occurredAt: '2026-11-24T09:00:00.000Z', data: reports[type] } as StrataReport;
     expect(decodeStrataReport(report)).toEqual(report);
     expect(() => assertStrataReport(report)).not.toThrow();
+  });
+
+  it.each(STRATA_REPORT_TYPES)('refuses a %s report whose data does not name its run', (type) => {
+    const [runKey, ...rest] = Object.keys(reports[type]);
+    const data = Object.fromEntries(Object.entries(reports[type]).filter(([key]) => key !== runKey));
+    expect(rest.length).toBeGreaterThan(0);
+    expect(errorsOf(() => decodeStrataReport({ id: 'r1', type, occurredAt: '2026-11-24T09:00:00.000Z', data }))).toEqual([
+      `/data must have required property '${runKey}'`,
+    ]);
   });
 
   it('refuses an unknown type, a bad time, and data of another report type', () => {

@@ -1,8 +1,8 @@
 import { consumerName, type Bus, type BusMessage, type RunningConsumer } from '@sigil/kit/bus';
 import { unseal } from '@sigil/kit/crypto';
 import type { Logger } from '@sigil/kit/log';
-import { STRATA_JOBS_STREAM, STRATA_JOB_TYPES, strataJobSubject, type BackupJob, type RestoreJob, type SealedJob, type StrataJobs } from '@sigil/proto/strata-jobs';
-import { assertStrataJob } from '@sigil/proto/strata-wire';
+import { STRATA_JOBS_STREAM, STRATA_JOB_TYPES, strataJobSubject, type BackupJob, type RestoreJob } from '@sigil/proto/strata-jobs';
+import { assertStrataJob, decodeSealedJob } from '@sigil/proto/strata-wire';
 import { runBackup } from './jobs/backup.ts';
 import { runRestore } from './jobs/restore.ts';
 import { createReporter, type Reporter } from './reports.ts';
@@ -86,16 +86,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
 
 /**
  * Opens a sealed job; throws (and the message is terminated) when it is not a sealed job, cannot be opened with our
- * key, or does not match its schema (proto/jobs).
+ * key, or does not match its schema (proto/jobs/sealed-job, then the job's own).
  */
 export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
-  const job = payload as Partial<SealedJob>;
-  if (typeof job?.id !== 'string' || typeof job.sealed !== 'string' || !STRATA_JOB_TYPES.includes(job.type as keyof StrataJobs)) {
-    throw new Error('not a sealed Strata job');
-  }
+  const job = decodeSealedJob(payload);
   let opened: unknown;
   try {
-    opened = JSON.parse(unseal(secretsKey, job.sealed, job.type as string));
+    opened = JSON.parse(unseal(secretsKey, job.sealed, job.type));
   } catch {
     throw new Error('the job cannot be opened (wrong STRATA_SECRETS_KEY?)');
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryBus } from '@sigil/kit/bus';
 import { seal } from '@sigil/kit/crypto';
 import { silentLogger } from '@sigil/kit/testing';
@@ -69,15 +69,26 @@ describe('the mover worker', () => {
     expect(ran).toEqual(['ours']);
   });
 
-  it('terminates a job that does not match its schema (proto/jobs) and goes on with the next', async () => {
+  it('terminates and logs a message that is not a sealed job, or whose job does not match its schema (proto/jobs)', async () => {
     const bus = createMemoryBus();
+    const log = silentLogger();
+    const errors = vi.spyOn(log, 'error');
     const ran: string[] = [];
-    const worker = await startWorker({ bus, log: silentLogger(), secretsKey: key, concurrency: 1, consumerPrefix: 'w5', run: async (job) => void ran.push(job.id) });
-    await bus.publish(strataJobSubject('backup.run', 'w5'), sealedJob('partial', key, { backupId: 'partial' }));
-    await bus.publish(strataJobSubject('backup.run', 'w5'), sealedJob('whole'));
+    const worker = await startWorker({ bus, log, secretsKey: key, concurrency: 1, consumerPrefix: 'w5', run: async (job) => void ran.push(job.id) });
+    const subject = strataJobSubject('backup.run', 'w5');
+    await bus.publish(subject, { ...sealedJob('loud'), priority: 'high' });
+    await bus.publish(subject, { ...sealedJob('blank'), sealed: '' });
+    await bus.publish(subject, sealedJob('partial', key, { backupId: 'partial' }));
+    await bus.publish(subject, sealedJob('whole'));
     await until(() => ran.length === 1);
     await worker.stop();
     expect(ran).toEqual(['whole']);
+    const terminated = errors.mock.calls.map(([fields, message]) => ({ message, reason: (fields as { err: Error }).err.message }));
+    expect(terminated).toEqual([
+      { message: 'terminating a message that cannot be decoded', reason: 'a sealed job does not match its schema: / must NOT have additional properties (priority)' },
+      { message: 'terminating a message that cannot be decoded', reason: 'a sealed job does not match its schema: /sealed must NOT have fewer than 1 characters' },
+      { message: 'terminating a message that cannot be decoded', reason: expect.stringMatching(/^a backup\.run job does not match its schema: .*must have required property 'namespace'/) },
+    ]);
   });
 
   it('offers a job again when its reports could not be sent', async () => {
