@@ -24,6 +24,7 @@ export function everyOf<Union extends string>() {
 export const VERSION: string = pkg.version;
 export const ROLES = everyOf<components['schemas']['Role']>()(['viewer', 'operator', 'restorer', 'restorer-admin']);
 export const MODES = everyOf<components['schemas']['RestoreMode']>()(['new', 'download', 'sandbox', 'in-place']);
+export const HEALTHS = everyOf<components['schemas']['Health']>()(['ok', 'never', 'failing', 'stale', 'suspended', 'misconfigured']);
 export const OUTPUTS = ['text', 'json', 'yaml'] as const;
 export const KINDS = everyOf<components['schemas']['ResourceKind']>()(['BackupStore', 'BackupPolicy', 'BackupTarget', 'Backup', 'Restore', 'Sandbox']);
 export type Output = (typeof OUTPUTS)[number];

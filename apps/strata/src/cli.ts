@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ApiError } from './client.ts';
 import { ExitCode, OUTPUTS, UsageError, VERSION, type CliIo, type RunState } from './cli-types.ts';
 import { createContext } from './context.ts';
+import { examples } from './help.ts';
 import { registerAuth } from './commands/auth.ts';
 import { registerOverview } from './commands/overview.ts';
 import { registerResources } from './commands/resources.ts';
@@ -56,8 +57,16 @@ function buildProgram(io: CliIo, state: RunState): Command {
   const program = new Command('strata')
     .description('Command-line client of the Strata backup service console API.')
     .version(VERSION, '-V, --version', 'print the version')
-    .addOption(new Option('--server <url>', 'console base URL (default: $STRATA_SERVER, then the config file)'))
+    .addOption(new Option('--server <url>', 'the gateway\'s base URL, without /api/v1 (default: $STRATA_SERVER, then the config file)'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUTS).default('text'))
+    .addHelpText('after', examples(
+      ['strata login --server http://127.0.0.1:8080 --email dev@example.com'],
+      ['strata quickstart --apply', 'resources for the local stack'],
+      ['strata backup-now default/postgres --watch'],
+      ['strata backups default/postgres'],
+      ['strata restore default/postgres --mode download'],
+      ['strata help restore', 'a command\'s options and examples'],
+    ))
     .helpCommand(true)
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -1,7 +1,7 @@
 /** The strata CLI: what every command module shares (I/O, the API client, output, watching a run). */
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { createStrataClient, type StrataClient } from './client.ts';
+import { API_PREFIX, createStrataClient, type StrataClient } from './client.ts';
 import { configPath, normalizeServer, readConfig, type StoredConfig } from './config.ts';
 import { eventOf, streamEvents, type StrataEvent } from './events.ts';
 import { humanDuration, parseDuration } from './format.ts';
@@ -33,13 +33,18 @@ export function createContext(io: CliIo, state: RunState) {
   }
 
   function serverFrom(raw: string | undefined, config: StoredConfig): string {
-    const chosen = raw ?? io.env.STRATA_SERVER ?? config.server;
+    const [chosen, source] = raw !== undefined ? [raw, '--server'] : io.env.STRATA_SERVER !== undefined ? [io.env.STRATA_SERVER, 'STRATA_SERVER'] : [config.server, `the server in ${configPath(io.env)}`];
     if (!chosen) throw new UsageError('no server: pass --server URL, set STRATA_SERVER, or run `strata login --server URL`');
+    let server: string;
     try {
-      return normalizeServer(chosen);
+      server = normalizeServer(chosen);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
+    if (!server.endsWith(API_PREFIX)) return server;
+    const base = server.slice(0, -API_PREFIX.length);
+    err(`hint: ${source} ${chosen} ends in ${API_PREFIX}, which the CLI adds itself; using ${base}\n`);
+    return base;
   }
 
   /** A client of `server` with the run's fetch, signal and user agent. */
@@ -74,7 +79,7 @@ export function createContext(io: CliIo, state: RunState) {
   }
 
   function emitAction(cmd: Command, a: Action): void {
-    emit(cmd, a, render.action);
+    emit(cmd, a, (x) => render.action(x, state.server));
   }
 
   interface WatchResult {
@@ -157,7 +162,7 @@ export function createContext(io: CliIo, state: RunState) {
         throw e;
       }
       const o: Ref = { namespace: action.namespace || target.namespace, name: action.name || target.name };
-      out(json ? JSON.stringify(action) + '\n' : render.action(action));
+      out(json ? JSON.stringify(action) + '\n' : render.action(action, state.server));
       object = o;
       for (const ev of pending.splice(0)) {
         if (handle(ev)) {

@@ -1,146 +1,23 @@
 // Unit tests of the strata CLI: runCli in-process against a fake console API on 127.0.0.1.
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildRestoreRequest, parsePair, parseRef, runCli } from '../src/cli.ts';
+import { buildRestoreRequest, parsePair, parseRef } from '../src/cli.ts';
 import { humanBytes, humanDuration, parseDuration } from '../src/format.ts';
-
-interface Recorded {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-type Handler = (req: Recorded, res: ServerResponse) => void;
-
-interface Fake {
-  url: string;
-  requests: Recorded[];
-  routes: Map<string, Handler>;
-  close(): Promise<void>;
-}
-
-function json(status: number, body: unknown): Handler {
-  return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-}
-
-interface Frame {
-  event?: string;
-  id?: string;
-  data: unknown;
-  /** Milliseconds to wait before writing this frame. */
-  delay?: number;
-}
-
-/** An SSE answer writing `frames` with small delays, then staying open until the client leaves. */
-function sse(frames: Frame[]): Handler {
-  return (req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.write(': hello\n\n');
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-    });
-    void (async () => {
-      for (const f of frames) {
-        await new Promise((r) => setTimeout(r, f.delay ?? 5));
-        if (closed) return;
-        let text = '';
-        if (f.event) text += `event: ${f.event}\n`;
-        if (f.id) text += `id: ${f.id}\n`;
-        text += `data: ${typeof f.data === 'string' ? f.data : JSON.stringify(f.data)}\n\n`;
-        // Split a frame in two writes to exercise the parser's buffering.
-        const cut = Math.floor(text.length / 2);
-        res.write(text.slice(0, cut));
-        await new Promise((r) => setTimeout(r, 1));
-        if (closed) return;
-        res.write(text.slice(cut));
-      }
-    })();
-    void req;
-  };
-}
-
-async function startFake(): Promise<Fake> {
-  const requests: Recorded[] = [];
-  const routes = new Map<string, Handler>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const rec: Recorded = {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        query: url.searchParams,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      requests.push(rec);
-      const handler = routes.get(`${rec.method} ${rec.path}`) ?? json(404, { error: `no route ${rec.method} ${rec.path}` });
-      handler(rec, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    routes,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
+import { json, runStrata, sse, startFake, writeLogin, type Fake, type Frame, type Recorded, type RunResult } from './fake-console.ts';
 
 let fake: Fake;
 let dir: string;
 let configFile: string;
 
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<RunResult> {
-  const out = sink();
-  const err = sink();
-  const code = await runCli(args, {
-    stdout: out.stream,
-    stderr: err.stream,
-    env: { HOME: dir, STRATA_CONFIG: configFile, ...opts.env },
-    stdin: opts.stdin !== undefined ? Readable.from([Buffer.from(opts.stdin)]) : undefined,
-  });
-  return { code, stdout: out.text(), stderr: err.text() };
+function run(args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<RunResult> {
+  return runStrata(args, { home: dir, configFile }, opts);
 }
 
 /** Writes a config as `strata login` would: server and token of the fake. */
-async function loggedIn(token = 'tok-123'): Promise<void> {
-  await mkdir(path.dirname(configFile), { recursive: true });
-  await writeFile(configFile, JSON.stringify({ server: fake.url, token }), { mode: 0o600 });
+function loggedIn(token = 'tok-123'): Promise<void> {
+  return writeLogin(configFile, fake.url, token);
 }
 
 const last = (): Recorded => {
@@ -419,17 +296,18 @@ describe('targets and backups', () => {
     fake.routes.set('GET /api/v1/targets/default/orders/backups', json(200, {
       target: 'default/orders',
       backups: [
-        { id: '20250301T030000Z-ab12', time: '2025-03-01T03:00:00Z', databases: ['app', 'billing'], storedBytes: 1536, durationSeconds: 95, pinned: true, verified: true },
-        { id: '20250228T030000Z-cd34', time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25 },
+        { id: '20250301T030000Z-ab12', phase: 'Succeeded', restorable: true, time: '2025-03-01T03:00:00Z', databases: ['app', 'billing'], storedBytes: 1536, durationSeconds: 95, pinned: true, verified: true },
+        { id: '20250228T030000Z-cd34', phase: 'Succeeded', restorable: true, time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25 },
       ],
     }));
     const r = await run(['backups', 'orders', '--limit', '2']);
     expect(r.code).toBe(0);
     expect(last().query.get('limit')).toBe('2');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+FLAGS$/);
-    expect(lines[1]).toMatch(/^20250301T030000Z-ab12\s+2025-03-01 03:00:00Z\s+app,billing\s+1\.5 KiB\s+1m35s\s+pinned,verified$/);
-    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+-$/);
+    expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+FLAGS$/);
+    expect(lines[1]).toMatch(/^20250301T030000Z-ab12\s+Succeeded\s+2025-03-01 03:00:00Z\s+app,billing\s+1\.5 KiB\s+1m35s\s+pinned,verified$/);
+    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+Succeeded\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+-$/);
+    expect(lines).toHaveLength(3);
   });
 
   it('pins with expiry and reason, unpins, shows a backup and its inventory', async () => {
@@ -686,7 +564,7 @@ describe('activity, audit, events, settings', () => {
     let r = await run(['activity', '--limit', '5']);
     expect(r.code).toBe(0);
     expect(last().query.get('limit')).toBe('5');
-    expect(r.stdout).toMatch(/default\/b-1\s+orders\s+Running/);
+    expect(r.stdout).toMatch(/default\/b-1\s+default\/orders\s+Running/);
     r = await run(['audit', '--action', 'backupNow', '--user', 'ops@example.com', '--limit', '10']);
     expect(r.code).toBe(0);
     expect(Object.fromEntries(last().query)).toEqual({ action: 'backupNow', user: 'ops@example.com', limit: '10' });

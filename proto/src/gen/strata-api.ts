@@ -195,7 +195,7 @@ export interface paths {
         };
         /**
          * List a target's backups
-         * @description The target's full backups from the catalog, newest first.
+         * @description Every full backup run of the target, newest first, with its `phase`: queued and running runs, succeeded backups (`restorable: true`) and failed runs with their `error`. Only a `Succeeded` backup can be restored.
          */
         get: operations["listTargetBackups"];
         put?: never;
@@ -861,10 +861,11 @@ export interface components {
          */
         RestoreMode: "sandbox" | "new" | "in-place" | "download";
         /**
-         * @description A target's health (`ok` when healthy; other values name the problem).
+         * @description A target's health: `ok`, or the problem - `never` (no successful backup yet), `failing` (the last run failed), `stale` (no success for two schedule intervals), `suspended`, `misconfigured` (policy or store missing).
          * @example ok
+         * @enum {string}
          */
-        Health: string;
+        Health: "ok" | "never" | "failing" | "stale" | "suspended" | "misconfigured";
         /**
          * @description A kind of declarative resource.
          * @enum {string}
@@ -1003,9 +1004,14 @@ export interface components {
             /** @description The BackupTarget's status. */
             status?: Record<string, never>;
         };
-        /** @description One full backup as the catalog knows it. */
+        /** @description One full backup run as the catalog knows it; only a `Succeeded` one is restorable. */
         Backup: {
             id?: string;
+            phase?: components["schemas"]["BackupPhase"];
+            /** @description True only for a `Succeeded` backup: its manifest is in the store. */
+            restorable?: boolean;
+            /** @description Why a `Failed` run failed: the tool's or the store's own message. Empty otherwise. */
+            error?: string;
             target?: string;
             engine?: string;
             mode?: string;
@@ -1038,7 +1044,12 @@ export interface components {
             verifyFailed?: boolean;
             tables?: number;
         };
-        /** @description A target's backups, newest first. */
+        /**
+         * @description A backup run's phase: `Queued`, `Running`, then `Succeeded` or `Failed`.
+         * @enum {string}
+         */
+        BackupPhase: "Queued" | "Running" | "Succeeded" | "Failed";
+        /** @description A target's backup runs, newest first (failed and running ones included, each with its phase). */
         BackupList: {
             target?: string;
             backups?: components["schemas"]["Backup"][];
@@ -1693,7 +1704,24 @@ export interface components {
         };
         /** @description An error. */
         Error: {
+            /** @description What went wrong; a refused apply lists every problem, one per line. */
             error: string;
+            /** @description A refused apply's problems, every one of them, each with its resource and field. */
+            errors?: components["schemas"]["ResourceProblem"][];
+        };
+        /** @description One problem of an applied document. */
+        ResourceProblem: {
+            /** @description The document's position in the apply (1-based; the items of a `kind: List` count one each). */
+            document: number;
+            /** @description The document's kind ('' when it has none). */
+            kind: string;
+            namespace: string;
+            /** @description The document's metadata.name ('' when it has none). */
+            name: string;
+            /** @description The field, e.g. `spec.full.schedule`; '' for the document as a whole. */
+            path: string;
+            /** @description What is wrong with it. */
+            message: string;
         };
         /** @description A declarative resource document (apiVersion, kind, metadata, spec, status; no secret values). */
         Resource: {
@@ -1806,6 +1834,15 @@ export interface components {
         };
         /** @description Not restorable (no backup at or before the time asked, backup still running). */
         NotRestorable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Valid documents the catalog cannot act on (a Sandbox without the sandbox service, a Backup naming a backupID no store holds); every one is listed. */
+        Unprocessable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1950,7 +1987,7 @@ export interface operations {
                 org?: string;
                 /** @description Only targets of this project. */
                 project?: string;
-                /** @description Only targets with this health (e.g. `ok`). */
+                /** @description Only targets with this health; another value is a 400 naming the allowed ones. */
                 health?: components["schemas"]["Health"];
                 /** @description Free-text search over namespace, name, engine, org, project and env. */
                 q?: string;
@@ -2861,7 +2898,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             default: components["responses"]["ServerError"];
         };
     };

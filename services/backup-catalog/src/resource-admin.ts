@@ -28,7 +28,7 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
   async function applyBackup(tx: Tx, doc: { namespace: string; name: string; spec: Record<string, unknown> }, who: StrataPrincipal): Promise<AppliedItem['action']> {
     if (typeof doc.spec.backupID === 'string' && doc.spec.backupID) {
       const known = await tx.backup.findUnique({ where: { id: doc.spec.backupID } });
-      if (!known) throw new AppError('unprocessable', `Backup ${doc.namespace}/${doc.name}: backupID ${doc.spec.backupID} is not in any store the catalog has mirrored.`);
+      if (!known) throw new AppError('unprocessable', `spec.backupID: ${doc.spec.backupID} is not in any store the catalog has mirrored.`);
       return 'unchanged';
     }
     if (await tx.backup.findUnique({ where: { namespace_name: { namespace: doc.namespace, name: doc.name } } })) return 'unchanged';

@@ -4,6 +4,7 @@ import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import { validateResource } from '@sigil/proto/resources';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { SecretStore } from './secrets.ts';
+import { applyFailure, documentRef, problem, type ApplyProblem, type DocumentRef } from './apply-problems.ts';
 
 export const STORED_KINDS = ['BackupStore', 'BackupPolicy', 'BackupTarget'] as const;
 export type StoredKind = (typeof STORED_KINDS)[number];
@@ -57,41 +58,36 @@ type Validated =
   | { kind: 'Backup' | 'Restore'; namespace: string; name: string; doc: { metadata: Record<string, unknown>; spec: Record<string, unknown> } }
   | { kind: 'Secret'; namespace: string; name: string; secret: SecretDoc };
 
-/** Validates every document before anything is written: one bad field fails the whole apply. */
+/** Validates every document before anything is written: any problem fails the whole apply, and all are reported. */
 export function validateDocuments(docs: unknown[]): Validated[] {
   const seen = new Set<string>();
-  return docs.map((doc, index) => {
-    const label = describe(doc, index);
-    const item = validateOne(doc, label);
-    const key = `${item.kind}/${item.namespace}/${item.name}`;
-    if (seen.has(key)) throw new AppError('validation-failed', `${label}: appears twice in this apply`);
+  const problems: ApplyProblem[] = [];
+  const items: Validated[] = [];
+  docs.forEach((doc, index) => {
+    const ref = documentRef(doc, index);
+    const result = validateOne(doc, ref);
+    if (Array.isArray(result)) {
+      problems.push(...result);
+      return;
+    }
+    const key = `${result.kind}/${result.namespace}/${result.name}`;
+    if (seen.has(key)) problems.push(problem(ref, '', 'appears twice in this apply'));
     seen.add(key);
-    return item;
+    items.push(result);
   });
+  if (problems.length) throw applyFailure(problems);
+  return items;
 }
 
-function describe(doc: unknown, index: number): string {
-  const d = doc as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
-  const kind = typeof d?.kind === 'string' ? d.kind : `document ${index + 1}`;
-  const name = typeof d?.metadata?.name === 'string' ? d.metadata.name : undefined;
-  const namespace = typeof d?.metadata?.namespace === 'string' ? d.metadata.namespace : 'default';
-  return name ? `${kind} ${namespace}/${name}` : kind;
-}
-
-function validateOne(doc: unknown, label: string): Validated {
+function validateOne(doc: unknown, ref: DocumentRef): Validated | ApplyProblem[] {
   const d = doc as { apiVersion?: unknown; kind?: unknown };
-  if (d?.kind === 'Secret' && d.apiVersion === 'v1') return validateSecret(doc as Record<string, unknown>, label);
+  if (d?.kind === 'Secret' && d.apiVersion === 'v1') return validateSecret(doc as Record<string, unknown>, ref);
   const result = validateResource(doc);
-  if (!result.ok) {
-    const first = result.errors[0];
-    const text = first ? (first.message.startsWith(first.path) ? first.message : `${first.path}: ${first.message}`) : 'is not valid';
-    const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
-    throw new AppError('validation-failed', `${label}: ${text}${more}`);
-  }
+  if (!result.ok) return result.errors.map((e) => problem(ref, e.path, e.message));
   const resource = result.resource as unknown as { kind: string; metadata: Record<string, unknown> & { name: string; namespace: string }; spec: Record<string, unknown> };
   const { kind, metadata } = resource;
   if (kind === 'Sandbox') {
-    throw new AppError('unprocessable', `${label}: Sandbox resources are served by the sandbox service, which this deployment does not run`);
+    return [problem(ref, '', 'Sandbox resources are served by the sandbox service, which this deployment does not run', 'unprocessable')];
   }
   return { kind: kind as StoredKind | 'Backup' | 'Restore', namespace: metadata.namespace, name: metadata.name, doc: { metadata, spec: resource.spec } } as Validated;
 }
@@ -99,25 +95,31 @@ function validateOne(doc: unknown, label: string): Validated {
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const KEY = /^[-._a-zA-Z0-9]+$/;
 
-function validateSecret(doc: Record<string, unknown>, label: string): Validated {
+function validateSecret(doc: Record<string, unknown>, ref: DocumentRef): Validated | ApplyProblem[] {
+  const problems: ApplyProblem[] = [];
   const metadata = (doc.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  if (typeof metadata.name !== 'string' || !NAME.test(metadata.name)) throw new AppError('validation-failed', `${label}: metadata.name: must be a lowercase DNS name`);
+  const name = typeof metadata.name === 'string' ? metadata.name : '';
+  if (!NAME.test(name)) problems.push(problem(ref, 'metadata.name', 'must be a lowercase DNS name'));
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : 'default';
-  if (!NAME.test(namespace)) throw new AppError('validation-failed', `${label}: metadata.namespace: must be a lowercase DNS name`);
+  if (!NAME.test(namespace)) problems.push(problem(ref, 'metadata.namespace', 'must be a lowercase DNS name'));
   const data: Record<string, string> = {};
   for (const [field, decode] of [['data', true], ['stringData', false]] as const) {
     const map = doc[field];
     if (map === undefined) continue;
-    if (!map || typeof map !== 'object' || Array.isArray(map)) throw new AppError('validation-failed', `${label}: ${field}: must be a map of strings`);
+    if (!map || typeof map !== 'object' || Array.isArray(map)) {
+      problems.push(problem(ref, field, 'must be a map of strings'));
+      continue;
+    }
     for (const [key, value] of Object.entries(map)) {
-      if (!KEY.test(key)) throw new AppError('validation-failed', `${label}: ${field}.${key}: is not a valid key`);
-      if (typeof value !== 'string') throw new AppError('validation-failed', `${label}: ${field}.${key}: must be a string`);
-      if (decode && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new AppError('validation-failed', `${label}: data.${key}: must be base64`);
-      data[key] = decode ? Buffer.from(value, 'base64').toString('utf8') : value;
+      if (!KEY.test(key)) problems.push(problem(ref, `${field}.${key}`, 'is not a valid key'));
+      else if (typeof value !== 'string') problems.push(problem(ref, `${field}.${key}`, 'must be a string'));
+      else if (decode && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) problems.push(problem(ref, `data.${key}`, 'must be base64'));
+      else data[key] = decode ? Buffer.from(value, 'base64').toString('utf8') : value;
     }
   }
-  if (Object.keys(data).length === 0) throw new AppError('validation-failed', `${label}: data: a secret needs at least one key`);
-  return { kind: 'Secret', namespace, name: metadata.name, secret: { namespace, name: metadata.name, data } };
+  if (Object.keys(data).length === 0 && problems.length === 0) problems.push(problem(ref, 'data', 'a secret needs at least one key'));
+  if (problems.length) return problems;
+  return { kind: 'Secret', namespace, name, secret: { namespace, name, data } };
 }
 
 export interface ResourceRepository {
@@ -153,15 +155,24 @@ export function createResourceRepository(db: Db, secrets: SecretStore): Resource
       const items = validateDocuments(parseDocuments(body));
       return db.$transaction(async (tx) => {
         const applied: AppliedItem[] = [];
-        for (const item of items) {
+        const problems: ApplyProblem[] = [];
+        for (const [index, item] of items.entries()) {
           const { kind, namespace, name } = item;
           let action: AppliedItem['action'];
-          if (item.kind === 'Secret') action = await secrets.put(tx, namespace, name, item.secret.data);
-          else if (item.kind === 'Backup') action = await runs.backup(tx, { namespace, name, spec: item.doc.spec }, principal);
-          else if (item.kind === 'Restore') action = await runs.restore(tx, { namespace, name, spec: item.doc.spec }, principal);
-          else action = await upsert(tx, item.kind, namespace, name, item.doc);
+          try {
+            if (item.kind === 'Secret') action = await secrets.put(tx, namespace, name, item.secret.data);
+            else if (item.kind === 'Backup') action = await runs.backup(tx, { namespace, name, spec: item.doc.spec }, principal);
+            else if (item.kind === 'Restore') action = await runs.restore(tx, { namespace, name, spec: item.doc.spec }, principal);
+            else action = await upsert(tx, item.kind, namespace, name, item.doc);
+          } catch (error) {
+            // A refused Backup or Restore writes nothing, so the others are still tried and every refusal reported.
+            if (!(error instanceof AppError)) throw error;
+            problems.push(problem({ document: index + 1, kind, namespace, name }, '', error.message, error.code));
+            continue;
+          }
           applied.push({ kind, namespace, name, action });
         }
+        if (problems.length) throw applyFailure(problems);
         const version = applied.some((a) => a.action !== 'unchanged') ? await bumpCatalogVersion(tx) : 0n;
         return { items: applied, version };
       });

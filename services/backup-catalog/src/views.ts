@@ -1,5 +1,5 @@
 import { STRATA } from '@sigil/proto/strata';
-import type { BackupRow } from './backups.ts';
+import { BACKUP_PHASES, type BackupRow } from './backups.ts';
 import type { Db } from './db.ts';
 
 export type RestoreRow = NonNullable<Awaited<ReturnType<Db['restore']['findUnique']>>>;
@@ -47,6 +47,9 @@ export function backupView(row: BackupRow) {
   const time = consistentAt(row);
   return {
     id: row.id,
+    phase: row.phase,
+    restorable: row.phase === BACKUP_PHASES.succeeded,
+    error: row.phase === BACKUP_PHASES.failed ? row.message || 'failed without a message' : '',
     target: row.targetName,
     engine: row.engine,
     mode: m.mode ?? 'logical',

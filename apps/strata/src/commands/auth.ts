@@ -6,6 +6,7 @@ import { requestDevToken } from '../dev-issuer.ts';
 import { VERSION, ROLES, UsageError } from '../cli-types.ts';
 import { readStdin } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+import { examples } from '../help.ts';
 
 interface LoginOptions {
   email?: string;
@@ -29,6 +30,11 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
     .option('--email <email>', 'e-mail of the principal (dev issuer of the local stack)')
     .addOption(new Option('--role <role>', 'role asked from the dev issuer (default: the issuer\'s, restorer-admin on the local stack)').choices(ROLES))
     .option('--token <jwt>', 'access token from the real access proxy (e.g. `cloudflared access token --app URL`); "-" reads stdin')
+    .addHelpText('after', examples(
+      ['strata login --server http://127.0.0.1:8080 --email dev@example.com', 'local stack: a token from its dev issuer'],
+      ['strata login --server http://127.0.0.1:8080 --email ops@example.com --role operator'],
+      ['cloudflared access token --app https://strata.example.com | strata login --server https://strata.example.com --token -'],
+    ))
     .action(async (opts: LoginOptions, cmd: Command) => {
       const source = loginSource(opts);
       const { file, config } = await loadConfig();
@@ -57,6 +63,7 @@ export function registerAuth(program: Command, ctx: CommandContext): void {
   program
     .command('logout')
     .description('forget the stored token (the server stays configured)')
+    .addHelpText('after', examples(['strata logout']))
     .action(async (_opts: unknown, cmd: Command) => {
       const { file, config } = await loadConfig();
       if (!config.token) {

@@ -6,13 +6,15 @@ import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
 import { reasonBody } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+import { examples } from '../help.ts';
 
 export function registerBackups(program: Command, ctx: CommandContext): void {
   const { connect, emit, emitAction } = ctx;
   program
     .command('backup')
-    .description('show one backup (manifest summary and tags)')
+    .description('show one backup run: its phase, a failed run\'s error, the manifest summary and tags')
     .argument('<id>', 'backup id')
+    .addHelpText('after', examples(['strata backups prod/orders', 'find the id'], ['strata backup 20250301t030000z-ab12cd34']))
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
       emit(cmd, await expectData(c.api.GET('/backups/{id}', { params: { path: { id } } })), render.backupDetail);
@@ -22,6 +24,7 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .command('inventory')
     .description('show what the databases looked like at backup time (no row data)')
     .argument('<id>', 'backup id')
+    .addHelpText('after', examples(['strata inventory 20250301t030000z-ab12cd34']))
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
       emit(cmd, await expectData(c.api.GET('/backups/{id}/inventory', { params: { path: { id } } })), render.inventory);
@@ -33,6 +36,11 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .argument('<id>', 'backup id')
     .option('--expires <when>', 'a duration such as 30d, or an RFC 3339 time; omitted means forever')
     .option('--reason <text>', 'why the backup is kept')
+    .addHelpText('after', examples(
+      ['strata pin 20250301t030000z-ab12cd34 --expires 30d --reason "audit 2025"'],
+      ['strata pin 20250301t030000z-ab12cd34 --expires 2026-01-01T00:00:00Z'],
+      ['strata pin 20250301t030000z-ab12cd34', 'forever'],
+    ))
     .action(async (id: string, opts: { expires?: string; reason?: string }, cmd: Command) => {
       if (opts.expires !== undefined && !isDuration(opts.expires) && !isTimestamp(opts.expires)) {
         throw new UsageError(`invalid --expires "${opts.expires}": expected a duration such as 30d or an RFC 3339 time`);
@@ -49,6 +57,7 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .description('release a pinned backup to retention')
     .argument('<id>', 'backup id')
     .option('--reason <text>', 'reason recorded in the audit log')
+    .addHelpText('after', examples(['strata unpin 20250301t030000z-ab12cd34 --reason "audit closed"']))
     .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
       const c = await connect(cmd);
       emitAction(cmd, await expectData(c.api.POST('/backups/{id}/unpin', { params: { path: { id } }, body: reasonBody(opts.reason) })));

@@ -6,6 +6,7 @@ import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';
 import { MODES, ExitCode } from '../cli-types.ts';
+import { examples } from '../help.ts';
 import type { Ref, RestoreOptions } from '../args.ts';
 import { parseRef, refParams, intArg, durationArg, buildRestoreRequest } from '../args.ts';
 import type { CommandContext } from '../context.ts';
@@ -20,7 +21,21 @@ function restoreEvent(r: Schema<'Restore'>): StrataEvent {
 }
 
 export function registerRestores(program: Command, ctx: CommandContext): void {
-  const { out, globals, connect, emit, emitAction, watch } = ctx;
+  const { out, err, state, globals, connect, emit, emitAction, watch } = ctx;
+
+  /** What a finished download or sandbox restore gives the user: the link and its expiry, or the sandbox. */
+  async function showOutcome(c: StrataClient, object: Ref, mode: 'download' | 'sandbox', json: boolean): Promise<void> {
+    const detail = await readRestore(c, object);
+    const restore = detail.restore ?? {};
+    const ref = `${object.namespace}/${object.name}`;
+    if (json) out(JSON.stringify(detail) + '\n');
+    else if (restore.phase === 'Failed') err(`error: restore ${ref} failed${restore.message ? `: ${restore.message}` : ''}\n`);
+    else if (mode === 'sandbox') out(restore.sandbox ? `sandbox:      ${restore.sandbox}\n` : '');
+    else if (restore.phase === 'Succeeded') out(`download URL: ${restore.downloadURL || '-'}\nexpires:      ${restore.downloadExpires ?? '-'}\n`);
+    else out(`restore ${ref} is ${restore.phase || 'not ready'}; \`strata restore-status ${ref}\` shows the link once it is ready\n`);
+    if (restore.phase === 'Failed') throw new ExitCode(1);
+  }
+
   program
     .command('restore')
     .description('restore a target: to a new database, a download, a sandbox, or in place')
@@ -40,13 +55,28 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .option('--reason <text>', 'reason recorded with the restore')
     .option('-w, --watch', 'follow the restore until it succeeds or fails')
     .option('--timeout <duration>', 'with --watch: give up after this long', durationArg, '2h')
+    .addHelpText('after', examples(
+      ['strata restore prod/orders --mode download', 'prints a link to the encrypted dump and its expiry'],
+      ['strata restore prod/orders --mode new --host db2 --port 5432 --database orders_copy --credentials-secret db2-admin --watch'],
+      ['strata restore prod/orders --mode new --at 2025-03-01T02:00:00Z --host db2 --database orders_copy --credentials-secret db2-admin'],
+      ['strata restore prod/orders --mode in-place --backup ID --confirm orders --credentials-secret orders-admin'],
+    ))
     .action(async (ref: string, opts: RestoreOptions, cmd: Command) => {
       const r = parseRef(ref);
       const request = buildRestoreRequest(r, opts);
       const c = await connect(cmd);
       const start = (): Promise<Action> => expectData(c.api.POST('/restores', { body: request }));
+      const json = globals(cmd).output !== 'text';
       if (!opts.watch) {
-        emitAction(cmd, await start());
+        const action = await start();
+        if (opts.mode !== 'download') {
+          emitAction(cmd, action);
+          return;
+        }
+        // A download is ready at once: its link is what the user asked for.
+        out(json ? JSON.stringify(action) + '\n' : render.action(action, state.server));
+        const object = { namespace: action.namespace || r.namespace, name: action.name || r.name };
+        await showOutcome(c, object, 'download', json);
         return;
       }
       const result = await watch(cmd, c, 'restore', r, start, opts.timeout, async (o) => {
@@ -54,20 +84,8 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
         return restore ? restoreEvent(restore) : undefined;
       });
       if (result.phase !== 'succeeded') throw new ExitCode(result.code);
-      const json = globals(cmd).output !== 'text';
       if (!json) out(`restore ${result.ref} succeeded\n`);
-      if (opts.mode === 'download' || opts.mode === 'sandbox') {
-        const detail = await readRestore(c, result.object);
-        const restore = detail.restore ?? {};
-        if (json) {
-          out(JSON.stringify(detail) + '\n');
-        } else if (opts.mode === 'download') {
-          out(`download URL: ${restore.downloadURL ?? '-'}\n`);
-          out(`expires:      ${restore.downloadExpires ?? '-'}\n`);
-        } else if (restore.sandbox) {
-          out(`sandbox:      ${restore.sandbox}\n`);
-        }
-      }
+      if (opts.mode === 'download' || opts.mode === 'sandbox') await showOutcome(c, result.object, opts.mode, json);
     });
 
   program
@@ -75,6 +93,7 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .description('list restores, newest first')
     .option('--target <target>', 'only restores of this target (NS/NAME or NAME)')
     .option('--limit <n>', 'at most this many', intArg(1, 1000))
+    .addHelpText('after', examples(['strata restores'], ['strata restores --target prod/orders --limit 5']))
     .action(async (opts: { target?: string; limit?: number }, cmd: Command) => {
       const target = opts.target ? parseRef(opts.target, '--target') : undefined;
       const c = await connect(cmd);
@@ -86,6 +105,7 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .command('restore-status')
     .description('show one restore: phase, plan, progress, checks, download link')
     .argument('<restore>', 'NS/NAME or NAME of the Restore')
+    .addHelpText('after', examples(['strata restore-status prod/orders-restore-20250301t040000z-ab12', 'a download restore: its link and expiry']))
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);

@@ -5,16 +5,24 @@ import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
 import { parseRef, refParams, collect, parsePair, readInput } from '../args.ts';
 import type { CommandContext } from '../context.ts';
+import { examples } from '../help.ts';
 
 export function registerSecrets(program: Command, ctx: CommandContext): void {
   const { io, stdinUse, connect, emit, emitAction } = ctx;
-  const secret = program.command('secret').description('manage secrets referenced by resources (values are never shown)');
+  const secret = program
+    .command('secret')
+    .description('manage secrets referenced by resources (values are never shown)')
+    .addHelpText('after', examples(['strata secret set strata/age-identity --from-file identity=./key.txt'], ['strata secret list']));
   secret
     .command('set')
     .description('create or replace a secret')
     .argument('<secret>', 'NS/NAME or NAME')
     .argument('[pairs...]', 'KEY=VALUE pairs')
     .option('--from-file <key=path>', 'value of KEY read from a file ("-" reads stdin); repeatable', collect, [] as string[])
+    .addHelpText('after', examples(
+      ['strata secret set strata/s3 accessKeyId=AKIA... secretAccessKey=...', 'replaces every key of the secret'],
+      ['strata secret set strata/age-identity --from-file identity=./key.txt', 'keeps values out of the shell history'],
+    ))
     .action(async (ref: string, pairs: string[], opts: { fromFile: string[] }, cmd: Command) => {
       const r = parseRef(ref);
       const data: Record<string, string> = {};
@@ -35,6 +43,7 @@ export function registerSecrets(program: Command, ctx: CommandContext): void {
   secret
     .command('list')
     .description('list secrets and their keys')
+    .addHelpText('after', examples(['strata secret list', 'names and key names, never values']))
     .action(async (_opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
       emit(cmd, await expectData(c.api.GET('/secrets')), render.secrets);
@@ -43,6 +52,7 @@ export function registerSecrets(program: Command, ctx: CommandContext): void {
     .command('delete')
     .description('delete a secret')
     .argument('<secret>', 'NS/NAME or NAME')
+    .addHelpText('after', examples(['strata secret delete strata/old-creds']))
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);

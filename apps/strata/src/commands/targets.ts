@@ -1,11 +1,12 @@
 /** The strata CLI: Targets: list, detail, suspend/resume, `backup-now` and a target's backups. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { operations } from '@sigil/proto/api/strata';
 import { expectData, type Schema, type StrataClient } from '../client.ts';
 import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';
-import { ExitCode } from '../cli-types.ts';
+import { ExitCode, HEALTHS } from '../cli-types.ts';
+import { examples } from '../help.ts';
 import type { Ref } from '../args.ts';
 import { parseRef, refParams, intArg, durationArg, reasonBody } from '../args.ts';
 import type { CommandContext } from '../context.ts';
@@ -31,8 +32,14 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .option('--env <env>', 'only this environment')
     .option('--org <org>', 'only this organization')
     .option('--project <project>', 'only this project')
-    .option('--health <health>', 'only this health (e.g. ok)')
+    .addOption(new Option('--health <health>', 'only this health').choices(HEALTHS))
     .option('--q <text>', 'free-text search')
+    .addHelpText('after', examples(
+      ['strata targets', 'every target you may see'],
+      ['strata targets --health failing', 'targets whose last backup failed'],
+      ['strata targets --env prod --q orders', 'prod targets matching "orders"'],
+      ['strata targets -o json', 'the API\'s answer as JSON'],
+    ))
     .action(async (opts: TargetFilters, cmd: Command) => {
       const c = await connect(cmd);
       const query: TargetFilters = { env: opts.env, org: opts.org, project: opts.project, health: opts.health, q: opts.q };
@@ -43,6 +50,7 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .command('target')
     .description('show one target')
     .argument('<target>', 'NS/NAME or NAME')
+    .addHelpText('after', examples(['strata target prod/orders'], ['strata target orders', 'namespace default']))
     .action(async (ref: string, _opts: unknown, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
@@ -55,6 +63,7 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
       .description(verb === 'suspend' ? 'pause scheduled backups and change streams of a target' : 'continue scheduled backups and streams')
       .argument('<target>', 'NS/NAME or NAME')
       .option('--reason <text>', 'reason recorded in the audit log')
+      .addHelpText('after', examples([`strata ${verb} prod/orders${verb === 'suspend' ? ' --reason "maintenance"' : ''}`]))
       .action(async (ref: string, opts: { reason?: string }, cmd: Command) => {
         const r = parseRef(ref);
         const c = await connect(cmd);
@@ -71,6 +80,11 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .option('--reason <text>', 'reason recorded with the backup')
     .option('-w, --watch', 'follow the backup until it succeeds or fails')
     .option('--timeout <duration>', 'with --watch: give up after this long', durationArg, '30m')
+    .addHelpText('after', examples(
+      ['strata backup-now prod/orders --reason "before migration"'],
+      ['strata backup-now prod/orders --watch', 'follow it; exit 0 when it succeeds, 1 when it fails'],
+      ['strata backup-now prod/orders --watch --timeout 1h'],
+    ))
     .action(async (ref: string, opts: { reason?: string; watch?: boolean; timeout: string }, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
@@ -87,9 +101,14 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
 
   program
     .command('backups')
-    .description('list the backups of a target, newest first')
+    .description('list the backup runs of a target, newest first: each with its phase; failed ones with their error')
     .argument('<target>', 'NS/NAME or NAME')
     .option('--limit <n>', 'at most this many (1-1000, server default 100)', intArg(1, 1000))
+    .addHelpText('after', examples(
+      ['strata backups prod/orders', 'only Succeeded backups can be restored'],
+      ['strata backups orders --limit 5', 'the five newest runs of default/orders'],
+      ['strata backup <id>', 'one run in full (a failed run: its error)'],
+    ))
     .action(async (ref: string, opts: { limit?: number }, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);

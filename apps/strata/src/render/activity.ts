@@ -2,7 +2,7 @@
 import type { Schema } from '../client.ts';
 import type { StrataEvent } from '../events.ts';
 import { humanBytes, humanDuration, table, time } from '../format.ts';
-import { nsName } from './common.ts';
+import { nsName, targetRef } from './common.ts';
 import { restores } from './restores.ts';
 
 export function activity(a: Schema<'Activity'>): string {
@@ -14,7 +14,7 @@ export function activity(a: Schema<'Activity'>): string {
         ['backup', 'target', 'phase', 'created', 'size', 'duration', 'reason'],
         bs.map((b) => [
           nsName(b.namespace, b.name),
-          b.target,
+          targetRef(b.namespace, b.target),
           b.phase,
           time(b.created),
           humanBytes(b.bytes),

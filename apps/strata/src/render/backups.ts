@@ -1,6 +1,7 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
 import type { Schema } from '../client.ts';
 import { flags, humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
+import { targetRef } from './common.ts';
 
 type Backup = Schema<'Backup'>;
 type Tags = Schema<'Tags'>;
@@ -19,7 +20,8 @@ export function backupDetail(d: Schema<'BackupDetail'>): string {
   const ratio = b.rawBytes && b.storedBytes ? ` (${(b.rawBytes / b.storedBytes).toFixed(1)}x)` : '';
   let out = keyValues([
     ['id', b.id],
-    ['target', b.target],
+    ['phase', phaseText(b)],
+    ['target', targetRef(m.target?.namespace, b.target)],
     ['engine', b.engine],
     ['mode', b.mode],
     ['server version', b.serverVersion],
@@ -44,7 +46,14 @@ export function backupDetail(d: Schema<'BackupDetail'>): string {
   ]);
   const warnings = b.warnings ?? [];
   if (warnings.length) out += `warnings:\n${warnings.map((w) => `  - ${w}\n`).join('')}`;
+  if (b.error) out += `error (the tool's or the store's own message):\n${b.error.split('\n').map((l) => `  ${l}\n`).join('')}`;
   return out;
+}
+
+function phaseText(b: Backup): string | undefined {
+  if (!b.phase) return undefined;
+  if (b.restorable) return `${b.phase} (restorable)`;
+  return `${b.phase} (not restorable${b.phase === 'Failed' ? '' : ' until it succeeds'})`;
 }
 
 export function pinText(tags: Tags, b: Backup): string {

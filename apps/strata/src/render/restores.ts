@@ -1,7 +1,7 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
 import type { Schema } from '../client.ts';
 import { humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
-import { nsName } from './common.ts';
+import { nsName, targetRef } from './common.ts';
 
 export function restoreSource(r: Schema<'Restore'>): string {
   const s = r.source ?? {};
@@ -17,7 +17,7 @@ export function restores(l: Schema<'RestoreList'>): string {
     ['restore', 'target', 'mode', 'phase', 'source', 'created', 'duration', 'by'],
     rs.map((r) => [
       nsName(r.namespace, r.name),
-      r.target,
+      targetRef(r.source?.targetNamespace, r.target),
       r.mode,
       r.phase,
       restoreSource(r),
@@ -33,7 +33,7 @@ export function restoreDetail(d: Schema<'RestoreDetail'>): string {
   const dest = r.destination ?? {};
   let out = keyValues([
     ['restore', nsName(r.namespace, r.name)],
-    ['target', r.target],
+    ['target', targetRef(r.source?.targetNamespace, r.target)],
     ['mode', r.mode],
     ['phase', r.phase],
     ['message', r.message],

@@ -76,18 +76,28 @@ export function targetDetail(d: Schema<'TargetDetail'>): string {
   return out;
 }
 
+/** A target's runs with their phase: only a restorable one shows a stored size, and a failed one its error. */
 export function backups(l: Schema<'BackupList'>): string {
   const bs = l.backups ?? [];
   if (!bs.length) return `No backups${l.target ? ` of ${l.target}` : ''}.\n`;
-  return table(
-    ['id', 'time', 'databases', 'stored', 'duration', 'flags'],
+  let out = table(
+    ['id', 'phase', 'time', 'databases', 'stored', 'duration', 'flags'],
     bs.map((b) => [
       b.id,
+      b.phase,
       time(b.time),
       list(b.databases, 3),
-      humanBytes(b.storedBytes),
+      b.restorable ? humanBytes(b.storedBytes) : '-',
       humanDuration(b.durationSeconds),
       backupFlags(b),
     ]),
   );
+  const failed = bs.filter((b) => b.phase === 'Failed');
+  if (failed.length) out += `\nFailed runs (not restorable; \`strata backup ID\` shows the whole message):\n${failed.map((b) => `  ${b.id}: ${firstLine(b.error)}\n`).join('')}`;
+  return out;
+}
+
+function firstLine(text: string | undefined): string {
+  const lines = (text ?? '').split('\n').filter((l) => l.trim());
+  return lines.length > 1 ? `${lines[0]} (…)` : (lines[0] ?? '-');
 }

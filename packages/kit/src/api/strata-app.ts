@@ -49,10 +49,11 @@ export const STRATA_BODY_LIMIT = '2mb';
 export const strataErrorRenderer: ErrorRenderer = {
   send: sendError,
   validation(issues: ValidationIssue[]): AppError {
-    const first = issues.map(toFieldError)[0];
-    if (!first) return new AppError('validation-failed', 'The request is not valid.');
+    const issue = issues[0];
+    if (!issue) return new AppError('validation-failed', 'The request is not valid.');
+    const first = toFieldError(issue);
     const where = first.pointer.replace(/^\//, '').replace(/\//g, '.');
-    return new AppError('validation-failed', `${where}: ${first.detail}`);
+    return new AppError('validation-failed', `${where}: ${oneOf(issue) ?? first.detail}`);
   },
 };
 
@@ -162,7 +163,14 @@ function auditWrites(record: (entry: WriteRecord) => Promise<void>) {
 export function sendError(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   auditState(res).error = error.message;
-  res.status(error.status).json({ error: error.message });
+  // Members an error adds (an apply's `errors`) go next to `error`, never in its place.
+  res.status(error.status).json({ ...error.extensions, error: error.message });
+}
+
+/** `must be one of ok, never, failing` for a value outside an enumeration: the caller learns what is accepted. */
+function oneOf(issue: ValidationIssue): string | undefined {
+  const values = issue.keyword === 'enum' ? issue.params.allowedValues : undefined;
+  return Array.isArray(values) && values.length ? `must be one of ${values.map(String).join(', ')}` : undefined;
 }
 
 /** Audit outcomes: ok, denied (403), invalid (400), not-found, conflict, unprocessable, error (5xx). */
