@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
+import { getCachedDocumentNodeFromSchema } from '@graphql-codegen/plugin-helpers';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse } from 'graphql';
 
 export interface SubgraphTypesOptions {
@@ -23,7 +23,7 @@ export async function subgraphResolverTypes(options: SubgraphTypesOptions, heade
   const schema = buildSubgraphSchema({ typeDefs: parse(await readFile(options.schemaFile, 'utf8')) });
   const output = await codegen({
     filename: options.outputFile,
-    schema: parse(printSchemaWithDirectives(schema)),
+    schema: getCachedDocumentNodeFromSchema(schema),
     schemaAst: schema,
     documents: [],
     // The base types keep the Federation types (`_Service`, `_entities` arguments) the resolver types refer to.

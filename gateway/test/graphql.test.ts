@@ -3,7 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { GraphQLError } from 'graphql';
 import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
-import { mountSubgraph, principalWith, type SubgraphContext } from '@sigil/kit/graphql';
+import { mountSubgraph, principalWith, type SubgraphContext, type SubgraphResolvers } from '@sigil/kit/graphql';
 import { SIGIL } from '@sigil/proto';
 import { composeSdl } from '../src/compose.ts';
 import { buildGateway, createTestKeys, listen, startFakeAccounts, type FakeAccounts, type GatewayUnderTest, type TestKeys } from './helpers.ts';
@@ -26,7 +26,7 @@ let supergraphSdl: string;
 const servers: Array<{ close(): Promise<void> }> = [];
 const subgraphHeaders: Array<Record<string, unknown>> = [];
 
-async function startSubgraph(typeDefs: string, resolvers: Record<string, unknown>) {
+async function startSubgraph(typeDefs: string, resolvers: SubgraphResolvers) {
   const app = express();
   app.use((req, _res, next) => {
     subgraphHeaders.push({ ...req.headers });

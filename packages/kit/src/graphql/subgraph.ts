@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, parse, type GraphQLFormattedError, type GraphQLScalarType } from 'graphql';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { isAppError } from '../errors.ts';
 import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
@@ -13,10 +13,19 @@ export interface SubgraphContext {
   principal: Principal | undefined;
 }
 
+// `never` parameters: any resolver signature fits, `__resolveReference(reference, context)` included.
+type ResolverFunction = (...args: never[]) => unknown;
+
+/** One type's resolvers: by field a function or `{ resolve }`, by enum value its internal value. */
+type TypeResolvers = Readonly<Record<string, ResolverFunction | { resolve: ResolverFunction } | string | number | undefined>>;
+
+/** A subgraph's resolvers by type name: what the `Resolvers` type generated from its schema describes (`npm run types`). */
+export type SubgraphResolvers = Readonly<Record<string, TypeResolvers | GraphQLScalarType | undefined>>;
+
 export interface SubgraphOptions {
   typeDefs: string;
   /** The service's resolvers, typed by the code generated from its schema (`npm run types`). */
-  resolvers: object;
+  resolvers: SubgraphResolvers;
   verifyPrincipal: PrincipalVerifier;
   /** Where a principal that fails verification is reported (never with the token). */
   log?: Logger;
