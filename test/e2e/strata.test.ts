@@ -97,6 +97,20 @@ describe('a new user backs up and restores with the strata CLI', () => {
     }, 400_000);
   }
 
+  it('shows every resource Ready, and each target with its last backup, in `strata get resources`', async () => {
+    const list = await strata('get', 'resources');
+    expect(list.code, list.err).toBe(0);
+    const rows = list.out.trimEnd().split('\n').slice(1);
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const row of rows) expect(row).toMatch(/^Backup(Store|Policy|Target)\s+\S+\s+Ready\s+-$/);
+    for (const name of Object.values(TARGET)) {
+      const doc = JSON.parse((await strata('get', 'resource', 'BackupTarget', `default/${name}`, '-o', 'json')).out);
+      const conditions = Object.fromEntries(doc.status.conditions.map((c: { type: string; status: string }) => [c.type, c.status]));
+      expect(conditions).toMatchObject({ Ready: 'True', LastBackupSucceeded: 'True' });
+      expect(doc.status.observedGeneration).toBe(doc.metadata.generation);
+    }
+  });
+
   it('shows it all in activity and audit', async () => {
     const activity = JSON.parse((await strata('activity', '-o', 'json')).out);
     expect(activity.backups.filter((b: { phase: string }) => b.phase === 'Succeeded')).toHaveLength(2);

@@ -101,6 +101,40 @@ describe('apply shows every problem at once', () => {
   });
 });
 
+describe('resource status in the CLI', () => {
+  it('apply prints a warning for each name that points nowhere, with its resource and field, and exits 0', async () => {
+    fake.routes.set('POST /api/v1/resources', json(200, {
+      applied: [{ kind: 'BackupTarget', namespace: 'prod', name: 'orders', action: 'created' }],
+      message: '1 resource(s) applied, 1 changed. 1 warning(s): ...',
+      warnings: [{ document: 1, kind: 'BackupTarget', namespace: 'prod', name: 'orders', path: 'spec.policy', message: 'policy nightly does not exist in namespace prod or strata-system' }],
+    }));
+    const file = path.join(dir, 'target.yaml');
+    await writeFile(file, 'kind: BackupTarget\n');
+    const r = await run(['apply', '-f', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      'backuptarget/prod/orders created',
+      'warning: BackupTarget prod/orders: spec.policy: policy nightly does not exist in namespace prod or strata-system',
+      '',
+    ]);
+  });
+
+  it('get resources shows each phase and message', async () => {
+    const condition = { type: 'Ready', status: 'False', reason: 'PolicyNotFound', message: 'policy nightly does not exist', observedGeneration: 1, lastTransitionTime: '2025-03-01T03:00:00Z' };
+    fake.routes.set('GET /api/v1/resources', json(200, {
+      resources: [
+        { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'BackupStore', metadata: { namespace: 'default', name: 'local' }, spec: {}, status: { phase: 'Ready', message: '', observedGeneration: 1, conditions: [] } },
+        { apiVersion: 'backups.strata.dev/v1alpha1', kind: 'BackupTarget', metadata: { namespace: 'prod', name: 'orders' }, spec: {}, status: { phase: 'NotReady', message: 'policy nightly does not exist', observedGeneration: 1, conditions: [condition] } },
+      ],
+    }));
+    const r = await run(['get', 'resources']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^BackupStore\s+default\/local\s+Ready\s*/);
+    expect(lines[2]).toMatch(/^BackupTarget\s+prod\/orders\s+NotReady\s+policy nightly does not exist$/);
+  });
+});
+
 describe('restore --mode download prints the link and its expiry', () => {
   const action = { message: 'Restore orders-restore-x of prod/orders from backup b1 is ready.', kind: 'Restore', namespace: 'prod', name: 'orders-restore-x', link: '/restores/prod/orders-restore-x' };
   const ready = { restore: { namespace: 'prod', name: 'orders-restore-x', target: 'prod/orders', phase: 'Succeeded', mode: 'download', downloadURL: 'https://s3.example.com/b/app.pgdump.zst.age?X-Amz-Signature=1', downloadExpires: '2025-03-02T04:00:00.000Z' } };

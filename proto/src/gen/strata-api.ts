@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * List declarative resources
-         * @description The declarative resources of the service, optionally of one kind (secret values never included).
+         * @description The declarative resources of the service, optionally of one kind (secret values never included), each with its `status` (`phase`, `message`, `observedGeneration`, `conditions`). Without `kind`: stores, policies and targets; `kind=Backup` or `kind=Restore` lists the runs as documents of their kind, newest first.
          */
         get: operations["listResources"];
         put?: never;
@@ -1748,6 +1748,8 @@ export interface components {
         ApplyResult: {
             applied: components["schemas"]["AppliedResource"][];
             message: string;
+            /** @description What the applied resources name that does not exist or cannot be used (a target's policy or credentials secret, a policy's store, a store's secrets or recipients), each with its resource and field. The resources are applied anyway; their `Ready` condition says the same until it is fixed. */
+            warnings?: components["schemas"]["ResourceProblem"][];
         };
         /** @description One secret - its name and key names, never values. */
         SecretInfo: {

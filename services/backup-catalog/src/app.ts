@@ -15,6 +15,7 @@ import { createResourceAdmin } from './resource-admin.ts';
 import type { RestoreRequest, RestoreService } from './restores.ts';
 import { readSettings } from './settings.ts';
 import { streamEvents } from './sse.ts';
+import type { StatusWriter } from './status.ts';
 import type { TargetService } from './targets.ts';
 
 export interface CatalogAppDeps extends BackupDeps {
@@ -22,6 +23,8 @@ export interface CatalogAppDeps extends BackupDeps {
   verifyPrincipal: StrataPrincipalVerifier;
   targets: TargetService;
   restores: RestoreService;
+  /** Writes the resources' status and finds what an apply names that is missing. */
+  status: StatusWriter;
   hub: EventHub;
   /** Reported by whoami; when absent, the address the caller reached the gateway at. */
   externalUrl?: string;

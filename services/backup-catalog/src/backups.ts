@@ -4,6 +4,7 @@ import { seal } from '@sigil/kit/crypto';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
 import { strataJobSubject, type BackupJob, type SealedJob } from '@sigil/proto/strata-jobs';
 import { assertStrataJob } from '@sigil/proto/strata-wire';
+import { recordBackupOutcome } from './conditions.ts';
 import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import type { ResourceRepository } from './resources.ts';
@@ -122,7 +123,7 @@ export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
       try {
         bundle = await loadTargetBundle(tx, deps.resources, backup.namespace, backup.targetName);
       } catch (error) {
-        failed.push(await failQueued(tx, backup, (error as Error).message, deps.clock()));
+        failed.push(await failQueued(tx, deps.resources, backup, (error as Error).message, deps.clock()));
         continue;
       }
       const limits = limitsOf(bundle);
@@ -135,7 +136,7 @@ export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
       try {
         job = await buildBackupJob(tx, deps, bundle, backup);
       } catch (error) {
-        failed.push(await failQueued(tx, backup, (error as Error).message, deps.clock()));
+        failed.push(await failQueued(tx, deps.resources, backup, (error as Error).message, deps.clock()));
         continue;
       }
       await enqueueJob(tx, deps.secretsKey, { id: `${backup.id}.${backup.attempts + 1}`, type: 'backup.run', cell: deps.cell }, job);
@@ -152,8 +153,10 @@ export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
   return started;
 }
 
-async function failQueued(tx: Tx, backup: BackupRow, message: string, now: Date): Promise<BackupRow> {
-  return tx.backup.update({ where: { id: backup.id }, data: { phase: BACKUP_PHASES.failed, message, completedAt: now } });
+async function failQueued(tx: Tx, resources: ResourceRepository, backup: BackupRow, message: string, now: Date): Promise<BackupRow> {
+  const row = await tx.backup.update({ where: { id: backup.id }, data: { phase: BACKUP_PHASES.failed, message, completedAt: now } });
+  await recordBackupOutcome(tx, resources, row, now);
+  return row;
 }
 
 async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, backup: BackupRow): Promise<BackupJob> {

@@ -10,13 +10,16 @@ import { followProgress, startReportConsumer } from './reports.ts';
 import { createResourceRepository } from './resources.ts';
 import { createRestoreService, type RestoreService } from './restores.ts';
 import { createSecretStore } from './secrets.ts';
+import { createStatusWriter, type StatusWriter } from './status.ts';
 import { createTargetService, type TargetService } from './targets.ts';
 
 export interface CatalogRuntime {
-  deps: BackupDeps & { targets: TargetService; restores: RestoreService; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
+  deps: BackupDeps & { targets: TargetService; restores: RestoreService; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
   db: Db;
-  /** One scheduler pass now (tests drive time through the clock). */
+  /** One scheduler pass now (tests drive time through the clock); it starts a status pass without waiting for it. */
   tick(): Promise<void>;
+  /** The resources' status: tests await `status.refreshDue()` after moving the clock. */
+  status: StatusWriter;
   mirror(): Promise<number>;
   reports: RunningConsumer;
   stop(): Promise<void>;
@@ -46,6 +49,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const base: BackupDeps = { db, resources, secrets, secretsKey, notify: (e) => feed.notify(e), clock, cell: config.CONSUMER_PREFIX };
   const targets = createTargetService(base);
   const restores = createRestoreService({ ...base, downloadTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS });
+  const status = createStatusWriter({ ...base, log });
   const tick = async (): Promise<void> => {
     if (ticking) {
       again = true;
@@ -56,6 +60,8 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
         again = false;
         await targets.tick().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed'));
       } while (again);
+      // Reaching stores and database servers can take seconds: it never holds up the scheduler.
+      void status.refreshDue();
     })().finally(() => (ticking = undefined));
     return ticking;
   };
@@ -74,6 +80,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       ...base,
       targets,
       restores,
+      status,
       hub,
       kick,
       mirrorStore: async (namespace, name) => {
@@ -83,6 +90,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
     },
     db,
     tick,
+    status,
     mirror,
     reports,
     async stop() {
@@ -92,6 +100,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       await feed.stop();
       hub.stop();
       await ticking?.catch(() => undefined);
+      await status.idle();
       await db.$disconnect();
     },
   };

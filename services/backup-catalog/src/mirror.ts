@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { isManifestKey } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
+import { CONDITION, withConditions, type ConditionInput } from './conditions.ts';
 import { bumpCatalogVersion } from './db.ts';
 import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
 import { storeAccess } from './stores.ts';
@@ -23,7 +24,7 @@ const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /**
  * Mirrors every backup found in each store into Backup records: after the catalog database is lost,
  * the next pass brings every backup back. Also checks each store (writable stores get their bucket
- * created) and records the outcome in the store's status.
+ * created) and records the outcome in the store's Mirrored condition.
  */
 export async function mirrorStores(deps: BackupDeps): Promise<number> {
   let created = 0;
@@ -34,8 +35,8 @@ export async function mirrorStores(deps: BackupDeps): Promise<number> {
 }
 
 export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreSpec>): Promise<number> {
-  const { namespace, name } = store.metadata;
-  const checkedAt = deps.clock().toISOString();
+  const { name } = store.metadata;
+  const importedAt = deps.clock().toISOString();
   try {
     const access = await storeAccess(deps.db, deps.secrets, store);
     const client = createS3Client(access);
@@ -77,14 +78,23 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
       known.add(id);
       created += 1;
     }
-    await deps.resources.patchStatus(deps.db, 'BackupStore', namespace, name, {
-      phase: 'Ready', message: '', lastCheckTime: checkedAt, lastImportTime: checkedAt, lastImportCreated: created,
+    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)` }, {
+      lastImportTime: importedAt,
+      lastImportCreated: created,
     });
     return created;
   } catch (error) {
-    await deps.resources.patchStatus(deps.db, 'BackupStore', namespace, name, { phase: 'Error', message: (error as Error).message, lastCheckTime: checkedAt });
+    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'False', reason: 'MirrorFailed', message: (error as Error).message }, {});
     return 0;
   }
+}
+
+/** The mirror's outcome as the store's Mirrored condition; Ready stays the status writer's (it checks the bucket). */
+async function recordMirror(deps: BackupDeps, store: StoredResource<StoreSpec>, condition: ConditionInput, fields: Record<string, unknown>): Promise<void> {
+  const { namespace, name } = store.metadata;
+  await deps.resources.updateStatus(deps.db, 'BackupStore', namespace, name, (current) =>
+    withConditions({ ...current.status, ...fields }, [condition], current.metadata.generation, deps.clock()),
+  );
 }
 
 export async function readSmall(stream: Readable, limit = MAX_MANIFEST_BYTES): Promise<Buffer> {

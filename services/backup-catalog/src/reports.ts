@@ -3,6 +3,7 @@ import { type Logger } from '@sigil/kit/log';
 import { STRATA_EVENTS_STREAM, STRATA_REPORT_TYPES, strataEventSubject, strataProgressWildcard, type StrataReport, type StrataReports } from '@sigil/proto/strata-jobs';
 import { assertProgressReport, decodeStrataReport } from '@sigil/proto/strata-wire';
 import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
+import { recordBackupOutcome } from './conditions.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';
 import { backupRefView } from './views.ts';
@@ -59,6 +60,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
         lastSuccessTime: (row.completedAt ?? at).toISOString(),
         serverVersion: ((data.manifest as { server?: { version?: string } }).server?.version) ?? '',
       });
+      await recordBackupOutcome(tx, deps.resources, row, at);
       deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'done'));
       return;
     }
@@ -66,6 +68,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
       const data = report.data as StrataReports['backup.failed'];
       const row = await tx.backup.update({ where: { id: data.backupId }, data: { phase: BACKUP_PHASES.failed, message: data.message, completedAt: new Date(data.finishedAt) } });
       await deps.resources.patchStatus(tx, 'BackupTarget', row.namespace, row.targetName, { lastBackup: backupRefView(row) });
+      await recordBackupOutcome(tx, deps.resources, row, at);
       deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'failed'));
       return;
     }

@@ -5,7 +5,9 @@ import type { Db, Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind } from './resources.ts';
 import type { RestoreService } from './restores.ts';
+import { backupDocument, restoreDocument } from './run-documents.ts';
 import type { SecretStore } from './secrets.ts';
+import type { StatusWriter } from './status.ts';
 import type { TargetService } from './targets.ts';
 
 export interface ResourceAdminDeps {
@@ -14,6 +16,7 @@ export interface ResourceAdminDeps {
   secrets: SecretStore;
   targets: TargetService;
   restores: RestoreService;
+  status: StatusWriter;
   notify: (event: ConsoleEvent) => void;
   kick: () => void;
   /** Checks a store (creating its bucket when writable) and mirrors its backups. */
@@ -45,36 +48,53 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
       for (const item of result.items) {
         if (item.kind === 'BackupStore' && item.action !== 'unchanged') await deps.mirrorStore(item.namespace, item.name);
       }
+      // After the transaction: a missing reference is a warning, never a refusal (its document may come later).
+      const warnings = await deps.status.warningsFor(result.items);
+      await deps.status.afterChange(result.items);
       if (result.version > 0n) {
         deps.notify({ kind: 'catalog', namespace: '', name: '', phase: '', stage: '', message: 'resources applied', bytes: 0, version: Number(result.version) });
         deps.kick();
       }
       const changed = result.items.filter((i) => i.action !== 'unchanged').length;
-      return { applied: result.items, message: `${result.items.length} resource(s) applied, ${changed} changed.` };
+      const warned = warnings.length ? ` ${warnings.length} warning(s): ${warnings.map((w) => `${w.kind} ${w.namespace}/${w.name}: ${w.path}: ${w.message}`).join('; ')}.` : '';
+      return { applied: result.items, message: `${result.items.length} resource(s) applied, ${changed} changed.${warned}`, warnings };
     },
+    /** Stores, policies and targets; Backup and Restore runs as documents when that kind is asked for. */
     async list(kind: string | undefined) {
-      if (kind && !STORED_KINDS.includes(kind as StoredKind)) throw new AppError('validation-failed', `kind: must be one of ${STORED_KINDS.join(', ')}`);
+      if (kind === 'Backup') return (await db.backup.findMany({ orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }] })).map(backupDocument);
+      if (kind === 'Restore') return (await db.restore.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] })).map(restoreDocument);
+      if (kind && !STORED_KINDS.includes(kind as StoredKind)) throw new AppError('validation-failed', `kind: must be one of ${[...STORED_KINDS, 'Backup', 'Restore'].join(', ')}`);
       return resources.list(db, kind as StoredKind | undefined);
     },
     async get(kindName: string, namespace: string, name: string) {
-      const resource = await resources.get(db, storedKind(kindName), namespace, name);
-      if (!resource) throw new AppError('not-found', `${kindName} ${namespace}/${name} was not found.`);
-      return resource;
+      const where = { namespace_name: { namespace, name } };
+      const kind = kindName.toLowerCase();
+      const found =
+        kind === 'backup'
+          ? await db.backup.findUnique({ where }).then((row) => row && backupDocument(row))
+          : kind === 'restore'
+            ? await db.restore.findUnique({ where }).then((row) => row && restoreDocument(row))
+            : await resources.get(db, storedKind(kindName), namespace, name);
+      if (!found) throw new AppError('not-found', `${kindName} ${namespace}/${name} was not found.`);
+      return found;
     },
     async remove(kindName: string, namespace: string, name: string) {
       const kind = storedKind(kindName);
       const busy = kind === 'BackupTarget' && (await db.backup.count({ where: { namespace, targetName: name, phase: { in: [BACKUP_PHASES.queued, BACKUP_PHASES.running] } } }));
       if (busy) throw new AppError('conflict', `Target ${namespace}/${name} has a backup in progress; wait for it to finish.`);
       if (!(await resources.remove(kind, namespace, name))) throw new AppError('not-found', `${kind} ${namespace}/${name} was not found.`);
+      await deps.status.afterChange([{ kind, namespace, name }]);
       return { message: `${kind} ${namespace}/${name} deleted. Its backups stay in the store.`, kind, namespace, name };
     },
     listSecrets: () => secrets.list(db),
     async putSecret(namespace: string, name: string, data: Record<string, string>) {
       const action = await secrets.put(db, namespace, name, data);
+      if (action !== 'unchanged') await deps.status.afterChange([{ kind: 'Secret', namespace, name }]);
       return { message: `Secret ${namespace}/${name} ${action}.`, kind: 'Secret', namespace, name };
     },
     async removeSecret(namespace: string, name: string) {
       if (!(await secrets.remove(db, namespace, name))) throw new AppError('not-found', `Secret ${namespace}/${name} was not found.`);
+      await deps.status.afterChange([{ kind: 'Secret', namespace, name }]);
       return { message: `Secret ${namespace}/${name} deleted.`, kind: 'Secret', namespace, name };
     },
   };

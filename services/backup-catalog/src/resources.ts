@@ -122,12 +122,19 @@ function validateSecret(doc: Record<string, unknown>, ref: DocumentRef): Validat
   return { kind: 'Secret', namespace, name, secret: { namespace, name, data } };
 }
 
+export type StatusUpdate = (resource: StoredResource, tx: Tx) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
 export interface ResourceRepository {
   apply(body: unknown, principal: StrataPrincipal, runs: RunRequests): Promise<{ items: AppliedItem[]; version: bigint }>;
   get<Spec = Record<string, unknown>>(db: DbOrTx, kind: StoredKind, namespace: string, name: string): Promise<StoredResource<Spec> | undefined>;
   list<Spec = Record<string, unknown>>(db: DbOrTx, kind?: StoredKind): Promise<Array<StoredResource<Spec>>>;
   remove(kind: StoredKind, namespace: string, name: string): Promise<boolean>;
   patchStatus(db: DbOrTx, kind: StoredKind, namespace: string, name: string, status: Record<string, unknown>): Promise<void>;
+  /**
+   * Rewrites a resource's status under a row lock (in the caller's transaction, or one of its own), so writers of
+   * different fields and conditions never lose each other's changes. Undefined when the resource does not exist.
+   */
+  updateStatus(conn: DbOrTx, kind: StoredKind, namespace: string, name: string, update: StatusUpdate): Promise<{ before: Record<string, unknown>; after: Record<string, unknown> } | undefined>;
   patchSpec(db: DbOrTx, kind: StoredKind, namespace: string, name: string, spec: Record<string, unknown>): Promise<void>;
 }
 
@@ -150,6 +157,21 @@ export function createResourceRepository(db: Db, secrets: SecretStore): Resource
       status: (row.status ?? {}) as Record<string, unknown>,
     };
   };
+  const updateStatus: ResourceRepository['updateStatus'] = async (conn, kind, namespace, name, update) => {
+    const run = async (tx: Tx) => {
+      const locked = await tx.$queryRawUnsafe<unknown[]>('SELECT 1 FROM resources WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE', kind, namespace, name);
+      const row = locked.length ? await tx.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } }) : null;
+      if (!row) return undefined;
+      const resource = toStored<Record<string, unknown>>(row);
+      const after = await update(resource, tx);
+      if (canonical(after) !== canonical(resource.status)) {
+        await tx.resource.update({ where: { kind_namespace_name: { kind, namespace, name } }, data: { status: after as never } });
+      }
+      return { before: resource.status, after };
+    };
+    return '$transaction' in conn ? conn.$transaction(run) : run(conn);
+  };
+
   return {
     async apply(body, principal, runs) {
       const items = validateDocuments(parseDocuments(body));
@@ -193,13 +215,9 @@ export function createResourceRepository(db: Db, secrets: SecretStore): Resource
       });
     },
     async patchStatus(conn, kind, namespace, name, status) {
-      const row = await conn.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } });
-      if (!row) return;
-      await conn.resource.update({
-        where: { kind_namespace_name: { kind, namespace, name } },
-        data: { status: { ...(row.status as Record<string, unknown>), ...status } as never },
-      });
+      await updateStatus(conn, kind, namespace, name, (resource) => ({ ...resource.status, ...status }));
     },
+    updateStatus,
     async patchSpec(conn, kind, namespace, name, spec) {
       const row = await conn.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } });
       if (!row) return;

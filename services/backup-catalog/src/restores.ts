@@ -136,7 +136,13 @@ export function createRestoreService(deps: RestoreDeps) {
           ...base,
           phase: 'Running',
           message: 'handed to a mover',
-          destination: { mode: 'new', host: `${request.host}:${job.destination.port}`, database: request.database, databases: restoredDatabaseNames(request.database, databases) },
+          destination: {
+            mode: 'new',
+            host: `${request.host}:${job.destination.port}`,
+            database: request.database,
+            databases: restoredDatabaseNames(request.database, databases),
+            credentialsSecret: `${secretNamespace}/${secretName}`,
+          },
         },
       });
       await enqueueJob(tx, deps.secretsKey, { id: `restore-${id}`, type: 'restore.run', cell: deps.cell }, job);

@@ -1,6 +1,7 @@
 import { AppError } from '@sigil/kit/errors';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
+import { CONDITION, withConditions, type ConditionInput } from './conditions.ts';
 import { bumpCatalogVersion, catalogVersion, type DbOrTx } from './db.ts';
 import type { StoredResource } from './resources.ts';
 import { decide, scheduleFor, typicalIntervalMs } from './schedule.ts';
@@ -135,23 +136,29 @@ export function createTargetService(deps: BackupDeps) {
         const lastSlot = new Date(status.lastScheduleTime ?? target.metadata.creationTimestamp);
         const decision = decide(schedule, lastSlot, now);
         const patch: Record<string, unknown> = { nextRunTime: decision.nextRun.toISOString() };
+        let scheduled: ConditionInput | undefined;
         if (decision.due) {
           patch.lastScheduleTime = decision.slot.toISOString();
+          const slot = decision.slot.toISOString();
           if (target.spec.suspend) {
-            patch.message = '';
+            // A suspended target's slots pass without a run, and without a word: suspending says so already.
           } else if (decision.run) {
             try {
               const bundle = await loadTargetBundle(tx, resources, namespace, name);
               queued.push(await queueBackup(tx, bundle, { reason: 'scheduled', requestedBy: 'scheduler' }, now));
-              patch.message = '';
+              scheduled = { type: CONDITION.scheduled, status: 'True', reason: 'RunQueued', message: `the run of ${slot} was queued` };
             } catch (error) {
-              patch.message = `scheduled run at ${decision.slot.toISOString()} not started: ${(error as Error).message}`;
+              scheduled = { type: CONDITION.scheduled, status: 'False', reason: 'RunNotStarted', message: `scheduled run at ${slot} not started: ${(error as Error).message}` };
             }
           } else {
-            patch.message = `missed the run of ${decision.slot.toISOString()}: older than startingDeadline`;
+            scheduled = { type: CONDITION.scheduled, status: 'False', reason: 'MissedDeadline', message: `missed the run of ${slot}: older than startingDeadline` };
           }
         }
-        if (patch.nextRunTime !== status.nextRunTime || decision.due) await resources.patchStatus(tx, 'BackupTarget', namespace, name, patch);
+        if (patch.nextRunTime !== status.nextRunTime || decision.due) {
+          await resources.updateStatus(tx, 'BackupTarget', namespace, name, (current) =>
+            scheduled ? withConditions({ ...current.status, ...patch }, [scheduled], current.metadata.generation, now) : { ...current.status, ...patch },
+          );
+        }
       }
       return queued.length ? bumpCatalogVersion(tx) : 0n;
     });

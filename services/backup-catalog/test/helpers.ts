@@ -70,3 +70,14 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
 
 /** A real age key pair from the mover's implementation. */
 export { generateAgeIdentity } from '@strata/stream';
+
+/** Reads until `ready` holds (bounded polling, for what happens after an answer: reports, background writes). */
+export async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met in time (last: ${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v))})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

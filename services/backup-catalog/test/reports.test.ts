@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */
 let h: CatalogHarness;
@@ -36,16 +36,6 @@ spec:
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 });
 afterAll(async () => h?.close());
-
-async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ready(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in time (last: ${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v))})`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("the mover's reports", () => {
   it('drops a report that does not match its schema: the run it names is left as it was', async () => {

@@ -3,8 +3,11 @@ import type { Schema } from '../client.ts';
 import { list, table } from '../format.ts';
 import { nsName, textOf } from './common.ts';
 
+/** One line per applied resource, then one per warning (a name that points nowhere is applied, never silent). */
 export function applyResult(r: Schema<'ApplyResult'>): string {
-  return r.applied.map((i) => `${i.kind.toLowerCase()}/${nsName(i.namespace, i.name)} ${i.action}\n`).join('');
+  const applied = r.applied.map((i) => `${i.kind.toLowerCase()}/${nsName(i.namespace, i.name)} ${i.action}\n`);
+  const warnings = (r.warnings ?? []).map((w) => `warning: ${w.kind} ${nsName(w.namespace, w.name)}: ${w.path ? `${w.path}: ` : ''}${w.message}\n`);
+  return [...applied, ...warnings].join('');
 }
 
 export function resources(r: Schema<'ResourceList'>): string {
