@@ -1975,6 +1975,8 @@ export interface components {
             /** @description Size in bytes of the stored PDF. */
             size?: number;
             sha256?: string;
+            /** @description The upload became the draft's document: the ids of the draft's fields that did not fit a page of this file and were taken out of the draft (roles, variables and fitting fields are kept). */
+            draftFieldsRemoved?: string[];
         } & {
             [key: string]: unknown;
         };

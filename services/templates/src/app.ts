@@ -29,7 +29,7 @@ export interface TemplatesAppDeps {
 export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express; health: Health }> {
   const templates = createTemplateService({ db: deps.db });
   const versions = createVersionService({ db: deps.db });
-  const files = createTemplateFileService({ db: deps.db, store: deps.files.store, converter: deps.files.converter, maxPages: deps.files.maxPages });
+  const files = createTemplateFileService({ db: deps.db, store: deps.files.store, converter: deps.files.converter, maxPages: deps.files.maxPages, adoptFile: versions.adoptFile });
   let health: Health | undefined;
   const app = await createSigilApp({
     document: loadSigilOpenApi(),

@@ -69,9 +69,34 @@ describe('POST /v1/templates/{id}/files', () => {
       sha256: createHash('sha256').update(pdf).digest('hex'),
       size: pdf.length,
       createdAt: expect.any(String),
+      draftFieldsRemoved: [],
     });
     const row = await h.db.templateFile.findUniqueOrThrow({ where: { id: res.body.id } });
     expect((await h.store.get(row.storageKey)).equals(pdf)).toBe(true);
+  });
+
+  it('makes the upload the draft document: a new draft holds the file, a later upload keeps the fields that still fit', async () => {
+    const id = (await request(h.app).post('/v1/templates').set(await h.auth.headers(org)).send({ name: 'Lease' })).body.id;
+    const first = await upload(h, id, 'application/pdf', await samplePdf(3));
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.draftFieldsRemoved).toEqual([]);
+    const draft = await request(h.app).get(`/v1/templates/${id}/versions/draft`).set(await h.auth.headers(org));
+    expect(draft.status).toBe(200);
+    expect(draft.body).toMatchObject({ version: 'draft', file: first.body.id, pageCount: 3, roles: [], fields: [] });
+    expect((await request(h.app).get(`/v1/templates/${id}`).set(await h.auth.headers(org))).body.hasDraft).toBe(true);
+
+    const field = (fieldId: string, page: number) => ({ id: fieldId, role: 'tenant', type: 'signature', required: true, page, x: 72, y: 600, width: 200, height: 40 });
+    const saved = await request(h.app).put(`/v1/templates/${id}/draft`).set(await h.auth.headers(org)).send({
+      file: first.body.id, roles: [{ name: 'tenant', order: 1 }], fields: [field('sign_p1', 1), field('sign_p3', 3)], variables: [{ name: 'rent', required: true }],
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+
+    const second = await upload(h, id, 'application/pdf', await samplePdf(1));
+    expect(second.status).toBe(201);
+    expect(second.body.draftFieldsRemoved).toEqual(['sign_p3']);
+    const after = (await request(h.app).get(`/v1/templates/${id}/versions/draft`).set(await h.auth.headers(org))).body;
+    expect(after).toMatchObject({ file: second.body.id, pageCount: 1, roles: [{ name: 'tenant', order: 1 }], variables: [{ name: 'rent', required: true }] });
+    expect(after.fields.map((f: { id: string }) => f.id)).toEqual(['sign_p1']);
   });
 
   it('converts a DOCX to PDF and stores the PDF', async () => {

@@ -19,6 +19,8 @@ export interface TemplateFileView {
   sha256: string;
   size: number;
   createdAt: string;
+  /** Ids of the draft's fields that no longer fit a page of this file and were taken out of the draft. */
+  draftFieldsRemoved: string[];
 }
 
 export interface TemplateFileDeps {
@@ -26,6 +28,8 @@ export interface TemplateFileDeps {
   store: FileStore;
   converter: OfficeConverter;
   maxPages: number;
+  /** Makes the stored file the template's draft document (the version service's `adoptFile`). */
+  adoptFile: (organizationId: string, templateId: string, fileId: string) => Promise<{ removedFields: string[] }>;
 }
 
 export const PDF = 'application/pdf';
@@ -48,7 +52,9 @@ export function createTemplateFileService(deps: TemplateFileDeps) {
       const converted = contentType in OFFICE_TYPES;
       const pdf = converted ? await deps.converter.toPdf(bytes, contentType) : bytes;
       const facts = await inspectPdf(pdf, deps.maxPages);
-      return toFileView(await storeFile(deps, { organizationId, templateId, contentType, converted, pdf, facts }));
+      const row = await storeFile(deps, { organizationId, templateId, contentType, converted, pdf, facts });
+      const { removedFields } = await deps.adoptFile(organizationId, templateId, row.id);
+      return { ...toFileView(row), draftFieldsRemoved: removedFields };
     },
   };
 }
@@ -86,7 +92,7 @@ export async function storeFile(deps: Pick<TemplateFileDeps, 'db' | 'store'>, fi
   });
 }
 
-function toFileView(row: Awaited<ReturnType<typeof storeFile>>): TemplateFileView {
+function toFileView(row: Awaited<ReturnType<typeof storeFile>>): Omit<TemplateFileView, 'draftFieldsRemoved'> {
   return {
     id: row.id,
     object: 'template_file',

@@ -2,6 +2,7 @@ import type { FieldError } from '@sigil/kit/errors';
 import { notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import { newestFirst, type ListPage } from '@sigil/kit/pagination';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db.ts';
 import { draftErrors, parseDraft, type DraftField, type DraftInput } from './draft-input.ts';
 
@@ -103,6 +104,27 @@ export function createVersionService({ db }: { db: Db }) {
         });
         await tx.template.update({ where: { id: templateId }, data: { hasDraft: true } });
         return toVersionView(row);
+      });
+    },
+
+    /**
+     * An uploaded file becomes the draft's document (the contract's "the upload becomes the template's draft
+     * document"): a new draft holds only the file; an existing one keeps its roles and variables and the fields that
+     * still fit a page of the new file, and drops the others (named in the answer so nothing goes silently).
+     */
+    async adoptFile(organizationId: string, templateId: string, fileId: string): Promise<{ removedFields: string[] }> {
+      return db.$transaction(async (tx) => {
+        const file = await tx.templateFile.findFirst({ where: { id: fileId, templateId, organizationId } });
+        if (!file) throw notFound(`File ${fileId}`);
+        const pages = file.pages as Page[];
+        const draft = await tx.templateVersion.findFirst({ where: { templateId, number: null } });
+        const fields = (draft?.fields ?? []) as unknown as DraftField[];
+        const kept = fields.filter((field) => placementErrors([field], pages).length === 0);
+        const document = { fileId, body: Prisma.DbNull, pageCount: file.pageCount, fields: kept as object[] };
+        if (draft) await tx.templateVersion.update({ where: { id: draft.id }, data: document });
+        else await tx.templateVersion.create({ data: { id: newId('tvr'), templateId, roles: [], variables: [], ...document } });
+        await tx.template.update({ where: { id: templateId }, data: { hasDraft: true } });
+        return { removedFields: fields.filter((field) => !kept.includes(field)).map((field) => field.id) };
       });
     },
 
