@@ -71,6 +71,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/resources-validated.ts': () =>
     fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
   'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode', TemplateVersion: '../versions/versions.ts#TemplateVersionView' }),
+  'services/envelopes/src/gen/graphql.ts': fromSubgraph('envelopes', { Envelope: '../subgraph.ts#EnvelopeNode', Recipient: '../views.ts#RecipientView' }),
   'services/accounts/src/gen/graphql.ts': fromSubgraph('accounts', {
     Organization: '../views.ts#OrganizationView',
     Member: '../views.ts#MemberView',

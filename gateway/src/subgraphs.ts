@@ -11,6 +11,7 @@ export interface SubgraphSource {
 export const SUBGRAPHS: readonly SubgraphSource[] = [
   { name: 'accounts', schemaPath: 'services/accounts/src/schema.graphql' },
   { name: 'templates', schemaPath: 'services/templates/src/schema.graphql' },
+  { name: 'envelopes', schemaPath: 'services/envelopes/src/schema.graphql' },
 ];
 
 /**

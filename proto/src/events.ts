@@ -43,6 +43,10 @@ export const EVENT_TYPES = [
   'template.created',
   'template.deleted',
   'envelope.created',
+  'envelope.ready',
+  'recipient.sent',
+  'envelope.voided',
+  'envelope.expired',
   'signing_link.created',
 ] as const satisfies readonly EventType[];
 

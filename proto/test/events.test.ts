@@ -30,6 +30,8 @@ const MEM = 'mem_0123456789abcdefghijklmn';
 const TPL = 'tpl_0123456789abcdefghijklmn';
 const HASH = 'a'.repeat(64);
 const NOW = '2025-01-02T03:04:05.000Z';
+const ENV = 'env_0123456789abcdefghijklmn';
+const ENVELOPE = { id: ENV, object: 'envelope' as const, status: 'sent' as const, seal: 'not_started' as const, testMode: true, recipients: [{ id: 'rcp_0123456789abcdefghijklmn', role: 'client', status: 'sent' }] };
 
 /** A valid payload per type. Typed against EventPayloads, so tsc checks the TS side too. */
 const GOOD: { [T in EventType]: EventPayloads[T] } = {
@@ -55,6 +57,10 @@ const GOOD: { [T in EventType]: EventPayloads[T] } = {
   },
   'template.deleted': { templateId: TPL },
   'envelope.created': { envelopeId: 'env_0123456789abcdefghijklmn', templateId: TPL, testMode: true },
+  'envelope.ready': { envelopeId: ENV, testMode: true, envelope: ENVELOPE },
+  'recipient.sent': { envelopeId: ENV, testMode: true, recipientId: 'rcp_0123456789abcdefghijklmn', envelope: ENVELOPE },
+  'envelope.voided': { envelopeId: ENV, testMode: true, reason: 'Wrong price', envelope: { ...ENVELOPE, status: 'voided' } },
+  'envelope.expired': { envelopeId: ENV, testMode: false, envelope: { ...ENVELOPE, status: 'expired', testMode: false } },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL, testMode: false },
 };
 
@@ -70,6 +76,10 @@ const BAD: { [T in EventType]: unknown } = {
   'template.created': { template: { id: TPL, name: 'NDA' } },
   'template.deleted': { templateId: 'env_0123456789abcdefghijklmn' },
   'envelope.created': { envelopeId: 'env_0123456789abcdefghijklmn', templateId: TPL, testMode: 'yes' },
+  'envelope.ready': { envelopeId: ENV, testMode: true },
+  'recipient.sent': { envelopeId: ENV, testMode: true, envelope: ENVELOPE },
+  'envelope.voided': { envelopeId: ENV, testMode: true, envelope: { ...ENVELOPE, status: 'halted' } },
+  'envelope.expired': { envelopeId: 'tpl_0123456789abcdefghijklmn', testMode: false, envelope: ENVELOPE },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL },
 };
 

@@ -12,7 +12,7 @@ import { ensureInfra, type Infra } from './infra.ts';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -82,15 +82,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
-      // Template files live in the stack's S3.
-      if (service === 'templates') {
+      // Template files and envelope documents live in the stack's S3.
+      if (service === 'templates' || service === 'envelopes') {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
+      }
+      // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.
+      if (service === 'envelopes') {
+        serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
+        Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
       }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
       children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });
     }
-    await Promise.all(STACK_SERVICES.map(async (service) => void (serviceUrls[service] = await waitReady(options.stateDir, service, children))));
+    await Promise.all(STACK_SERVICES.map(async (service) => void (serviceUrls[service] ??= await waitReady(options.stateDir, service, children))));
     const routed = Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => !WORKERS.includes(name as StackService)));
     children.push({
       name: 'gateway',

@@ -4,10 +4,14 @@ export interface DomainEvents {
   "apikey.created"?: ApikeyCreated;
   "apikey.revoked"?: ApikeyRevoked;
   "envelope.created"?: EnvelopeCreated;
+  "envelope.expired"?: EnvelopeExpired;
+  "envelope.ready"?: EnvelopeReady;
+  "envelope.voided"?: EnvelopeVoided;
   "member.added"?: MemberAdded;
   "member.removed"?: MemberRemoved;
   "member.role_changed"?: MemberRoleChanged;
   "organization.created"?: OrganizationCreated;
+  "recipient.sent"?: RecipientSent;
   "session.revoked"?: SessionRevoked;
   "signing_link.created"?: SigningLinkCreated;
   "template.created"?: TemplateCreated;
@@ -45,12 +49,102 @@ export interface ApikeyRevoked {
   keyHash: string;
 }
 /**
- * An envelope was created from a template (the template can no longer be deleted). Producer: envelopes.
+ * An envelope was created from a template (the template can no longer be deleted). `envelope` is the envelope as the API returns it (absent in events of earlier releases). Producer: envelopes.
  */
 export interface EnvelopeCreated {
   envelopeId: string;
   templateId: string;
   testMode: boolean;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope?: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * expiresAt passed before completion. Producer: envelopes.
+ */
+export interface EnvelopeExpired {
+  envelopeId: string;
+  testMode: boolean;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * The document is rendered and the envelope is ready for its recipients. Producer: envelopes.
+ */
+export interface EnvelopeReady {
+  envelopeId: string;
+  testMode: boolean;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * The envelope was voided while in progress. Producer: envelopes.
+ */
+export interface EnvelopeVoided {
+  envelopeId: string;
+  testMode: boolean;
+  reason?: string | null;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
 }
 /**
  * A user joined the organization (sign-up owner, accepted invitation, SCIM or SSO just-in-time provisioning). Producer: accounts.
@@ -87,6 +181,31 @@ export interface OrganizationCreated {
    */
   ownerUserId: string;
   ownerEmail: string;
+}
+/**
+ * A recipient's turn came: their signing link was sent (or, for embedded delivery, sessions may be minted). Producer: envelopes.
+ */
+export interface RecipientSent {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
 }
 /**
  * A dashboard session ended before its expiry (sign-out, member removed, password change). Producer: accounts. Consumer: gateway session cache.

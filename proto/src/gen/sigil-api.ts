@@ -2084,8 +2084,8 @@ export interface components {
          */
         CreateEnvelope: {
             template: components["schemas"]["TemplateId"];
-            /** @description Template version to use; defaults to `latest`. */
-            version?: components["schemas"]["TemplateVersionRef"];
+            /** @description A published version number (as a number or a string) or `latest` (the default); never `draft`. */
+            version?: number | components["schemas"]["TemplateVersionRef"];
             externalId?: string;
             /**
              * @description With `external_id`, an existing envelope with the same `externalId` in the same mode is returned (200, `x-deduplicated`) instead of creating another.
@@ -2097,8 +2097,52 @@ export interface components {
                 [key: string]: unknown;
             };
             metadata?: components["schemas"]["MetadataInput"];
+            /** @description One recipient per template role. */
+            recipients?: components["schemas"]["EnvelopeRecipientInput"][];
+            /** @description Receive the completed document; they do not sign. */
+            cc?: {
+                name?: string;
+                /** Format: email */
+                email: string;
+            }[];
+            /** @description Read-only status pages (recorded; their pages come with viewers). */
+            viewers?: {
+                /** Format: email */
+                email: string;
+                documentAccess?: boolean;
+            }[];
+            /**
+             * Format: date-time
+             * @description Between 1 hour and 365 days from now; default 30 days.
+             */
+            expiresAt?: string;
+            reminders?: {
+                firstAfterHours?: number;
+                everyHours?: number;
+            };
         } & {
             [key: string]: unknown;
+        };
+        EnvelopeRecipientInput: {
+            /** @description A role of the template version. */
+            role: string;
+            name: string;
+            /** Format: email */
+            email: string;
+            /** @description E.164; required for `sms` verification. */
+            phone?: string;
+            /**
+             * @default email
+             * @enum {string}
+             */
+            delivery?: "email" | "embedded";
+            /**
+             * @default none
+             * @enum {string}
+             */
+            verification?: "none" | "email" | "sms";
+            /** @description Overrides the role's signing order at send time. */
+            order?: number;
         };
         /** @description Result of `dry_run`; nothing was created or sent. Fields beyond those listed are not fixed yet. */
         EnvelopeDryRun: {

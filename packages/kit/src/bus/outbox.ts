@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createEvent, eventSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
+import { createEvent, eventSubject, jobSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
 import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';
 import type { Logger } from '../log.ts';
@@ -29,6 +29,21 @@ export async function enqueueEvent<T extends EventType>(tx: SqlClient, event: Ne
   );
   await tx.$executeRawUnsafe(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
   return full;
+}
+
+/**
+ * Records a job (work that must survive a crash: render a PDF, deliver a webhook) in the caller's transaction, for the
+ * jobs stream (`sigil.jobs.<name>`). `id` is the job's identity: the relay publishes it as `Nats-Msg-Id`, so a job
+ * enqueued twice under one id runs once; the payload carries it as `id` for idempotent consumers.
+ */
+export async function enqueueJob(tx: SqlClient, job: { name: string; id: string; data: Record<string, unknown> }): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING`,
+    job.id,
+    jobSubject(job.name),
+    JSON.stringify({ ...job.data, id: job.id }),
+  );
+  await tx.$executeRawUnsafe(`SELECT pg_notify('${NOTIFY_CHANNEL}', '')`);
 }
 
 export interface OutboxRelayOptions {

@@ -1,0 +1,33 @@
+import { createS3Client, ensureBucket } from './s3.ts';
+
+/** Immutable objects under their key in one bucket: template files, envelope documents, attachments. */
+export interface FileStore {
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  get(key: string): Promise<Buffer>;
+}
+
+export interface S3FileStoreOptions {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  pathStyle: boolean;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** An S3 bucket (created when missing). */
+export async function createS3FileStore(options: S3FileStoreOptions): Promise<FileStore> {
+  const client = createS3Client(options);
+  await ensureBucket(client, options.bucket, options.region);
+  return {
+    async put(key, bytes, contentType) {
+      await client.putObject(options.bucket, key, bytes, bytes.length, { 'Content-Type': contentType });
+    },
+    async get(key) {
+      const stream = await client.getObject(options.bucket, key);
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+  };
+}

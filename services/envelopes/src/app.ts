@@ -1,0 +1,81 @@
+import type { Express } from 'express';
+import { createSigilApp } from '@sigil/kit/api';
+import type { PrincipalVerifier } from '@sigil/kit/auth';
+import { mountSubgraph } from '@sigil/kit/graphql';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import type { Logger } from '@sigil/kit/log';
+import { listLimit } from '@sigil/kit/pagination';
+import { loadSigilOpenApi } from '@sigil/proto/openapi';
+import type { FileStore } from '@strata/stream/file-store';
+import { flagSet } from './caller.ts';
+import { createEnvelopeCreator } from './create.ts';
+import type { CreateEnvelopeInput } from './create-input.ts';
+import type { Db } from './db.ts';
+import { createEnvelopeService } from './envelopes.ts';
+import { createResolvers, typeDefs } from './subgraph.ts';
+import type { TemplatesClient } from './templates-client.ts';
+
+export interface EnvelopesAppDeps {
+  db: Db;
+  log: Logger;
+  verifyPrincipal: PrincipalVerifier;
+  templates: TemplatesClient;
+  store: FileStore;
+  clock?: () => Date;
+  defaultExpiryDays?: number;
+  /** The job subjects' cell (CONSUMER_PREFIX), as the render consumer has it. */
+  cell?: string;
+  readiness?: Record<string, ReadinessCheck>;
+}
+
+export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express; health: Health }> {
+  const clock = deps.clock ?? (() => new Date());
+  const creator = createEnvelopeCreator({ db: deps.db, templates: deps.templates, clock, defaultExpiryDays: deps.defaultExpiryDays ?? 30, cell: deps.cell });
+  const envelopes = createEnvelopeService({ db: deps.db, store: deps.store, clock });
+  let health: Health | undefined;
+  const app = await createSigilApp({
+    document: loadSigilOpenApi(),
+    service: 'envelopes',
+    log: deps.log,
+    verifyPrincipal: deps.verifyPrincipal,
+    db: deps.db,
+    mount: async (app) => {
+      health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(envelopes), verifyPrincipal: deps.verifyPrincipal });
+    },
+    handlers: {
+      createEnvelope: async ({ principal, body, query }) => {
+        const result = await creator.create(principal, body as CreateEnvelopeInput, { dryRun: flagSet(query.dry_run), testModeFlag: query.test_mode });
+        if (result.kind === 'dry-run') return { status: 200, body: result.result };
+        if (result.kind === 'deduplicated') return { status: 200, headers: { 'x-deduplicated': 'true' }, body: result.envelope };
+        return { status: 201, body: result.envelope };
+      },
+      listEnvelopes: async ({ principal, query }) => ({
+        status: 200,
+        body: await envelopes.list(principal, {
+          limit: listLimit(query),
+          cursor: query.cursor as string | undefined,
+          status: query.status as string | undefined,
+          seal: query.seal as string | undefined,
+          q: query.q as string | undefined,
+          template: query.template as string | undefined,
+          testMode: query.testMode,
+        }),
+      }),
+      getEnvelope: async ({ principal, params }) => ({ status: 200, body: await envelopes.get(principal, params.id as string) }),
+      voidEnvelope: async ({ principal, params, body }) => ({
+        status: 200,
+        body: await envelopes.void(principal, params.id as string, (body as { reason?: string } | undefined)?.reason),
+      }),
+      getEnvelopeDocument: async ({ principal, params, query }) => {
+        const version = (query.version as string | undefined) ?? 'original';
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${params.id}-${version}.pdf"` },
+          body: await envelopes.document(principal, params.id as string, version),
+        };
+      },
+    },
+  });
+  return { app, health: health as Health };
+}

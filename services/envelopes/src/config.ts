@@ -1,0 +1,23 @@
+import { baseServiceConfig, z } from '@sigil/kit/config';
+
+export const envelopesConfig = baseServiceConfig.extend({
+  /** Where rendered documents are stored (S3-compatible; the local stack passes its own). */
+  S3_ENDPOINT: z.string().url(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY: z.string().min(1),
+  S3_SECRET_KEY: z.string().min(1),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sigil-envelopes'),
+  S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  /** The templates service (internal endpoints: version snapshots, recorded uses, version PDFs). */
+  TEMPLATES_URL: z.string().url(),
+  /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */
+  INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
+  /** An envelope's lifetime when the request names no `expiresAt`. */
+  ENVELOPE_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Renders at once in this process. */
+  RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /** How often due work (expiry) is looked for. */
+  SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+});
+
+export type EnvelopesConfig = z.infer<typeof envelopesConfig>;

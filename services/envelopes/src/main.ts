@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
+import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
+import { loadConfig } from '@sigil/kit/config';
+import { migrate } from '@sigil/kit/db';
+import { runServer } from '@sigil/kit/http';
+import { createLogger } from '@sigil/kit/log';
+import { createS3FileStore } from '@strata/stream/file-store';
+import { createApp } from './app.ts';
+import { envelopesConfig } from './config.ts';
+import { createDb } from './db.ts';
+import { startScheduler } from './jobs/expiry.ts';
+import { startRenderConsumer } from './jobs/render.ts';
+import { createTemplatesClient } from './templates-client.ts';
+
+const SERVICE = 'envelopes';
+const config = loadConfig(envelopesConfig);
+const log = createLogger(SERVICE, config.LOG_LEVEL);
+const clock = () => new Date();
+
+await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/envelopes/migrations'));
+const db = createDb(config.DATABASE_URL);
+const bus = await connectBus(config.NATS_URL, SERVICE);
+const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
+const store = await createS3FileStore({
+  endpoint: config.S3_ENDPOINT,
+  region: config.S3_REGION,
+  bucket: config.S3_BUCKET,
+  pathStyle: config.S3_PATH_STYLE,
+  accessKeyId: config.S3_ACCESS_KEY,
+  secretAccessKey: config.S3_SECRET_KEY,
+});
+const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
+const scheduler = startScheduler({ db, clock, intervalMs: config.SCHEDULER_INTERVAL_MS, log });
+const { app, health } = await createApp({
+  db,
+  log,
+  verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
+  templates,
+  store,
+  clock,
+  defaultExpiryDays: config.ENVELOPE_DEFAULT_EXPIRY_DAYS,
+  cell: config.CONSUMER_PREFIX,
+  readiness: { nats: async () => void (await bus.nc.flush()) },
+});
+await runServer({
+  app,
+  host: config.HOST,
+  port: config.PORT,
+  log,
+  health,
+  resources: [() => scheduler.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+});

@@ -1,0 +1,45 @@
+import { PDFDocument, StandardFonts, degrees, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import type { TemplateField } from '@sigil/proto/internal-templates';
+
+/**
+ * The envelope's original document: the template version's PDF with every text field bound to a variable filled in
+ * its box, any form flattened (nothing stays editable in the signed copy), and a diagonal TEST on every page of a
+ * test-mode envelope. One load and one save.
+ */
+export async function renderOriginal(pdf: Buffer, fields: TemplateField[], variables: Record<string, string>, testMode: boolean): Promise<Buffer> {
+  const doc = await PDFDocument.load(pdf);
+  const form = doc.getForm();
+  if (form.getFields().length > 0) form.flatten();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const pages = doc.getPages();
+  for (const field of fields) {
+    const value = field.variable ? variables[field.variable] : undefined;
+    const page = pages[field.page - 1];
+    if (value !== undefined && page) drawInBox(page, font, value, field);
+  }
+  if (testMode) {
+    const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+    for (const page of pages) stampTest(page, bold);
+  }
+  return Buffer.from(await doc.save());
+}
+
+/** Text in a field's box (positions are points from the top-left corner, PDF draws from the bottom-left). */
+function drawInBox(page: PDFPage, font: PDFFont, text: string, box: Pick<TemplateField, 'x' | 'y' | 'width' | 'height'>): void {
+  const size = Math.min(12, box.height * 0.7);
+  const line = encodable(font, text.replace(/\s+/g, ' '));
+  page.drawText(line, { x: box.x + 2, y: page.getHeight() - box.y - box.height + (box.height - size) / 2, size, font, maxWidth: box.width - 4 });
+}
+
+/** The standard fonts cover WinAnsi only: any other character becomes `?` rather than failing the render for good. */
+function encodable(font: PDFFont, text: string): string {
+  const known = new Set(font.getCharacterSet());
+  return [...text].map((c) => (known.has(c.codePointAt(0) as number) ? c : '?')).join('');
+}
+
+function stampTest(page: PDFPage, font: PDFFont): void {
+  const { width, height } = page.getSize();
+  const size = Math.min(width, height) / 5;
+  const half = (font.widthOfTextAtSize('TEST', size) / 2) * Math.SQRT1_2;
+  page.drawText('TEST', { x: width / 2 - half, y: height / 2 - half, size, font, rotate: degrees(45), color: rgb(0.8, 0.1, 0.1), opacity: 0.18 });
+}

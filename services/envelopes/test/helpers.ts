@@ -1,0 +1,110 @@
+import path from 'node:path';
+import type { Express } from 'express';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
+import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
+import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
+import { createApp } from '../src/app.ts';
+import { createDb, type Db } from '../src/db.ts';
+import type { Caller, TemplatesClient } from '../src/templates-client.ts';
+
+export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/envelopes/migrations');
+
+/** A PDF of `pages` US-letter pages, each saying its number. */
+export async function samplePdf(pages = 2): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < pages; i++) doc.addPage([612, 792]).drawText(`Agreement page ${i + 1}`, { x: 50, y: 740, size: 14, font });
+  return Buffer.from(await doc.save());
+}
+
+/** A published version with two roles (client first, counsel second), a variable-bound text field and signatures. */
+export function sampleVersion(templateId: string, version = 1, overrides: Partial<TemplateVersionSnapshot> = {}): TemplateVersionSnapshot {
+  return {
+    templateId,
+    templateName: 'Services agreement',
+    version,
+    roles: [{ name: 'client', order: 1 }, { name: 'counsel', order: 2 }],
+    fields: [
+      { id: 'company', role: 'client', type: 'text', required: true, page: 1, x: 72, y: 100, width: 300, height: 24, variable: 'company' },
+      { id: 'client_signature', role: 'client', type: 'signature', required: true, page: 2, x: 72, y: 600, width: 200, height: 40 },
+      { id: 'counsel_signature', role: 'counsel', type: 'signature', required: true, page: 2, x: 320, y: 600, width: 200, height: 40 },
+    ],
+    variables: [{ name: 'company', required: true }, { name: 'note', required: false }],
+    pageCount: 2,
+    pages: [{ width: 612, height: 792 }, { width: 612, height: 792 }],
+    sha256: '0'.repeat(64),
+    publishedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+/**
+ * The templates service as envelopes calls it, in memory: published versions per organization, the uses recorded, and
+ * a switch that makes every call fail (the service being down).
+ */
+export class FakeTemplates implements TemplatesClient {
+  readonly versions = new Map<string, TemplateVersionSnapshot[]>();
+  readonly uses: Array<{ organizationId: string; templateId: string; usedBy: { kind: string; id: string } }> = [];
+  pdf: Buffer = Buffer.alloc(0);
+  failDocuments = 0;
+
+  publish(organizationId: string, snapshot: TemplateVersionSnapshot): void {
+    const key = `${organizationId}/${snapshot.templateId}`;
+    this.versions.set(key, [...(this.versions.get(key) ?? []), snapshot]);
+  }
+
+  async version(caller: Caller, templateId: string, version: number | 'latest') {
+    const all = this.versions.get(`${caller.organizationId}/${templateId}`) ?? [];
+    return version === 'latest' ? all.at(-1) : all.find((v) => v.version === version);
+  }
+
+  async use(caller: Caller, templateId: string, use: { version: number | 'latest'; usedBy: { kind: 'envelope' | 'signing_link'; id: string } }) {
+    const found = await this.version(caller, templateId, use.version);
+    if (found) this.uses.push({ organizationId: caller.organizationId, templateId, usedBy: use.usedBy });
+    return found;
+  }
+
+  async document(_caller: Caller, _templateId: string, _version: number): Promise<Buffer> {
+    if (this.failDocuments > 0) {
+      this.failDocuments -= 1;
+      throw new Error('templates service unavailable');
+    }
+    return this.pdf;
+  }
+}
+
+export interface EnvelopesHarness {
+  app: Express;
+  db: Db;
+  databaseUrl: string;
+  auth: TestAuth;
+  templates: FakeTemplates;
+  store: FileStore;
+  clock: { now: Date };
+  close(): Promise<void>;
+}
+
+export function testStore(): Promise<FileStore> {
+  return createS3FileStore({
+    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
+    region: process.env.S3_REGION ?? 'us-east-1',
+    bucket: 'sigil-envelopes-test',
+    pathStyle: true,
+    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
+    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
+  });
+}
+
+/** An envelopes app on a fresh database of its own; `name` keeps parallel test files apart. Time is `clock.now`. */
+export async function startEnvelopesHarness(name: string): Promise<EnvelopesHarness> {
+  const databaseUrl = await freshTestDatabase(`sigil_envelopes_test_${name}`, migrationsDir);
+  const db = createDb(databaseUrl);
+  const auth = await createTestAuth();
+  const templates = new FakeTemplates();
+  templates.pdf = await samplePdf(2);
+  const store = await testStore();
+  const clock = { now: new Date() };
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, store, clock: () => clock.now });
+  return { app, db, databaseUrl, auth, templates, store, clock, close: () => db.$disconnect() };
+}
