@@ -47,6 +47,11 @@ export const EVENT_TYPES = [
   'recipient.sent',
   'envelope.voided',
   'envelope.expired',
+  'recipient.viewed',
+  'recipient.signed',
+  'recipient.declined',
+  'envelope.declined',
+  'envelope.completed',
   'signing_link.created',
 ] as const satisfies readonly EventType[];
 

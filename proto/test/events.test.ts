@@ -31,6 +31,7 @@ const TPL = 'tpl_0123456789abcdefghijklmn';
 const HASH = 'a'.repeat(64);
 const NOW = '2025-01-02T03:04:05.000Z';
 const ENV = 'env_0123456789abcdefghijklmn';
+const RCP = 'rcp_0123456789abcdefghijklmn';
 const ENVELOPE = { id: ENV, object: 'envelope' as const, status: 'sent' as const, seal: 'not_started' as const, testMode: true, recipients: [{ id: 'rcp_0123456789abcdefghijklmn', role: 'client', status: 'sent' }] };
 
 /** A valid payload per type. Typed against EventPayloads, so tsc checks the TS side too. */
@@ -61,6 +62,11 @@ const GOOD: { [T in EventType]: EventPayloads[T] } = {
   'recipient.sent': { envelopeId: ENV, testMode: true, recipientId: 'rcp_0123456789abcdefghijklmn', envelope: ENVELOPE },
   'envelope.voided': { envelopeId: ENV, testMode: true, reason: 'Wrong price', envelope: { ...ENVELOPE, status: 'voided' } },
   'envelope.expired': { envelopeId: ENV, testMode: false, envelope: { ...ENVELOPE, status: 'expired', testMode: false } },
+  'recipient.viewed': { envelopeId: ENV, testMode: true, recipientId: RCP, from: '203.0.113.9', userAgent: 'Firefox', envelope: ENVELOPE },
+  'recipient.signed': { envelopeId: ENV, testMode: true, recipientId: RCP, from: '203.0.113.9', userAgent: 'Firefox', envelope: ENVELOPE },
+  'recipient.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: 'Wrong name', envelope: { ...ENVELOPE, status: 'declined' } },
+  'envelope.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: null, envelope: { ...ENVELOPE, status: 'declined' } },
+  'envelope.completed': { envelopeId: ENV, testMode: true, values: { variables: { company: 'Acme' }, recipients: { client: { sig: { kind: 'typed', text: 'Ada' } } } }, envelope: { ...ENVELOPE, status: 'completed', seal: 'pending' } },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL, testMode: false },
 };
 
@@ -80,6 +86,11 @@ const BAD: { [T in EventType]: unknown } = {
   'recipient.sent': { envelopeId: ENV, testMode: true, envelope: ENVELOPE },
   'envelope.voided': { envelopeId: ENV, testMode: true, envelope: { ...ENVELOPE, status: 'halted' } },
   'envelope.expired': { envelopeId: 'tpl_0123456789abcdefghijklmn', testMode: false, envelope: ENVELOPE },
+  'recipient.viewed': { envelopeId: ENV, testMode: true, envelope: ENVELOPE },
+  'recipient.signed': { envelopeId: ENV, testMode: true, recipientId: 'env_0123456789abcdefghijklmn', envelope: ENVELOPE },
+  'recipient.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: 7, envelope: ENVELOPE },
+  'envelope.declined': { envelopeId: ENV, testMode: 'no', recipientId: RCP, envelope: ENVELOPE },
+  'envelope.completed': { envelopeId: ENV, testMode: true, values: { variables: {} }, envelope: ENVELOPE },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL },
 };
 

@@ -3,7 +3,9 @@
 export interface DomainEvents {
   "apikey.created"?: ApikeyCreated;
   "apikey.revoked"?: ApikeyRevoked;
+  "envelope.completed"?: EnvelopeCompleted;
   "envelope.created"?: EnvelopeCreated;
+  "envelope.declined"?: EnvelopeDeclined;
   "envelope.expired"?: EnvelopeExpired;
   "envelope.ready"?: EnvelopeReady;
   "envelope.voided"?: EnvelopeVoided;
@@ -11,7 +13,10 @@ export interface DomainEvents {
   "member.removed"?: MemberRemoved;
   "member.role_changed"?: MemberRoleChanged;
   "organization.created"?: OrganizationCreated;
+  "recipient.declined"?: RecipientDeclined;
   "recipient.sent"?: RecipientSent;
+  "recipient.signed"?: RecipientSigned;
+  "recipient.viewed"?: RecipientViewed;
   "session.revoked"?: SessionRevoked;
   "signing_link.created"?: SigningLinkCreated;
   "template.created"?: TemplateCreated;
@@ -49,6 +54,43 @@ export interface ApikeyRevoked {
   keyHash: string;
 }
 /**
+ * Every recipient finished; the seal is pending. Producer: envelopes.
+ */
+export interface EnvelopeCompleted {
+  envelopeId: string;
+  testMode: boolean;
+  /**
+   * The values captured (components/schemas/EnvelopeValues): the variables sent at creation, and by role each field's value as submitted (a drawn image as { kind: drawn, sha256 }).
+   */
+  values: {
+    variables: {
+      [k: string]: unknown;
+    };
+    recipients: {
+      [k: string]: {
+        [k: string]: unknown;
+      };
+    };
+  };
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
  * An envelope was created from a template (the template can no longer be deleted). `envelope` is the envelope as the API returns it (absent in events of earlier releases). Producer: envelopes.
  */
 export interface EnvelopeCreated {
@@ -59,6 +101,32 @@ export interface EnvelopeCreated {
    * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
    */
   envelope?: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * The envelope ended because a recipient declined. Producer: envelopes.
+ */
+export interface EnvelopeDeclined {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  reason?: string | null;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
     id: string;
     object: "envelope";
     status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
@@ -183,12 +251,103 @@ export interface OrganizationCreated {
   ownerEmail: string;
 }
 /**
+ * A recipient declined to sign (the envelope ends). Producer: envelopes.
+ */
+export interface RecipientDeclined {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+  reason?: string | null;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
  * A recipient's turn came: their signing link was sent (or, for embedded delivery, sessions may be minted). Producer: envelopes.
  */
 export interface RecipientSent {
   envelopeId: string;
   testMode: boolean;
   recipientId: string;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * A recipient submitted their fields and consent. Producer: envelopes.
+ */
+export interface RecipientSigned {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
+ * A recipient opened the signing page for the first time. Producer: envelopes.
+ */
+export interface RecipientViewed {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
   /**
    * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
    */

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, Request } from 'express';
 import { createSigilApp } from '@sigil/kit/api';
 import type { PrincipalVerifier } from '@sigil/kit/auth';
 import { mountSubgraph } from '@sigil/kit/graphql';
@@ -12,6 +12,9 @@ import { createEnvelopeCreator } from './create.ts';
 import type { CreateEnvelopeInput } from './create-input.ts';
 import type { Db } from './db.ts';
 import { createEnvelopeService } from './envelopes.ts';
+import { mountInternalRoutes } from './internal-routes.ts';
+import { createSignerService } from './signer.ts';
+import { createTokenService } from './tokens.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import type { TemplatesClient } from './templates-client.ts';
 
@@ -25,6 +28,10 @@ export interface EnvelopesAppDeps {
   defaultExpiryDays?: number;
   /** The job subjects' cell (CONSUMER_PREFIX), as the render consumer has it. */
   cell?: string;
+  /** Lifetime of a signing session minted through the API (default 5 minutes). */
+  sessionTtlSeconds?: number;
+  /** The public base URL of the hosted signing page; without it, the address the caller reached the gateway at. */
+  publicUrl?: string;
   readiness?: Record<string, ReadinessCheck>;
 }
 
@@ -32,6 +39,8 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
   const clock = deps.clock ?? (() => new Date());
   const creator = createEnvelopeCreator({ db: deps.db, templates: deps.templates, clock, defaultExpiryDays: deps.defaultExpiryDays ?? 30, cell: deps.cell });
   const envelopes = createEnvelopeService({ db: deps.db, store: deps.store, clock });
+  const tokens = createTokenService({ db: deps.db, clock, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300 });
+  const signer = createSignerService({ db: deps.db, store: deps.store, clock });
   let health: Health | undefined;
   const app = await createSigilApp({
     document: loadSigilOpenApi(),
@@ -42,6 +51,7 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(envelopes), verifyPrincipal: deps.verifyPrincipal });
+      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, tokens, signer });
     },
     handlers: {
       createEnvelope: async ({ principal, body, query }) => {
@@ -67,6 +77,10 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
         status: 200,
         body: await envelopes.void(principal, params.id as string, (body as { reason?: string } | undefined)?.reason),
       }),
+      createSigningSession: async ({ principal, params, body, req }) => ({
+        status: 201,
+        body: await tokens.createSession(principal, params.id as string, (body as { recipient: string }).recipient, deps.publicUrl ?? publicUrlOf(req)),
+      }),
       getEnvelopeDocument: async ({ principal, params, query }) => {
         const version = (query.version as string | undefined) ?? 'original';
         return {
@@ -78,4 +92,11 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
     },
   });
   return { app, health: health as Health };
+}
+
+/** The address the caller reached the gateway at (the gateway always sends the forwarded protocol and host). */
+function publicUrlOf(req: Request): string {
+  const proto = String(req.headers['x-forwarded-proto'] ?? 'http').split(',')[0]?.trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0]?.trim();
+  return `${proto}://${host}`;
 }

@@ -16,6 +16,10 @@ export const envelopesConfig = baseServiceConfig.extend({
   ENVELOPE_DEFAULT_EXPIRY_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Renders at once in this process. */
   RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /** Lifetime of a signing session minted through the API. */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(300),
+  /** The public base URL (the gateway's) for links to the hosted signing page; without it, the caller's. */
+  PUBLIC_URL: z.string().url().optional(),
   /** How often due work (expiry) is looked for. */
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });

@@ -42,6 +42,8 @@ const { app, health } = await createApp({
   clock,
   defaultExpiryDays: config.ENVELOPE_DEFAULT_EXPIRY_DAYS,
   cell: config.CONSUMER_PREFIX,
+  sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+  publicUrl: config.PUBLIC_URL,
   readiness: { nats: async () => void (await bus.nc.flush()) },
 });
 await runServer({

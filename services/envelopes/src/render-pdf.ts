@@ -24,6 +24,32 @@ export async function renderOriginal(pdf: Buffer, fields: TemplateField[], varia
   return Buffer.from(await doc.save());
 }
 
+/**
+ * Earlier recipients' values drawn in their boxes, for the next signer to see: text and dates as text, a checked box as
+ * a cross, a typed signature in an oblique face, a drawn one as its image scaled into the box. The sealed copy stamps
+ * them again with its own typography (evidence).
+ */
+export async function stampValues(pdf: Buffer, fields: TemplateField[], values: Record<string, unknown>): Promise<Buffer> {
+  const doc = await PDFDocument.load(pdf);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const oblique = await doc.embedFont(StandardFonts.HelveticaOblique);
+  const pages = doc.getPages();
+  for (const field of fields) {
+    const value = values[field.id];
+    const page = pages[field.page - 1];
+    if (value === undefined || value === null || value === false || !page) continue;
+    const signature = value as { kind?: string; text?: string; image?: string };
+    if (signature.kind === 'drawn' && signature.image) {
+      const png = await doc.embedPng(Buffer.from(signature.image.slice(signature.image.indexOf(',') + 1), 'base64'));
+      const scale = Math.min(field.width / png.width, field.height / png.height);
+      page.drawImage(png, { x: field.x, y: page.getHeight() - field.y - field.height, width: png.width * scale, height: png.height * scale });
+    } else if (signature.kind === 'typed' && signature.text) drawInBox(page, oblique, signature.text, field);
+    else if (value === true) drawInBox(page, font, 'X', field);
+    else if (field.type !== 'attachment') drawInBox(page, font, String(value), field);
+  }
+  return Buffer.from(await doc.save());
+}
+
 /** Text in a field's box (positions are points from the top-left corner, PDF draws from the bottom-left). */
 function drawInBox(page: PDFPage, font: PDFFont, text: string, box: Pick<TemplateField, 'x' | 'y' | 'width' | 'height'>): void {
   const size = Math.min(12, box.height * 0.7);

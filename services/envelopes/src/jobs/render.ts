@@ -9,9 +9,10 @@ import { renderJobName } from '../create.ts';
 import type { Db, Tx } from '../db.ts';
 import { lockEnvelope } from '../envelopes.ts';
 import { renderOriginal } from '../render-pdf.ts';
-import { envelopeTransition, nextTurn, recipientTransition } from '../state.ts';
+import { envelopeTransition } from '../state.ts';
+import { announceTurn, startNextTurn } from '../turns.ts';
 import type { TemplatesClient } from '../templates-client.ts';
-import { toEnvelopeView, type EnvelopeRow } from '../views.ts';
+import { toEnvelopeView } from '../views.ts';
 
 export interface RenderDeps {
   db: Db;
@@ -52,20 +53,15 @@ async function markSent(tx: Tx, now: Date, id: string, key: string, sha256: stri
   // Voided or expired while rendering: the stored document stays unused.
   if (row.status !== 'rendering') return;
   const status = envelopeTransition(row.status, 'rendered', `Envelope ${id}`);
-  const turn = nextTurn(row.recipients).start;
-  for (const recipientId of turn) {
-    const recipient = row.recipients.find((r) => r.id === recipientId) as EnvelopeRow['recipients'][number];
-    await tx.recipient.update({ where: { id: recipientId }, data: { status: recipientTransition(recipient.status, 'turn'), sentAt: now } });
-  }
+  const { started } = await startNextTurn(tx, row, now);
   const updated = await tx.envelope.update({
     where: { id },
     data: { status, originalKey: key, originalSha256: sha256, sentAt: now, renderError: null },
     include: { recipients: true },
   });
   const envelope = toEnvelopeView(updated);
-  const base = { envelopeId: id, testMode: row.testMode, envelope };
-  await enqueueEvent(tx, { type: 'envelope.ready', organizationId: row.organizationId, data: base });
-  for (const recipientId of turn) await enqueueEvent(tx, { type: 'recipient.sent', organizationId: row.organizationId, data: { ...base, recipientId } });
+  await enqueueEvent(tx, { type: 'envelope.ready', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, envelope } });
+  await announceTurn(tx, row, envelope, started);
 }
 
 function decodeRenderJob(payload: unknown): { id: string; envelopeId: string } {

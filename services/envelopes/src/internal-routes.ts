@@ -1,0 +1,74 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '@sigil/kit/errors';
+import { PRINCIPAL_HEADER, unauthorized, type Principal, type PrincipalVerifier } from '@sigil/kit/auth';
+import { sendProblem } from '@sigil/kit/http';
+import {
+  ENVELOPE_CALLERS,
+  EXCHANGE_TOKEN_PATH,
+  INTERNAL_ENVELOPES_PREFIX,
+  type SubmitValues,
+} from '@sigil/proto/internal-envelopes';
+import type { SignerRef, SignerService } from './signer.ts';
+import type { TokenService } from './tokens.ts';
+
+export interface InternalRoutesDeps {
+  verifyPrincipal: PrincipalVerifier;
+  tokens: TokenService;
+  signer: SignerService;
+}
+
+const SHA256_HEX = /^[a-f0-9]{64}$/;
+const RECIPIENT = `${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/recipients/:recipientId`;
+
+/** The endpoints of proto/src/internal-envelopes.ts, for the signing service only. */
+export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): void {
+  const requireCaller = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const token = req.headers[PRINCIPAL_HEADER];
+      if (typeof token !== 'string') throw new Error('missing');
+      const principal = await deps.verifyPrincipal(token);
+      if (principal.kind !== 'service' || !(ENVELOPE_CALLERS as readonly string[]).includes(principal.actorId)) throw new Error('not a caller of these endpoints');
+      res.locals.caller = principal;
+    } catch {
+      return sendProblem(res, unauthorized('Only the signing service may call this endpoint.'));
+    }
+    next();
+  };
+  const json = express.json({ limit: '4mb' });
+  const refOf = (req: Request, res: Response): SignerRef => ({
+    organizationId: (res.locals.caller as Principal).organizationId,
+    envelopeId: String(req.params.envelopeId),
+    recipientId: String(req.params.recipientId),
+  });
+  const route = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.setHeader('cache-control', 'no-store');
+      await handler(req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+  const actorOf = (body: Record<string, unknown>) => ({ from: String(body.from ?? '').slice(0, 100), userAgent: String(body.userAgent ?? '').slice(0, 1000) });
+
+  app.post(EXCHANGE_TOKEN_PATH, requireCaller, json, route(async (req, res) => {
+    const hash = (req.body as { tokenHash?: unknown } | undefined)?.tokenHash;
+    if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) throw new AppError('validation-failed', 'tokenHash must be a lower-case hex SHA-256.', { errors: [{ pointer: '/body/tokenHash', detail: 'must be a lower-case hex SHA-256' }] });
+    res.status(200).json(await deps.tokens.exchange(hash));
+  }));
+  app.get(`${RECIPIENT}/signer-view`, requireCaller, route(async (req, res) => void res.status(200).json(await deps.signer.view(refOf(req, res)))));
+  app.get(`${RECIPIENT}/document`, requireCaller, route(async (req, res) => void res.status(200).type('application/pdf').send(await deps.signer.document(refOf(req, res)))));
+  app.post(`${RECIPIENT}/viewed`, requireCaller, json, route(async (req, res) => {
+    await deps.signer.viewed(refOf(req, res), actorOf((req.body ?? {}) as Record<string, unknown>));
+    res.status(204).end();
+  }));
+  app.post(`${RECIPIENT}/submit`, requireCaller, json, route(async (req, res) => {
+    const body = (req.body ?? {}) as Partial<SubmitValues>;
+    const fields = body.fields && typeof body.fields === 'object' && !Array.isArray(body.fields) ? body.fields : {};
+    res.status(200).json(await deps.signer.submit(refOf(req, res), { fields, consent: body.consent === true, ...actorOf(body as Record<string, unknown>) }));
+  }));
+  app.post(`${RECIPIENT}/decline`, requireCaller, json, route(async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const reason = typeof body.reason === 'string' && body.reason.trim() ? body.reason.trim().slice(0, 1000) : null;
+    res.status(200).json(await deps.signer.decline(refOf(req, res), reason, actorOf(body)));
+  }));
+}
