@@ -12,7 +12,7 @@ import { ensureInfra, type Infra } from './infra.ts';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -90,6 +90,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (service === 'envelopes') {
         serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
         Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+        if (options.gatewayPort) env.PUBLIC_URL = `http://127.0.0.1:${options.gatewayPort}`;
+      }
+      // Signing calls the envelopes service's internal endpoints the same way.
+      if (service === 'signing') {
+        serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
+        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
       }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));

@@ -30,6 +30,11 @@ export interface CallerRules<P, Op extends ContractOperation> {
   verify: (token: string) => Promise<P>;
   /** Security schemes of the document → whether the verified principal satisfies it. */
   schemes: Record<string, (principal: P) => boolean>;
+  /**
+   * Security schemes a service checks itself from the request (a signer's bearer token): whether the request carries a
+   * credential that holds. The check may remember what it found for the handler (`req`-keyed).
+   */
+  tokenSchemes?: Record<string, (req: Request) => Promise<boolean>>;
   /** The 401 of an operation that needs a caller and got none that holds (`invalid`: a token that does not verify). */
   unauthenticated: (operation: Op | undefined, reason: 'missing' | 'invalid') => AppError;
   /** Throws the 403 when the caller may not call the operation; runs before the input is validated. */
@@ -116,6 +121,9 @@ export async function createContractApp<P, Op extends ContractOperation>(options
       const principal = await principalOf(req).catch(() => undefined);
       return principal !== undefined && satisfied(principal);
     });
+  }
+  for (const [scheme, holds] of Object.entries(caller.tokenSchemes ?? {})) {
+    api.registerSecurityHandler(scheme, async (_c: Context, req: Request) => holds(req).catch(() => false));
   }
   const bound: Record<string, (c: Context, req: Request, res: Response) => Promise<void>> = {};
   for (const [operationId, handler] of Object.entries(options.handlers)) {

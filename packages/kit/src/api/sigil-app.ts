@@ -31,6 +31,12 @@ export interface SigilAppOptions {
   handlers?: Record<string, OperationHandler>;
   /** Public operations (auth P): the principal is present only if the caller happened to send one. */
   publicHandlers?: Record<string, PublicOperationHandler>;
+  /**
+   * Operations of a signer or a viewer (auth S or V): the gateway forwards their bearer token as it came, and the
+   * service checks it with `tokenSchemes` (the document's `signerToken`, `viewerToken`) before the handler runs.
+   */
+  tokenHandlers?: Record<string, PublicOperationHandler>;
+  tokenSchemes?: Record<string, (req: Request) => Promise<boolean>>;
   /** Routes outside the public contract (health, internal, GraphQL), mounted before the operations. */
   mount?: (app: Express) => void | Promise<void>;
   jsonLimit?: string;
@@ -56,12 +62,11 @@ export const problemRenderer: ErrorRenderer = {
 export async function createSigilApp(options: SigilAppOptions): Promise<Express> {
   const operations = listOperations(options.document);
   const byId = new Map(operations.map((op) => [op.operationId, op]));
-  for (const operationId of Object.keys({ ...options.handlers, ...options.publicHandlers })) {
+  for (const operationId of Object.keys({ ...options.handlers, ...options.publicHandlers, ...options.tokenHandlers })) {
     const op = byId.get(operationId);
-    const isPublic = op?.auth === 'P';
-    if (op && isPublic !== Boolean(options.publicHandlers?.[operationId])) {
-      throw new Error(`Operation ${operationId} (auth ${op.auth}) must be registered in ${isPublic ? 'publicHandlers' : 'handlers'}`);
-    }
+    if (!op) continue;
+    const expected = op.auth === 'P' ? 'publicHandlers' : op.auth === 'S' || op.auth === 'V' ? 'tokenHandlers' : 'handlers';
+    if (!options[expected]?.[operationId]) throw new Error(`Operation ${operationId} (auth ${op.auth}) must be registered in ${expected}`);
   }
   return createContractApp<Principal, OperationInfo>({
     document: options.document as unknown as Record<string, unknown>,
@@ -71,7 +76,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
     errors: problemRenderer,
     mount: options.mount,
     bodyParsers: [jsonBodyParser(options.jsonLimit), ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : [])],
-    handlers: { ...options.handlers, ...options.publicHandlers } as Record<string, PublicOperationHandler>,
+    handlers: { ...options.handlers, ...options.publicHandlers, ...options.tokenHandlers } as Record<string, PublicOperationHandler>,
     caller: {
       principalHeader: PRINCIPAL_HEADER,
       verify: options.verifyPrincipal,
@@ -80,7 +85,10 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
         apiKey: (p) => p.kind === 'api_key',
         sessionCookie: (p) => p.kind === 'session',
       },
+      tokenSchemes: options.tokenSchemes,
       unauthenticated: (op, reason) => {
+        if (op?.auth === 'S') return unauthorized('A valid signing token is required: a sgls_ session token or the sgla_ access token it was exchanged for.');
+        if (op?.auth === 'V') return unauthorized('A valid viewer token is required.');
         if (reason === 'invalid') return unauthorized('The internal principal token is invalid or expired.');
         return op?.auth === 'D' ? unauthorized('This operation requires a dashboard session; API keys cannot call it.') : unauthorized();
       },

@@ -1,0 +1,65 @@
+import type { Express, Request } from 'express';
+import { createSigilApp, type OperationContext } from '@sigil/kit/api';
+import type { PrincipalVerifier } from '@sigil/kit/auth';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import type { Logger } from '@sigil/kit/log';
+import { loadSigilOpenApi } from '@sigil/proto/openapi';
+import { createAccess, type Signer } from './access.ts';
+import type { Db } from './db.ts';
+import type { EnvelopesClient } from './envelopes-client.ts';
+import { createSigningService } from './signing.ts';
+
+export interface SigningAppDeps {
+  db: Db;
+  log: Logger;
+  verifyPrincipal: PrincipalVerifier;
+  envelopes: EnvelopesClient;
+  clock?: () => Date;
+  accessTokenTtlSeconds?: number;
+  readiness?: Record<string, ReadinessCheck>;
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; health: Health }> {
+  const clock = deps.clock ?? (() => new Date());
+  const access = createAccess({ db: deps.db, envelopes: deps.envelopes, clock, accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? 1800 });
+  const signing = createSigningService({ envelopes: deps.envelopes });
+  // The signer a request's bearer token named, found by the security check before the handler runs.
+  const signers = new WeakMap<Request, Signer>();
+  const signerOf = (ctx: OperationContext): Signer => signers.get(ctx.req) as Signer;
+  const actorOf = (ctx: OperationContext) => ({ from: ctx.from, userAgent: String(ctx.req.headers['user-agent'] ?? '').slice(0, 1000) });
+  let health: Health | undefined;
+  const app = await createSigilApp({
+    document: loadSigilOpenApi(),
+    service: 'signing',
+    log: deps.log,
+    verifyPrincipal: deps.verifyPrincipal,
+    db: deps.db,
+    mount: (app) => {
+      health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+    },
+    tokenSchemes: {
+      signerToken: async (req) => {
+        const bearer = BEARER.exec(String(req.headers.authorization ?? ''))?.[1];
+        const signer = bearer ? await access.resolve(bearer) : undefined;
+        if (signer) signers.set(req, signer);
+        return signer !== undefined;
+      },
+    },
+    publicHandlers: {
+      exchangeSigningToken: async ({ body }) => ({ status: 200, body: await access.exchange((body as { token: string }).token) }),
+    },
+    tokenHandlers: {
+      getSigningSession: async (ctx) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signing.session(signerOf(ctx), actorOf(ctx)) }),
+      getSigningDocument: async (ctx) => ({
+        status: 200,
+        headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${signerOf(ctx).envelopeId}.pdf"`, 'cache-control': 'no-store' },
+        body: await signing.document(signerOf(ctx)),
+      }),
+      submitSigning: async (ctx) => ({ status: 200, body: await signing.submit(signerOf(ctx), ctx.body as { fields?: Record<string, unknown>; consent?: unknown }, actorOf(ctx)) }),
+      declineSigning: async (ctx) => ({ status: 200, body: await signing.decline(signerOf(ctx), (ctx.body as { reason?: string } | undefined)?.reason, actorOf(ctx)) }),
+    },
+  });
+  return { app, health: health as Health };
+}

@@ -1,0 +1,26 @@
+import path from 'node:path';
+import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
+import { loadConfig } from '@sigil/kit/config';
+import { migrate } from '@sigil/kit/db';
+import { runServer } from '@sigil/kit/http';
+import { createLogger } from '@sigil/kit/log';
+import { createApp } from './app.ts';
+import { signingConfig } from './config.ts';
+import { createDb } from './db.ts';
+import { createEnvelopesClient } from './envelopes-client.ts';
+
+const SERVICE = 'signing';
+const config = loadConfig(signingConfig);
+const log = createLogger(SERVICE, config.LOG_LEVEL);
+
+await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/signing/migrations'));
+const db = createDb(config.DATABASE_URL);
+const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const { app, health } = await createApp({
+  db,
+  log,
+  verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
+  envelopes,
+  accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+});
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => db.$disconnect()] });

@@ -1,0 +1,49 @@
+import { AppError } from '@sigil/kit/errors';
+import type { SignerView } from '@sigil/proto/internal-envelopes';
+import type { Actor, EnvelopesClient } from './envelopes-client.ts';
+import type { Signer } from './access.ts';
+
+/** The signer's use cases: what `/v1/signing/*` does once the bearer token named the signer. */
+export function createSigningService({ envelopes }: { envelopes: EnvelopesClient }) {
+  return {
+    /** The signer view; the first load while it is their turn is the recipient's first view of the signing page. */
+    async session(signer: Signer, actor: Actor) {
+      const view: SignerView = await envelopes.view(signer);
+      if (view.yourTurn && view.recipient.status === 'sent') await envelopes.viewed(signer, actor);
+      return {
+        object: 'signer_view' as const,
+        envelopeId: signer.envelopeId,
+        recipientId: signer.recipientId,
+        testMode: signer.testMode,
+        accessExpiresAt: signer.expiresAt.toISOString(),
+        envelope: view.envelope,
+        recipient: { ...view.recipient, status: view.yourTurn && view.recipient.status === 'sent' ? 'viewed' : view.recipient.status },
+        yourTurn: view.yourTurn,
+        fields: view.fields,
+        verification: { required: view.recipient.verification !== 'none', channel: view.recipient.verification === 'none' ? null : view.recipient.verification, verified: false },
+      };
+    },
+
+    document: (signer: Signer) => envelopes.document(signer),
+
+    async submit(signer: Signer, body: { fields?: Record<string, unknown>; consent?: unknown }, actor: Actor) {
+      const view = await envelopes.view(signer);
+      if (view.recipient.verification !== 'none') {
+        throw new AppError('verification-required', `Recipient ${signer.recipientId} must verify a one-time code (${view.recipient.verification}) before signing.`);
+      }
+      const outcome = await envelopes.submit(signer, { fields: body.fields ?? {}, consent: body.consent === true, ...actor });
+      return result(signer, outcome.recipientStatus, outcome.envelopeStatus);
+    },
+
+    async decline(signer: Signer, reason: string | undefined, actor: Actor) {
+      const outcome = await envelopes.decline(signer, reason?.trim() || null, actor);
+      return result(signer, outcome.recipientStatus, outcome.envelopeStatus);
+    },
+  };
+}
+
+function result(signer: Signer, status: string, envelopeStatus: string) {
+  return { object: 'signing_result' as const, envelopeId: signer.envelopeId, recipientId: signer.recipientId, status, envelopeStatus, redirectUrl: null };
+}
+
+export type SigningService = ReturnType<typeof createSigningService>;

@@ -1,0 +1,87 @@
+import path from 'node:path';
+import type { Express } from 'express';
+import { AppError } from '@sigil/kit/errors';
+import { sha256Hex } from '@sigil/kit/crypto';
+import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
+import type { ExchangedSession, SignerOutcome, SignerView, SubmitValues } from '@sigil/proto/internal-envelopes';
+import { createApp } from '../src/app.ts';
+import { createDb, type Db } from '../src/db.ts';
+import type { Actor, EnvelopesClient, SignerRef } from '../src/envelopes-client.ts';
+
+export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/signing/migrations');
+
+/**
+ * The envelopes service as signing calls it, in memory: session tokens by hash (spent once), one recipient's view, and
+ * every call recorded. `verification` and `yourTurn` can be changed per test.
+ */
+export class FakeEnvelopes implements EnvelopesClient {
+  readonly sessions = new Map<string, ExchangedSession>();
+  readonly calls: Array<{ call: string; signer?: SignerRef; body?: unknown }> = [];
+  verification: 'none' | 'email' | 'sms' = 'none';
+  status = 'sent';
+  yourTurn = true;
+  pdf = Buffer.from('%PDF-1.7 fake');
+
+  addSession(token: string, session: ExchangedSession): void {
+    this.sessions.set(sha256Hex(token), session);
+  }
+
+  async exchange(tokenHash: string) {
+    const session = this.sessions.get(tokenHash);
+    this.sessions.delete(tokenHash);
+    this.calls.push({ call: 'exchange' });
+    return session;
+  }
+
+  async view(signer: SignerRef): Promise<SignerView> {
+    this.calls.push({ call: 'view', signer });
+    return {
+      envelope: { id: signer.envelopeId, status: 'sent', testMode: signer.testMode, title: 'NDA', organizationId: signer.organizationId, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), pageCount: 1, pages: [{ width: 612, height: 792 }] },
+      recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: null, status: this.status, verification: this.verification, delivery: 'email' },
+      yourTurn: this.yourTurn,
+      fields: [{ id: 'sig', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40, readOnly: false, value: null }],
+    };
+  }
+
+  async document(signer: SignerRef) {
+    this.calls.push({ call: 'document', signer });
+    return this.pdf;
+  }
+
+  async viewed(signer: SignerRef, actor: Actor) {
+    this.calls.push({ call: 'viewed', signer, body: actor });
+    this.status = 'viewed';
+  }
+
+  async submit(signer: SignerRef, values: SubmitValues): Promise<SignerOutcome> {
+    this.calls.push({ call: 'submit', signer, body: values });
+    if (this.status === 'completed') throw new AppError('conflict', 'already signed');
+    this.status = 'completed';
+    return { recipientStatus: 'completed', envelopeStatus: 'completed' };
+  }
+
+  async decline(signer: SignerRef, reason: string | null, actor: Actor): Promise<SignerOutcome> {
+    this.calls.push({ call: 'decline', signer, body: { reason, ...actor } });
+    this.status = 'declined';
+    return { recipientStatus: 'declined', envelopeStatus: 'declined' };
+  }
+}
+
+export interface SigningHarness {
+  app: Express;
+  db: Db;
+  auth: TestAuth;
+  envelopes: FakeEnvelopes;
+  clock: { now: Date };
+  close(): Promise<void>;
+}
+
+export async function startSigningHarness(name: string): Promise<SigningHarness> {
+  const databaseUrl = await freshTestDatabase(`sigil_signing_test_${name}`, migrationsDir);
+  const db = createDb(databaseUrl);
+  const auth = await createTestAuth();
+  const envelopes = new FakeEnvelopes();
+  const clock = { now: new Date() };
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800 });
+  return { app, db, auth, envelopes, clock, close: () => db.$disconnect() };
+}

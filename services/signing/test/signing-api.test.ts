@@ -1,0 +1,108 @@
+// /v1/signing/*: the exchange, the signer's bearer tokens, and what each operation asks of envelopes (a fake here; the
+// e2e suite runs the real one through the gateway).
+import request from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newId, randomBase62 } from '@sigil/kit/ids';
+import { startSigningHarness, type SigningHarness } from './helpers.ts';
+
+let h: SigningHarness;
+const organizationId = newId('org');
+const envelopeId = newId('env');
+const recipientId = newId('rcp');
+
+function session(expiresInMs = 86_400_000): string {
+  const token = `sgls_${randomBase62(40)}`;
+  h.envelopes.addSession(token, { organizationId, testMode: true, envelopeId, recipientId, purpose: 'session', envelopeExpiresAt: new Date(h.clock.now.getTime() + expiresInMs).toISOString() });
+  return token;
+}
+const exchange = (token: string) => request(h.app).post('/v1/signing/exchange').send({ token });
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  h = await startSigningHarness('api');
+});
+beforeEach(() => {
+  h.envelopes.status = 'sent';
+  h.envelopes.verification = 'none';
+  h.envelopes.yourTurn = true;
+  h.envelopes.calls.length = 0;
+});
+afterAll(async () => h?.close());
+
+describe('POST /v1/signing/exchange', () => {
+  it('trades a session token for an access token once; the second exchange is 401', async () => {
+    const token = session();
+    const first = await exchange(token);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ object: 'signing_access_token', envelopeId, recipientId });
+    expect(first.body.accessToken).toMatch(/^sgla_[A-Za-z0-9]{40}$/);
+    const lifetime = new Date(first.body.expiresAt).getTime() - h.clock.now.getTime();
+    expect(lifetime).toBe(1800 * 1000);
+    const second = await exchange(token);
+    expect(second.status).toBe(401);
+    expect(second.headers['content-type']).toMatch(/problem\+json/);
+  });
+
+  it('never grants beyond the envelope expiry, and refuses a malformed token with a 400', async () => {
+    const short = await exchange(session(60_000));
+    expect(new Date(short.body.expiresAt).getTime() - h.clock.now.getTime()).toBe(60_000);
+    expect((await exchange('not-a-token')).status).toBe(400);
+  });
+});
+
+describe('the signer operations', () => {
+  it('load the signer view (recording the first view), the document, and submit', async () => {
+    const access = (await exchange(session())).body.accessToken as string;
+    const view = await request(h.app).get('/v1/signing/session').set(bearer(access)).set('user-agent', 'Firefox/140');
+    expect(view.status, JSON.stringify(view.body)).toBe(200);
+    expect(view.body).toMatchObject({ object: 'signer_view', envelopeId, recipientId, testMode: true, yourTurn: true, recipient: { status: 'viewed' }, verification: { required: false, verified: false } });
+    expect(h.envelopes.calls.filter((c) => c.call === 'viewed')).toEqual([expect.objectContaining({ body: expect.objectContaining({ userAgent: 'Firefox/140' }) })]);
+    await request(h.app).get('/v1/signing/session').set(bearer(access));
+    expect(h.envelopes.calls.filter((c) => c.call === 'viewed')).toHaveLength(1);
+
+    const doc = await request(h.app).get('/v1/signing/document').set(bearer(access));
+    expect(doc.status).toBe(200);
+    expect(doc.headers['content-type']).toBe('application/pdf');
+
+    const submitted = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: { sig: { kind: 'typed', text: 'Ada' } }, consent: true });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    expect(submitted.body).toEqual({ object: 'signing_result', envelopeId, recipientId, status: 'completed', envelopeStatus: 'completed', redirectUrl: null });
+    expect(h.envelopes.calls.find((c) => c.call === 'submit')!.body).toMatchObject({ fields: { sig: { kind: 'typed', text: 'Ada' } }, consent: true });
+    const again = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {}, consent: true });
+    expect(again.status).toBe(409);
+  });
+
+  it('refuses submit without consent (400 /body/consent) and before verification (403 verification-required)', async () => {
+    const access = (await exchange(session())).body.accessToken as string;
+    const noConsent = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {} });
+    expect(noConsent.status).toBe(400);
+    expect(noConsent.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/body/consent');
+    h.envelopes.verification = 'email';
+    const unverified = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {}, consent: true });
+    expect(unverified.status).toBe(403);
+    expect(unverified.body.type).toMatch(/verification-required$/);
+  });
+
+  it('declines with a reason', async () => {
+    const access = (await exchange(session())).body.accessToken as string;
+    const res = await request(h.app).post('/v1/signing/decline').set(bearer(access)).send({ reason: '  Wrong name ' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'declined', envelopeStatus: 'declined' });
+    expect(h.envelopes.calls.find((c) => c.call === 'decline')!.body).toMatchObject({ reason: 'Wrong name' });
+  });
+
+  it('a session token works once as a bearer; a spent, unknown or expired token, an API key or none is 401', async () => {
+    const token = session();
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(token))).status).toBe(200);
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(token))).status).toBe(401);
+    expect((await exchange(token)).status).toBe(401);
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(`sgla_${randomBase62(40)}`))).status).toBe(401);
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(`sgl_test_${randomBase62(32)}`))).status).toBe(401);
+    const none = await request(h.app).get('/v1/signing/session');
+    expect(none.status).toBe(401);
+    expect(none.body.detail).toMatch(/signing token/);
+    const access = (await exchange(session())).body.accessToken as string;
+    h.clock.now = new Date(h.clock.now.getTime() + 1801 * 1000);
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(access))).status).toBe(401);
+  });
+});
