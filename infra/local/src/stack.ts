@@ -82,8 +82,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
-      // Template files and envelope documents live in the stack's S3.
-      if (service === 'templates' || service === 'envelopes') {
+      // Template files, envelope documents and signers' attachments live in the stack's S3.
+      if (service === 'templates' || service === 'envelopes' || service === 'signing') {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
       }
       // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.

@@ -1,10 +1,12 @@
 import type { Express, Request } from 'express';
-import { createSigilApp, type OperationContext } from '@sigil/kit/api';
+import { createSigilApp, uploadedFile, type OperationContext } from '@sigil/kit/api';
 import type { PrincipalVerifier } from '@sigil/kit/auth';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
+import type { FileStore } from '@strata/stream/file-store';
 import { createAccess, type Signer } from './access.ts';
+import { createAttachmentService } from './attachments.ts';
 import type { Db } from './db.ts';
 import type { EnvelopesClient } from './envelopes-client.ts';
 import { createSigningService } from './signing.ts';
@@ -16,6 +18,9 @@ export interface SigningAppDeps {
   envelopes: EnvelopesClient;
   clock?: () => Date;
   accessTokenTtlSeconds?: number;
+  /** Where attachments are stored, and the largest one (default 10 MiB). */
+  store: FileStore;
+  attachmentMaxBytes?: number;
   readiness?: Record<string, ReadinessCheck>;
 }
 
@@ -24,7 +29,8 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; health: Health }> {
   const clock = deps.clock ?? (() => new Date());
   const access = createAccess({ db: deps.db, envelopes: deps.envelopes, clock, accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? 1800 });
-  const signing = createSigningService({ envelopes: deps.envelopes });
+  const attachments = createAttachmentService({ db: deps.db, store: deps.store, envelopes: deps.envelopes });
+  const signing = createSigningService({ envelopes: deps.envelopes, attachments });
   // The signer a request's bearer token named, found by the security check before the handler runs.
   const signers = new WeakMap<Request, Signer>();
   const signerOf = (ctx: OperationContext): Signer => signers.get(ctx.req) as Signer;
@@ -36,6 +42,7 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,
     db: deps.db,
+    multipartLimit: deps.attachmentMaxBytes ?? 10 * 1024 * 1024,
     mount: (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
     },
@@ -56,6 +63,10 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
         status: 200,
         headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${signerOf(ctx).envelopeId}.pdf"`, 'cache-control': 'no-store' },
         body: await signing.document(signerOf(ctx)),
+      }),
+      uploadSigningAttachment: async (ctx) => ({
+        status: 201,
+        body: await attachments.upload(signerOf(ctx), String((ctx.body as { field?: string }).field ?? ''), uploadedFile(ctx.req, 'file')),
       }),
       submitSigning: async (ctx) => ({ status: 200, body: await signing.submit(signerOf(ctx), ctx.body as { fields?: Record<string, unknown>; consent?: unknown }, actorOf(ctx)) }),
       declineSigning: async (ctx) => ({ status: 200, body: await signing.decline(signerOf(ctx), (ctx.body as { reason?: string } | undefined)?.reason, actorOf(ctx)) }),

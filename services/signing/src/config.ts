@@ -7,6 +7,15 @@ export const signingConfig = baseServiceConfig.extend({
   INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
   /** Lifetime of a signer's access token (never beyond the envelope's expiry). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
+  /** Where signers' attachments are stored (S3-compatible; the local stack passes its own). */
+  S3_ENDPOINT: z.string().url(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY: z.string().min(1),
+  S3_SECRET_KEY: z.string().min(1),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sigil-attachments'),
+  S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  /** The largest attachment, in bytes (413 above it). */
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
 });
 
 export type SigningConfig = z.infer<typeof signingConfig>;

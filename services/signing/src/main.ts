@@ -4,6 +4,7 @@ import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
+import { createS3FileStore } from '@strata/stream/file-store';
 import { createApp } from './app.ts';
 import { signingConfig } from './config.ts';
 import { createDb } from './db.ts';
@@ -16,7 +17,17 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/signing/migrations'));
 const db = createDb(config.DATABASE_URL);
 const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const store = await createS3FileStore({
+  endpoint: config.S3_ENDPOINT,
+  region: config.S3_REGION,
+  bucket: config.S3_BUCKET,
+  pathStyle: config.S3_PATH_STYLE,
+  accessKeyId: config.S3_ACCESS_KEY,
+  secretAccessKey: config.S3_SECRET_KEY,
+});
 const { app, health } = await createApp({
+  store,
+  attachmentMaxBytes: config.ATTACHMENT_MAX_BYTES,
   db,
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),

@@ -2,9 +2,10 @@ import { AppError } from '@sigil/kit/errors';
 import type { SignerView } from '@sigil/proto/internal-envelopes';
 import type { Actor, EnvelopesClient } from './envelopes-client.ts';
 import type { Signer } from './access.ts';
+import type { AttachmentService } from './attachments.ts';
 
 /** The signer's use cases: what `/v1/signing/*` does once the bearer token named the signer. */
-export function createSigningService({ envelopes }: { envelopes: EnvelopesClient }) {
+export function createSigningService({ envelopes, attachments }: { envelopes: EnvelopesClient; attachments: AttachmentService }) {
   return {
     /** The signer view; the first load while it is their turn is the recipient's first view of the signing page. */
     async session(signer: Signer, actor: Actor) {
@@ -31,6 +32,7 @@ export function createSigningService({ envelopes }: { envelopes: EnvelopesClient
       if (view.recipient.verification !== 'none') {
         throw new AppError('verification-required', `Recipient ${signer.recipientId} must verify a one-time code (${view.recipient.verification}) before signing.`);
       }
+      await attachments.checkSubmitted(signer, body.fields ?? {});
       const outcome = await envelopes.submit(signer, { fields: body.fields ?? {}, consent: body.consent === true, ...actor });
       return result(signer, outcome.recipientStatus, outcome.envelopeStatus);
     },

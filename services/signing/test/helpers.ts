@@ -4,6 +4,7 @@ import { AppError } from '@sigil/kit/errors';
 import { sha256Hex } from '@sigil/kit/crypto';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { ExchangedSession, SignerOutcome, SignerView, SubmitValues } from '@sigil/proto/internal-envelopes';
+import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import type { Actor, EnvelopesClient, SignerRef } from '../src/envelopes-client.ts';
@@ -39,7 +40,11 @@ export class FakeEnvelopes implements EnvelopesClient {
       envelope: { id: signer.envelopeId, status: 'sent', testMode: signer.testMode, title: 'NDA', organizationId: signer.organizationId, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), pageCount: 1, pages: [{ width: 612, height: 792 }] },
       recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: null, status: this.status, verification: this.verification, delivery: 'email' },
       yourTurn: this.yourTurn,
-      fields: [{ id: 'sig', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40, readOnly: false, value: null }],
+      fields: [
+        { id: 'sig', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40, readOnly: false, value: null },
+        { id: 'id_scan', role: 'client', type: 'attachment', required: false, page: 1, x: 72, y: 660, width: 200, height: 20, readOnly: false, value: null },
+        { id: 'counsel_scan', role: 'counsel', type: 'attachment', required: false, page: 1, x: 300, y: 660, width: 200, height: 20, readOnly: true, value: null },
+      ],
     };
   }
 
@@ -72,6 +77,7 @@ export interface SigningHarness {
   db: Db;
   auth: TestAuth;
   envelopes: FakeEnvelopes;
+  store: FileStore;
   clock: { now: Date };
   close(): Promise<void>;
 }
@@ -82,6 +88,14 @@ export async function startSigningHarness(name: string): Promise<SigningHarness>
   const auth = await createTestAuth();
   const envelopes = new FakeEnvelopes();
   const clock = { now: new Date() };
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800 });
-  return { app, db, auth, envelopes, clock, close: () => db.$disconnect() };
+  const store = await createS3FileStore({
+    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
+    region: process.env.S3_REGION ?? 'us-east-1',
+    bucket: 'sigil-attachments-test',
+    pathStyle: true,
+    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
+    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
+  });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024 });
+  return { app, db, auth, envelopes, store, clock, close: () => db.$disconnect() };
 }

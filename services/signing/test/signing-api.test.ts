@@ -106,3 +106,50 @@ describe('the signer operations', () => {
     expect((await request(h.app).get('/v1/signing/session').set(bearer(access))).status).toBe(401);
   });
 });
+
+describe('POST /v1/signing/attachments', () => {
+  const pdfBytes = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n%%EOF\n');
+  const upload = (access: string, field: string, bytes: Buffer, name = 'passport.pdf', type = 'application/pdf') =>
+    request(h.app).post('/v1/signing/attachments').set(bearer(access)).field('field', field).attach('file', bytes, { filename: name, contentType: type });
+
+  it('stores a PDF for an attachment field of the signer, and submit takes its id', async () => {
+    const access = (await exchange(session())).body.accessToken as string;
+    const res = await upload(access, 'id_scan', pdfBytes);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ object: 'signing_attachment', field: 'id_scan', fileName: 'passport.pdf', contentType: 'application/pdf', size: pdfBytes.length });
+    expect(res.body.id).toMatch(/^att_/);
+    const row = await h.db.attachment.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect((await h.store.get(row.storageKey)).equals(pdfBytes)).toBe(true);
+    const submitted = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: { sig: { kind: 'typed', text: 'Ada' }, id_scan: res.body.id }, consent: true });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+  });
+
+  it('refuses another recipient\'s upload in submit, with a pointer', async () => {
+    const first = (await exchange(session())).body.accessToken as string;
+    const uploaded = (await upload(first, 'id_scan', pdfBytes)).body.id as string;
+    const otherRecipient = `sgls_${randomBase62(40)}`;
+    h.envelopes.addSession(otherRecipient, { organizationId, testMode: true, envelopeId, recipientId: newId('rcp'), purpose: 'session', envelopeExpiresAt: new Date(h.clock.now.getTime() + 86_400_000).toISOString() });
+    const other = (await exchange(otherRecipient)).body.accessToken as string;
+    const res = await request(h.app).post('/v1/signing/submit').set(bearer(other)).send({ fields: { id_scan: uploaded }, consent: true });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ pointer: '/body/fields/id_scan' })]);
+  });
+
+  it('answers each bad upload with its own problem', async () => {
+    const access = (await exchange(session())).body.accessToken as string;
+    const notAttachment = await upload(access, 'sig', pdfBytes);
+    expect(notAttachment.status).toBe(400);
+    expect(notAttachment.body.errors).toEqual([expect.objectContaining({ pointer: '/body/field' })]);
+    expect((await upload(access, 'counsel_scan', pdfBytes)).status).toBe(400);
+    const exe = await upload(access, 'id_scan', Buffer.from('MZ\x90\x00 not a document'), 'run.exe', 'application/pdf');
+    expect(exe.status).toBe(415);
+    const big = await upload(access, 'id_scan', Buffer.concat([pdfBytes, Buffer.alloc(70 * 1024)]));
+    expect(big.status).toBe(413);
+    expect(big.body.detail).toMatch(/65536 bytes/);
+    const json = await request(h.app).post('/v1/signing/attachments').set(bearer(access)).send({ field: 'id_scan', file: 'x' });
+    expect(json.status).toBe(415);
+    h.envelopes.yourTurn = false;
+    const late = await upload(access, 'id_scan', pdfBytes);
+    expect(late.status).toBe(409);
+  });
+});

@@ -5,3 +5,4 @@ export * from './validation.ts';
 export * from './media-types.ts';
 export * from './idempotency.ts';
 export * from './openapi-backend.ts';
+export * from './multipart.ts';

@@ -8,6 +8,7 @@ import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
 import { binaryBodyParser, createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
+import { multipartBodyParser } from './multipart.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
 import type { Reply } from './openapi-backend.ts';
 import { describePointer, toFieldError, type ValidationIssue } from './validation.ts';
@@ -42,6 +43,8 @@ export interface SigilAppOptions {
   jsonLimit?: string;
   /** Operations that take files: these media types are read as raw bytes (a Buffer body), up to `limit` bytes. */
   binaryBodies?: { types: string[]; limit: number };
+  /** Operations that take `multipart/form-data`: one file of at most this many bytes (`uploadedFile(req, name)`). */
+  multipartLimit?: number;
 }
 
 /** Sigil's errors: RFC 9457 problem+json with the JSON Pointers of the offending fields. */
@@ -75,7 +78,11 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
     log: options.log,
     errors: problemRenderer,
     mount: options.mount,
-    bodyParsers: [jsonBodyParser(options.jsonLimit), ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : [])],
+    bodyParsers: [
+      jsonBodyParser(options.jsonLimit),
+      ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : []),
+      ...(options.multipartLimit ? [multipartBodyParser(options.multipartLimit)] : []),
+    ],
     handlers: { ...options.handlers, ...options.publicHandlers, ...options.tokenHandlers } as Record<string, PublicOperationHandler>,
     caller: {
       principalHeader: PRINCIPAL_HEADER,
