@@ -9,6 +9,8 @@ import { type PrincipalVerifier } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
 import { createTemplateService, type CreateTemplateInput } from './templates.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
+import { mountInternalRoutes } from './internal/routes.ts';
+import { createTemplateUses } from './internal/template-uses.ts';
 import { OFFICE_TYPES, type OfficeConverter } from './files/office-convert.ts';
 import type { FileStore } from './files/storage.ts';
 import { PDF, createTemplateFileService } from './files/template-files.ts';
@@ -41,6 +43,7 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(templates, versions), verifyPrincipal: deps.verifyPrincipal });
+      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, uses: createTemplateUses({ db: deps.db, store: deps.files.store }) });
     },
     handlers: {
       createTemplate: async ({ principal, body }) => ({

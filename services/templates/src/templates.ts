@@ -90,8 +90,9 @@ export function createTemplateService({ db }: { db: Db }) {
     },
 
     /**
-     * Deletes a template that no envelope or signing link ever used. Usage is learnt from the
-     * `envelope.created` and `signing_link.created` events, so the check covers every use those events reported.
+     * Deletes a template that no envelope or signing link ever used. Envelopes record a use synchronously
+     * (`POST /internal/v1/templates/{id}/uses`, under the same row lock as here), and the `envelope.created` and
+     * `signing_link.created` events record it again, idempotently.
      */
     async delete(organizationId: string, id: string): Promise<void> {
       await db.$transaction(async (tx) => {

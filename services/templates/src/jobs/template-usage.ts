@@ -18,15 +18,20 @@ export async function recordTemplateUsage(event: DomainEvent, tx: Tx): Promise<v
           }
         : undefined;
   if (!usage) return;
+  await insertTemplateUsage(tx, { templateId: usage.templateId, organizationId: event.organizationId, kind: usage.kind, id: usage.id, at: new Date(event.occurredAt) });
+}
+
+/** Records one use of a template of the organization (nothing for another organization's or a deleted one; idempotent). */
+export async function insertTemplateUsage(tx: Tx, use: { templateId: string; organizationId: string; kind: string; id: string; at: Date }): Promise<void> {
   await tx.$executeRawUnsafe(
     `INSERT INTO template_usages (template_id, used_by_kind, used_by_id, used_at)
      SELECT id, $3, $4, $5 FROM templates WHERE id = $1 AND organization_id = $2
      ON CONFLICT DO NOTHING`,
-    usage.templateId,
-    event.organizationId,
-    usage.kind,
-    usage.id,
-    new Date(event.occurredAt),
+    use.templateId,
+    use.organizationId,
+    use.kind,
+    use.id,
+    use.at,
   );
 }
 

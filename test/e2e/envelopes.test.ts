@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { call, startTestStack, type TestStack } from './stack.ts';
+
+/**
+ * A new user's first envelope through the gateway, with the printed test key: upload a PDF to a template, place the
+ * fields of two roles, publish, send an envelope to two recipients, and watch it render and reach `sent`.
+ */
+let stack: TestStack;
+let auth: Record<string, string>;
+
+async function twoPagePdf(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const n of [1, 2]) doc.addPage([612, 792]).drawText(`Consulting agreement, page ${n}`, { x: 50, y: 740, size: 14, font });
+  return Buffer.from(await doc.save());
+}
+
+async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not ready in time: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  auth = { authorization: `Bearer ${stack.seed.testApiKey}` };
+}, 120_000);
+afterAll(async () => stack?.stop());
+
+describe('sending an envelope through the gateway', () => {
+  let templateId: string;
+
+  it('publishes a template with two roles from an uploaded PDF', async () => {
+    templateId = (await call(stack.gatewayUrl, 'POST', '/v1/templates', { body: { name: 'Consulting agreement' }, headers: auth })).body.id;
+    const upload = await fetch(`${stack.gatewayUrl}/v1/templates/${templateId}/files`, { method: 'POST', headers: { ...auth, 'content-type': 'application/pdf' }, body: await twoPagePdf() });
+    expect(upload.status).toBe(201);
+    const file = ((await upload.json()) as { id: string }).id;
+    const draft = await call(stack.gatewayUrl, 'PUT', `/v1/templates/${templateId}/draft`, {
+      headers: auth,
+      body: {
+        file,
+        roles: [{ name: 'client', order: 1 }, { name: 'consultant', order: 2 }],
+        fields: [
+          { id: 'client_company', role: 'client', type: 'text', required: true, page: 1, x: 72, y: 120, width: 300, height: 24, variable: 'company' },
+          { id: 'client_signature', role: 'client', type: 'signature', required: true, page: 2, x: 72, y: 600, width: 200, height: 40 },
+          { id: 'consultant_signature', role: 'consultant', type: 'signature', required: true, page: 2, x: 320, y: 600, width: 200, height: 40 },
+        ],
+        variables: [{ name: 'company', required: true }],
+      },
+    });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    expect((await call(stack.gatewayUrl, 'POST', `/v1/templates/${templateId}/publish`, { headers: auth })).status).toBe(201);
+  });
+
+  it('creates an envelope that renders and is sent to the first recipient; the template can no longer be deleted', async () => {
+    const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
+      headers: auth,
+      body: {
+        template: templateId,
+        recipients: [
+          { role: 'client', name: 'Ada Lovelace', email: 'ada@example.com' },
+          { role: 'consultant', name: 'Grace Hopper', email: 'grace@example.com' },
+        ],
+        variables: { company: 'Analytical Engines Ltd' },
+        externalId: 'crm-1001',
+        dedupeOn: 'external_id',
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ status: 'rendering', testMode: true, templateVersion: 1 });
+    const sent = await until(() => call(stack.gatewayUrl, 'GET', `/v1/envelopes/${created.body.id}`, { headers: auth }), (r) => r.body.status === 'sent');
+    expect(sent.body.recipients.map((r: { role: string; status: string }) => [r.role, r.status])).toEqual([['client', 'sent'], ['consultant', 'pending']]);
+    const document = await fetch(`${stack.gatewayUrl}/v1/envelopes/${created.body.id}/document`, { headers: auth });
+    expect(document.status).toBe(200);
+    expect(document.headers.get('content-type')).toBe('application/pdf');
+    expect((await PDFDocument.load(Buffer.from(await document.arrayBuffer()))).getPageCount()).toBe(2);
+
+    const again = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', { headers: auth, body: { template: templateId, externalId: 'crm-1001', dedupeOn: 'external_id' } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-deduplicated')).toBe('true');
+    expect(again.body.id).toBe(created.body.id);
+
+    const remove = await call(stack.gatewayUrl, 'DELETE', `/v1/templates/${templateId}`, { headers: auth });
+    expect(remove.status).toBe(409);
+    expect(remove.body.type).toMatch(/template-in-use$/);
+  });
+
+  it('is signed by both recipients through signing sessions, in order, and completes with its values', async () => {
+    const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
+    const [client, consultant] = envelope.recipients as Array<{ id: string }>;
+    const early = await call(stack.gatewayUrl, 'POST', `/v1/envelopes/${envelope.id}/sessions`, { headers: auth, body: { recipient: consultant!.id } });
+    expect(early.status).toBe(409);
+    for (const [recipient, field] of [[client!, 'client_signature'], [consultant!, 'consultant_signature']] as const) {
+      const minted = await call(stack.gatewayUrl, 'POST', `/v1/envelopes/${envelope.id}/sessions`, { headers: auth, body: { recipient: recipient.id } });
+      expect(minted.status, JSON.stringify(minted.body)).toBe(201);
+      expect(minted.body.url).toBe(`${stack.gatewayUrl}/sign#token=${minted.body.token}`);
+      const exchanged = await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token: minted.body.token } });
+      expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+      expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token: minted.body.token } })).status).toBe(401);
+      const signer = { authorization: `Bearer ${exchanged.body.accessToken}` };
+      const view = await call(stack.gatewayUrl, 'GET', '/v1/signing/session', { headers: signer });
+      expect(view.status, JSON.stringify(view.body)).toBe(200);
+      expect(view.body.fields.filter((f: { readOnly: boolean }) => !f.readOnly).map((f: { id: string }) => f.id)).toEqual([field]);
+      const pdf = await fetch(`${stack.gatewayUrl}/v1/signing/document`, { headers: signer });
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      const signed = await call(stack.gatewayUrl, 'POST', '/v1/signing/submit', { headers: signer, body: { fields: { [field]: { kind: 'typed', text: 'Signed by me' } }, consent: true } });
+      expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+      expect(signed.body.status).toBe('completed');
+    }
+    const done = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}`, { headers: auth })).body;
+    expect(done).toMatchObject({ status: 'completed', seal: 'pending' });
+    expect(done.recipients.map((r: { status: string }) => r.status)).toEqual(['completed', 'completed']);
+  });
+
+  it('voids another envelope in progress, and lists it with its status', async () => {
+    const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
+      headers: auth,
+      body: { template: templateId, externalId: 'crm-1002', recipients: [{ role: 'client', name: 'Ada', email: 'ada@example.com' }, { role: 'consultant', name: 'Grace', email: 'grace@example.com' }], variables: { company: 'X' } },
+    });
+    const id = created.body.id;
+    const voided = await call(stack.gatewayUrl, 'POST', `/v1/envelopes/${id}/void`, { headers: auth, body: { reason: 'Superseded' } });
+    expect(voided.status).toBe(200);
+    expect((await call(stack.gatewayUrl, 'GET', '/v1/envelopes?status=voided', { headers: auth })).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
+  });
+});
