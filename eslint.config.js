@@ -69,5 +69,7 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The hosted signing page runs in browsers, as plain ES modules served as they are.
+  { files: ['apps/signing-page/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
   ...boundaryRules,
 );

@@ -10,6 +10,7 @@ import { createFederatedGraph, type GraphLimits } from './graphql.ts';
 import { reuseSignedTokens } from './principal-tokens.ts';
 import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
+import { signingPageRouter } from './signing-page.ts';
 import { createStrataEdge, type StrataGatewayDeps } from './strata-edge.ts';
 
 export type { StrataGatewayDeps };
@@ -80,6 +81,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     ),
   );
   app.use(strata.handle);
+  app.use('/sign', signingPageRouter());
 
   const graph = await createFederatedGraph({
     supergraphSdl: deps.supergraphSdl,
