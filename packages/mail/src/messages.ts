@@ -1,0 +1,92 @@
+import escapeHtml from 'escape-html';
+
+/** What every message names: who sends it (the organization) and whether the envelope is a test. */
+interface Common {
+  organizationName: string;
+  envelopeTitle: string;
+  recipientName: string;
+  testMode: boolean;
+}
+
+/** The data of each kind of message: a wrong or missing member is a type error. */
+export type MessageData =
+  | ({ kind: 'your_turn' | 'reminder'; url: string; expiresAt: string } & Common)
+  | ({ kind: 'otp_code'; code: string; minutes: number } & Common)
+  | ({ kind: 'declined'; declinedBy: string; reason: string | null } & Common)
+  | ({ kind: 'voided'; reason: string | null } & Common)
+  | ({ kind: 'expired' } & Common)
+  | ({ kind: 'completed' } & Common);
+
+export type MessageKind = MessageData['kind'];
+
+export interface Message {
+  kind: MessageKind;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** One paragraph of a message: plain text, escaped for HTML; or a link button. */
+type Part = { text: string } | { link: string; label: string };
+
+/** Only web links go into messages: anything else (`javascript:`, `data:`) is refused. */
+function webLink(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(`refusing a ${parsed.protocol} link in an e-mail`);
+  return parsed.toString();
+}
+
+const day = (iso: string) => new Date(iso).toUTCString().replace(/ \d{2}:\d{2}:\d{2} GMT$/, '');
+
+function parts(data: MessageData): { subject: string; body: Part[] } {
+  const title = `“${data.envelopeTitle}”`;
+  switch (data.kind) {
+    case 'your_turn':
+    case 'reminder':
+      return {
+        subject: `${data.kind === 'reminder' ? 'Reminder: ' : ''}${data.organizationName} asks you to sign ${title}`,
+        body: [
+          { text: `${data.organizationName} sent you ${title} to sign${data.kind === 'reminder' ? ', and it is still waiting for you' : ''}.` },
+          { link: webLink(data.url), label: 'Review and sign' },
+          { text: `The link is yours alone and works until ${day(data.expiresAt)}. Do not forward this e-mail.` },
+        ],
+      };
+    case 'otp_code':
+      return {
+        subject: `Your code to sign ${title}: ${data.code}`,
+        body: [{ text: `Your one-time code is ${data.code}. It is valid for ${data.minutes} minutes.` }, { text: 'If you did not ask for it, ignore this e-mail.' }],
+      };
+    case 'declined':
+      return {
+        subject: `${title} was declined`,
+        body: [{ text: `${data.declinedBy} declined to sign ${title}, so it will not be completed.` }, ...(data.reason ? [{ text: `Their reason: ${data.reason}` }] : [])],
+      };
+    case 'voided':
+      return {
+        subject: `${title} was cancelled by ${data.organizationName}`,
+        body: [{ text: `${data.organizationName} cancelled ${title}; there is nothing left for you to sign.` }, ...(data.reason ? [{ text: `Reason: ${data.reason}` }] : [])],
+      };
+    case 'expired':
+      return { subject: `${title} expired`, body: [{ text: `${title} from ${data.organizationName} expired before everyone signed. Its links no longer work.` }] };
+    case 'completed':
+      return { subject: `${title} is complete`, body: [{ text: `Everyone has signed ${title} from ${data.organizationName}.` }, { text: 'The sealed document will be available from the sender.' }] };
+  }
+}
+
+/** The message of a kind: a subject, and HTML and text parts that say the same, every user string escaped in HTML. */
+export function composeMessage(data: MessageData): Message {
+  const { subject, body } = parts(data);
+  const test = data.testMode ? [{ text: 'This is a TEST envelope: signing it has no legal effect.' }] : [];
+  const all: Part[] = [{ text: `Hello ${data.recipientName},` }, ...test, ...body, { text: `Sent by ${data.organizationName} with Sigil.` }];
+  const text = all.map((p) => ('link' in p ? `${p.label}: ${p.link}` : p.text)).join('\n\n');
+  const html = [
+    '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1f24;max-width:560px">',
+    ...all.map((p) =>
+      'link' in p
+        ? `<p><a href="${escapeHtml(p.link)}" style="display:inline-block;background:#2450d3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(p.label)}</a></p>`
+        : `<p>${escapeHtml(p.text)}</p>`,
+    ),
+    '</body></html>',
+  ].join('\n');
+  return { kind: data.kind, subject: `${data.testMode ? '[TEST] ' : ''}${subject}`.replace(/[\r\n]+/g, ' '), text, html };
+}

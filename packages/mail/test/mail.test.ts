@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { composeMessage, createMailer, type MessageData } from '../src/index.ts';
+
+const common = { organizationName: 'Acme <script>alert(1)</script>', envelopeTitle: 'NDA "v2" & terms', recipientName: "Ada O'Brien <b>", testMode: false };
+const ALL: MessageData[] = [
+  { kind: 'your_turn', url: 'https://sign.example.com/sign#token=sgls_x', expiresAt: '2026-12-31T00:00:00Z', ...common },
+  { kind: 'reminder', url: 'https://sign.example.com/sign#token=sgls_y', expiresAt: '2026-12-31T00:00:00Z', ...common },
+  { kind: 'otp_code', code: '123456', minutes: 10, ...common },
+  { kind: 'declined', declinedBy: 'Grace <i>', reason: 'Wrong "price"', ...common },
+  { kind: 'voided', reason: '<img src=x onerror=alert(1)>', ...common },
+  { kind: 'expired', ...common },
+  { kind: 'completed', ...common },
+];
+
+describe('composeMessage', () => {
+  it.each(ALL)('$kind: HTML and text say the same, every user string escaped in HTML', (data) => {
+    const message = composeMessage(data);
+    expect(message.kind).toBe(data.kind);
+    expect(message.subject).toContain('NDA "v2" & terms');
+    expect(message.text).toContain("Hello Ada O'Brien <b>,");
+    expect(message.text).toContain('Acme <script>alert(1)</script>');
+    expect(message.html).not.toMatch(/<script>|<b>|<i>|<img/);
+    expect(message.html).toContain('Acme &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(message.html).toContain('Ada O&#39;Brien &lt;b&gt;');
+    for (const line of message.text.split('\n\n')) expect(message.html).toContain(line.includes(': https://') ? line.split(': ')[0] : line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+  });
+
+  it('puts the link in both parts, and refuses a link that is not a web link', () => {
+    const message = composeMessage(ALL[0]!);
+    expect(message.text).toContain('Review and sign: https://sign.example.com/sign#token=sgls_x');
+    expect(message.html).toContain('href="https://sign.example.com/sign#token=sgls_x"');
+    expect(() => composeMessage({ ...(ALL[0] as Extract<MessageData, { kind: 'your_turn' }>), url: 'javascript:alert(1)' })).toThrow(/javascript:/);
+  });
+
+  it('marks test envelopes in the subject and the body', () => {
+    const message = composeMessage({ ...ALL[5]!, testMode: true });
+    expect(message.subject).toMatch(/^\[TEST\] /);
+    expect(message.text).toContain('TEST envelope: signing it has no legal effect');
+  });
+
+  it('keeps the subject on one line', () => {
+    expect(composeMessage({ ...ALL[5]!, envelopeTitle: 'Evil\r\nBcc: x@example.com' }).subject).not.toMatch(/[\r\n]/);
+  });
+});
+
+describe('createMailer', () => {
+  it('delivers to the SMTP sink with the text and HTML parts', async () => {
+    const inbox = process.env.SMTP_INBOX_URL;
+    const url = process.env.SMTP_URL;
+    expect(inbox && url, 'the test setup provides the SMTP sink').toBeTruthy();
+    const to = `mail-${randomBytes(4).toString('hex')}@example.com`;
+    const mailer = createMailer({ url: url as string, from: 'Sigil <no-reply@sigil.local>' });
+    const sent = await mailer.send({ to, message: composeMessage({ ...ALL[0]!, testMode: true }) });
+    mailer.close();
+    expect(sent.messageId).toMatch(/@/);
+    let found: { subject: string; text: string; html: string | null } | undefined;
+    for (let i = 0; i < 100 && !found; i++) {
+      const messages = (await (await fetch(`${inbox}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string; html: string | null }>;
+      found = messages.find((m) => m.to.includes(to));
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(found?.subject).toBe('[TEST] Acme <script>alert(1)</script> asks you to sign “NDA "v2" & terms”');
+    expect(found?.text).toContain('Review and sign: https://sign.example.com/sign#token=sgls_x');
+    expect(found?.html).toContain('href="https://sign.example.com/sign#token=sgls_x"');
+  });
+});
