@@ -117,6 +117,26 @@ describe('sending an envelope through the gateway', () => {
     expect(done.recipients.map((r: { status: string }) => r.status)).toEqual(['completed', 'completed']);
   });
 
+  it("e-mails a member's signing link to the stack's inbox; the link opens a signing session once", async () => {
+    const owner = stack.seed.ownerEmail;
+    const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
+      headers: auth,
+      body: { template: templateId, recipients: [{ role: 'client', name: 'The Owner', email: owner }, { role: 'consultant', name: 'Grace', email: 'grace@example.com' }], variables: { company: 'Y' } },
+    });
+    expect(created.status).toBe(201);
+    let link: string | undefined;
+    for (let i = 0; i < 200 && !link; i++) {
+      const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string }>;
+      const mine = messages.find((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement'));
+      link = mine ? /(http:\/\/\S+\/sign#token=sgls_[A-Za-z0-9]+)/.exec(mine.text)?.[1] : undefined;
+      if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(link?.startsWith(`${stack.gatewayUrl}/sign#token=`)).toBe(true);
+    const token = link!.split('#token=')[1];
+    expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(200);
+    expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(401);
+  });
+
   it('voids another envelope in progress, and lists it with its status', async () => {
     const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
       headers: auth,

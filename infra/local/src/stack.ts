@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ensureDatabase } from '@sigil/kit/db';
 import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
 import { missingTools } from './tools.ts';
+import { freePort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -72,6 +73,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       HOST: '127.0.0.1',
     };
     const serviceUrls = {} as Record<StackService, string>;
+    // Known before the services start: envelopes puts it in e-mailed signing links.
+    const gatewayPort = options.gatewayPort ?? (await freePort());
     // Without a fixed gateway port the catalog reports the address its callers used.
     const strata = {
       STRATA_SECRETS_KEY: strataSecretsKey,
@@ -90,7 +93,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (service === 'envelopes') {
         serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
         Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
-        if (options.gatewayPort) env.PUBLIC_URL = `http://127.0.0.1:${options.gatewayPort}`;
+        Object.assign(env, { PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`, SMTP_URL: `smtp://${infra.smtp.host}:${infra.smtp.port}` });
       }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {
@@ -107,7 +110,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       name: 'gateway',
       child: await startNode(options.stateDir, 'gateway', 'gateway/src/main.ts', {
         ...common,
-        PORT: String(options.gatewayPort ?? 0),
+        PORT: String(gatewayPort),
         SERVICE_URLS: JSON.stringify(routed),
         INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk),
         // Strata's access proxy is replaced by the gateway's dev issuer on a local machine (`strata login`).

@@ -13,6 +13,8 @@ import type { CreateEnvelopeInput } from './create-input.ts';
 import type { Db } from './db.ts';
 import { createEnvelopeService } from './envelopes.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
+import type { MailDeps } from './mail/outbox-mail.ts';
+import { resendLink } from './mail/resend.ts';
 import { createSignerService } from './signer.ts';
 import { createTokenService } from './tokens.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
@@ -32,6 +34,8 @@ export interface EnvelopesAppDeps {
   sessionTtlSeconds?: number;
   /** The public base URL of the hosted signing page; without it, the address the caller reached the gateway at. */
   publicUrl?: string;
+  /** E-mail (resends); the same dependencies the mail consumer and the reminders use. */
+  mail: Omit<MailDeps, 'db' | 'clock'>;
   readiness?: Record<string, ReadinessCheck>;
 }
 
@@ -81,6 +85,10 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
         status: 201,
         body: await tokens.createSession(principal, params.id as string, (body as { recipient: string }).recipient, deps.publicUrl ?? publicUrlOf(req)),
       }),
+      resendEnvelopeRecipient: async ({ principal, params }) => {
+        await resendLink({ ...deps.mail, db: deps.db, clock }, principal, params.id as string, params.recipient as string);
+        return { status: 204 };
+      },
       getEnvelopeDocument: async ({ principal, params, query }) => {
         const version = (query.version as string | undefined) ?? 'original';
         return {

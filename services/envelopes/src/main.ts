@@ -6,6 +6,10 @@ import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { createS3FileStore } from '@strata/stream/file-store';
+import { createMailer } from '@sigil/mail';
+import { startDirectoryConsumer } from './mail/directory.ts';
+import { startMailConsumer } from './mail/notify.ts';
+import { remindDue } from './mail/reminders.ts';
 import { createApp } from './app.ts';
 import { envelopesConfig } from './config.ts';
 import { createDb } from './db.ts';
@@ -32,7 +36,10 @@ const store = await createS3FileStore({
 });
 const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
-const scheduler = startScheduler({ db, clock, intervalMs: config.SCHEDULER_INTERVAL_MS, log });
+const mail = { db, clock, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };
+const directory = await startDirectoryConsumer(bus, db, log, config.CONSUMER_PREFIX);
+const mailing = await startMailConsumer(bus, { ...mail, log, prefix: config.CONSUMER_PREFIX });
+const scheduler = startScheduler({ db, clock, intervalMs: config.SCHEDULER_INTERVAL_MS, log, remind: (now) => remindDue(mail, now) });
 const { app, health } = await createApp({
   db,
   log,
@@ -44,6 +51,7 @@ const { app, health } = await createApp({
   cell: config.CONSUMER_PREFIX,
   sessionTtlSeconds: config.SESSION_TTL_SECONDS,
   publicUrl: config.PUBLIC_URL,
+  mail,
   readiness: { nats: async () => void (await bus.nc.flush()) },
 });
 await runServer({
@@ -52,5 +60,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [() => scheduler.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+  resources: [() => scheduler.stop(), () => mailing.stop(), () => directory.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mail.mailer.close()],
 });

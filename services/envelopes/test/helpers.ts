@@ -4,6 +4,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
+import { createMailer, type Mailer } from '@sigil/mail';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import type { Caller, TemplatesClient } from '../src/templates-client.ts';
@@ -82,6 +83,9 @@ export interface EnvelopesHarness {
   templates: FakeTemplates;
   store: FileStore;
   clock: { now: Date };
+  mailer: Mailer;
+  /** What e-mail needs (for the mail consumer's handler and the reminders in tests). */
+  mail: { db: Db; mailer: Mailer; clock: () => Date; publicUrl: string };
   close(): Promise<void>;
 }
 
@@ -105,6 +109,15 @@ export async function startEnvelopesHarness(name: string): Promise<EnvelopesHarn
   templates.pdf = await samplePdf(2);
   const store = await testStore();
   const clock = { now: new Date() };
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, store, clock: () => clock.now });
-  return { app, db, databaseUrl, auth, templates, store, clock, close: () => db.$disconnect() };
+  const mailer = createMailer({ url: process.env.SMTP_URL ?? 'smtp://127.0.0.1:2525', from: 'Sigil <no-reply@sigil.local>' });
+  const publicUrl = 'https://sign.example.test';
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, store, clock: () => clock.now, mail: { mailer, publicUrl } });
+  const mail = { db, mailer, clock: () => clock.now, publicUrl };
+  return {
+    app, db, databaseUrl, auth, templates, store, clock, mailer, mail,
+    close: async () => {
+      mailer.close();
+      await db.$disconnect();
+    },
+  };
 }

@@ -29,13 +29,17 @@ export async function expireDue(db: Db, now: Date, batch = 100): Promise<string[
   });
 }
 
-/** Runs `expireDue` every `intervalMs` (and once at start); a failed pass is logged and the next one tries again. */
-export function startScheduler(options: { db: Db; clock: () => Date; intervalMs: number; log: Logger }): { stop(): Promise<void> } {
+/**
+ * Runs the due work every `intervalMs` (and once at start): expiry, then reminders when e-mail is configured. A failed
+ * pass is logged and the next one tries again.
+ */
+export function startScheduler(options: { db: Db; clock: () => Date; intervalMs: number; log: Logger; remind?: (now: Date) => Promise<string[]> }): { stop(): Promise<void> } {
   let running: Promise<unknown> | undefined;
   const pass = () => {
     if (running) return;
     running = (async () => {
       while ((await expireDue(options.db, options.clock())).length > 0);
+      if (options.remind) while ((await options.remind(options.clock())).length > 0);
     })()
       .catch((error: unknown) => options.log.error({ err: error }, 'expiry pass failed'))
       .finally(() => (running = undefined));

@@ -1,0 +1,33 @@
+import type { Mailer, MessageData } from '@sigil/mail';
+import { composeMessage } from '@sigil/mail';
+import { newId } from '@sigil/kit/ids';
+import type { Db, Tx } from '../db.ts';
+
+export interface MailDeps {
+  db: Db;
+  mailer: Mailer;
+  clock: () => Date;
+  /** The public base URL of the hosted signing page (links in e-mails). */
+  publicUrl: string;
+}
+
+type MailEnvelope = { id: string; organizationId: string; testMode: boolean; templateName: string };
+
+/** The organization's name as e-mails show it (its id until accounts' event arrived). */
+export async function organizationName(conn: Db | Tx, organizationId: string): Promise<string> {
+  return (await conn.organization.findUnique({ where: { id: organizationId } }))?.name ?? 'Your correspondent';
+}
+
+/**
+ * Sends one message and records it. A test-mode envelope e-mails only members of its organization; any other address
+ * is recorded as `suppressed` and nothing leaves.
+ */
+export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string }, data: MessageData): Promise<'delivered' | 'suppressed'> {
+  const address = to.address.toLowerCase();
+  const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
+  const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data) }) : undefined;
+  await conn.emailDelivery.create({
+    data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, status: sent ? 'delivered' : 'suppressed', messageId: sent?.messageId ?? null, createdAt: deps.clock() },
+  });
+  return sent ? 'delivered' : 'suppressed';
+}
