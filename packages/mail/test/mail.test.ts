@@ -30,7 +30,7 @@ describe('composeMessage', () => {
     const message = composeMessage(ALL[0]!);
     expect(message.text).toContain('Review and sign: https://sign.example.com/sign#token=sgls_x');
     expect(message.html).toContain('href="https://sign.example.com/sign#token=sgls_x"');
-    expect(() => composeMessage({ ...(ALL[0] as Extract<MessageData, { kind: 'your_turn' }>), url: 'javascript:alert(1)' })).toThrow(/javascript:/);
+    expect(() => composeMessage({ ...(ALL[0] as Extract<MessageData, { kind: 'your_turn' | 'reminder' }>), url: 'javascript:alert(1)' })).toThrow(/javascript:/);
   });
 
   it('marks test envelopes in the subject and the body', () => {
