@@ -73,6 +73,8 @@ export interface SignerView {
     testMode: boolean;
     title: string;
     organizationId: string;
+    /** The sender's name, as e-mails show it. */
+    organizationName: string;
     expiresAt: string;
     pageCount: number;
     pages: Array<{ width: number; height: number }>;

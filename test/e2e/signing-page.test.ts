@@ -27,10 +27,10 @@ async function pdf(): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-async function envelope(): Promise<{ id: string; recipients: Array<{ id: string }> }> {
+async function envelope(first: Record<string, unknown> = {}): Promise<{ id: string; recipients: Array<{ id: string }> }> {
   const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
     headers: auth,
-    body: { template: templateId, recipients: [{ role: 'discloser', name: 'Ada Lovelace', email: 'ada@example.com' }, { role: 'recipient', name: 'Grace Hopper', email: 'grace@example.com' }] },
+    body: { template: templateId, recipients: [{ role: 'discloser', name: 'Ada Lovelace', email: 'ada@example.com', ...first }, { role: 'recipient', name: 'Grace Hopper', email: 'grace@example.com' }] },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   for (let i = 0; i < 300; i++) {
@@ -147,6 +147,36 @@ describe('the hosted signing page', () => {
     const done = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${env.id}`, { headers: auth })).body;
     expect(done.status).toBe('completed');
   }, 120_000);
+
+  it('asks for a one-time code first when the recipient verifies by e-mail: the code from the stack\'s inbox opens the document', async () => {
+    const owner = stack.seed.ownerEmail;
+    const env = await envelope({ email: owner, name: 'The Owner', verification: 'email' });
+    const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+    await page.goto(await signingUrl(env.id, env.recipients[0]!.id));
+    await page.waitForSelector('#otp:not([hidden])');
+    expect(await page.locator('[data-field]').count()).toBe(0);
+    const since = new Date().toISOString();
+    await page.click('#otp-send');
+    let code: string | undefined;
+    for (let i = 0; i < 200 && !code; i++) {
+      const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; receivedAt: string }>;
+      const mail = messages.find((m) => m.to.includes(owner) && m.subject.includes('Your code to sign') && m.receivedAt >= since);
+      code = mail ? /(\d{6})$/.exec(mail.subject)?.[1] : undefined;
+      if (!code) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(code).toMatch(/^\d{6}$/);
+    await page.fill('#otp-code', code!);
+    await page.click('#otp-verify');
+    await page.waitForSelector('[data-field="discloser_signature"]');
+    await page.click('[data-field="discloser_signature"]');
+    await page.fill('#typed', 'The Owner');
+    await page.click('#apply-signature');
+    await page.check('[data-field="discloser_agrees"] input');
+    await page.check('#consent');
+    await page.click('#finish');
+    await page.waitForSelector('text=Thank you: you have signed.');
+    await page.close();
+  }, 60_000);
 
   it('declines with a reason, on a phone-sized screen', async () => {
     const env = await envelope();

@@ -59,6 +59,8 @@ export function createApi(token) {
     session: async () => (await call('GET', '/v1/signing/session')).json(),
     document: async () => (await call('GET', '/v1/signing/document')).arrayBuffer(),
     submit: async (fields) => (await call('POST', '/v1/signing/submit', { fields, consent: true })).json(),
+    sendCode: async () => (await call('POST', '/v1/signing/otp', {})).json(),
+    verifyCode: async (code) => (await call('POST', '/v1/signing/otp/verify', { code })).json(),
     decline: async (reason) => (await call('POST', '/v1/signing/decline', reason ? { reason } : {})).json(),
     attach: async (field, file) => {
       const form = new FormData();

@@ -160,10 +160,43 @@ function showDone(title, text) {
   say('');
 }
 
+/** The one-time-code step: resolves once the code was verified (the session then lets the signer submit). */
+function verifyFirst() {
+  const form = $('otp');
+  form.hidden = false;
+  $('otp-help').textContent = `We will send a one-time code ${view.verification.channel === 'sms' ? 'by text message to your phone' : `to ${view.recipient.email}`}.`;
+  say('Confirm it is you to open the document.');
+  return new Promise((resolve) => {
+    $('otp-send').onclick = async () => {
+      try {
+        await api.sendCode();
+        say('Code sent: enter it below.');
+        $('otp-code').focus();
+      } catch (error) {
+        fail(error);
+      }
+    };
+    form.onsubmit = async (event) => {
+      event.preventDefault();
+      try {
+        await api.verifyCode($('otp-code').value.trim());
+        form.hidden = true;
+        resolve();
+      } catch (error) {
+        fail(error);
+      }
+    };
+  });
+}
+
 async function start() {
   try {
     api = createApi(await accessToken());
     view = await api.session();
+    if (view.yourTurn && view.verification.required && !view.verification.verified) {
+      $('title').textContent = view.envelope.title;
+      await verifyFirst();
+    }
     $('title').textContent = view.envelope.title;
     $('who').textContent = `Signing as ${view.recipient.name} <${view.recipient.email}>`;
     $('test-banner').hidden = !view.testMode;

@@ -98,7 +98,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {
         serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
-        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SMTP_URL: `smtp://${infra.smtp.host}:${infra.smtp.port}` });
       }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));

@@ -1,2 +1,3 @@
 export * from './messages.ts';
 export * from './mailer.ts';
+export * from './sms.ts';

@@ -20,7 +20,8 @@ export type MessageData =
 export type MessageKind = MessageData['kind'];
 
 export interface Message {
-  kind: MessageKind;
+  /** The kind of message (`sms` for a text message delivered to the local inbox). */
+  kind: MessageKind | 'sms';
   subject: string;
   text: string;
   html: string;

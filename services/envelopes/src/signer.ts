@@ -5,6 +5,7 @@ import type { TemplateField } from '@sigil/proto/internal-templates';
 import type { FileStore } from '@strata/stream/file-store';
 import type { Db, Tx } from './db.ts';
 import { lockEnvelope } from './envelopes.ts';
+import { organizationName } from './mail/outbox-mail.ts';
 import { stampValues } from './render-pdf.ts';
 import { envelopeTransition, isRecipientsTurn, recipientTransition } from './state.ts';
 import { revokeTokens } from './tokens.ts';
@@ -85,7 +86,7 @@ export function createSignerService(deps: SignerDeps) {
         .map((f): SignerField => ({ id: f.id, role: f.role, type: f.type, required: f.required, page: f.page, x: f.x, y: f.y, width: f.width, height: f.height, readOnly: !fillable(f, recipient.role), value: publicValue(values[f.id]) ?? null }))
         .sort((a, b) => Number(a.readOnly) - Number(b.readOnly));
       return {
-        envelope: { id: row.id, status: row.status, testMode: row.testMode, title: row.templateName, organizationId: row.organizationId, expiresAt: row.expiresAt.toISOString(), pageCount: (row.pages as unknown[]).length, pages: row.pages as SignerView['envelope']['pages'] },
+        envelope: { id: row.id, status: row.status, testMode: row.testMode, title: row.templateName, organizationId: row.organizationId, organizationName: await organizationName(db, row.organizationId), expiresAt: row.expiresAt.toISOString(), pageCount: (row.pages as unknown[]).length, pages: row.pages as SignerView['envelope']['pages'] },
         recipient: { id: recipient.id, role: recipient.role, name: recipient.name, email: recipient.email, phone: recipient.phone, status: recipient.status, verification: recipient.verification as SignerView['recipient']['verification'], delivery: recipient.delivery as SignerView['recipient']['delivery'] },
         yourTurn: isRecipientsTurn(row.status, recipient.status),
         fields,

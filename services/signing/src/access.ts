@@ -25,6 +25,10 @@ export interface AccessToken {
 
 export interface Signer extends SignerRef {
   expiresAt: Date;
+  /** The SHA-256 of the access token: one-time codes belong to this session. */
+  tokenHash: string;
+  /** Whether a one-time code was verified in this session. */
+  verified: boolean;
 }
 
 /**
@@ -39,9 +43,10 @@ export function createAccess(deps: AccessDeps) {
     const now = deps.clock().getTime();
     const expiresAt = new Date(Math.min(now + deps.accessTokenTtlSeconds * 1000, new Date(session.envelopeExpiresAt).getTime()));
     const token = `${SIGIL.accessTokenPrefix}${randomBase62(40)}`;
-    const signer = { organizationId: session.organizationId, testMode: session.testMode, envelopeId: session.envelopeId, recipientId: session.recipientId, expiresAt };
-    await deps.db.accessToken.create({ data: { tokenHash: sha256Hex(token), ...signer } });
-    return { token, signer };
+    const ref = { organizationId: session.organizationId, testMode: session.testMode, envelopeId: session.envelopeId, recipientId: session.recipientId, expiresAt };
+    const tokenHash = sha256Hex(token);
+    await deps.db.accessToken.create({ data: { tokenHash, ...ref } });
+    return { token, signer: { ...ref, tokenHash, verified: false } };
   }
 
   return {
@@ -59,7 +64,7 @@ export function createAccess(deps: AccessDeps) {
       if (ACCESS_TOKEN.test(bearer)) {
         const row = await deps.db.accessToken.findUnique({ where: { tokenHash: sha256Hex(bearer) } });
         if (!row || row.expiresAt.getTime() <= deps.clock().getTime()) return undefined;
-        return { organizationId: row.organizationId, testMode: row.testMode, envelopeId: row.envelopeId, recipientId: row.recipientId, expiresAt: row.expiresAt };
+        return { organizationId: row.organizationId, testMode: row.testMode, envelopeId: row.envelopeId, recipientId: row.recipientId, expiresAt: row.expiresAt, tokenHash: row.tokenHash, verified: row.verifiedAt !== null };
       }
       if (SESSION_TOKEN.test(bearer)) return (await grant(bearer).catch(() => undefined))?.signer;
       return undefined;

@@ -5,10 +5,12 @@ import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { FileStore } from '@strata/stream/file-store';
+import type { Mailer, SmsProvider } from '@sigil/mail';
 import { createAccess, type Signer } from './access.ts';
 import { createAttachmentService } from './attachments.ts';
 import type { Db } from './db.ts';
 import type { EnvelopesClient } from './envelopes-client.ts';
+import { createOtpService } from './otp.ts';
 import { createSigningService } from './signing.ts';
 
 export interface SigningAppDeps {
@@ -21,6 +23,9 @@ export interface SigningAppDeps {
   /** Where attachments are stored, and the largest one (default 10 MiB). */
   store: FileStore;
   attachmentMaxBytes?: number;
+  /** Where one-time codes go: e-mail, and SMS through a provider. */
+  mailer: Mailer;
+  sms: SmsProvider;
   readiness?: Record<string, ReadinessCheck>;
 }
 
@@ -31,6 +36,7 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
   const access = createAccess({ db: deps.db, envelopes: deps.envelopes, clock, accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? 1800 });
   const attachments = createAttachmentService({ db: deps.db, store: deps.store, envelopes: deps.envelopes });
   const signing = createSigningService({ envelopes: deps.envelopes, attachments });
+  const otp = createOtpService({ db: deps.db, envelopes: deps.envelopes, mailer: deps.mailer, sms: deps.sms, clock });
   // The signer a request's bearer token named, found by the security check before the handler runs.
   const signers = new WeakMap<Request, Signer>();
   const signerOf = (ctx: OperationContext): Signer => signers.get(ctx.req) as Signer;
@@ -64,6 +70,8 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
         headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${signerOf(ctx).envelopeId}.pdf"`, 'cache-control': 'no-store' },
         body: await signing.document(signerOf(ctx)),
       }),
+      sendSigningOtp: async (ctx) => ({ status: 202, body: await otp.send(signerOf(ctx), (ctx.body as { channel?: 'email' | 'sms' } | undefined)?.channel) }),
+      verifySigningOtp: async (ctx) => ({ status: 200, body: await otp.verify(signerOf(ctx), (ctx.body as { code: string }).code) }),
       uploadSigningAttachment: async (ctx) => ({
         status: 201,
         body: await attachments.upload(signerOf(ctx), String((ctx.body as { field?: string }).field ?? ''), uploadedFile(ctx.req, 'file')),

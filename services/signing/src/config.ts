@@ -14,6 +14,15 @@ export const signingConfig = baseServiceConfig.extend({
   S3_SECRET_KEY: z.string().min(1),
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sigil-attachments'),
   S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  /** One-time codes by e-mail: the SMTP server and the sender. */
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL'),
+  MAIL_FROM: z.string().min(3).default('Sigil <no-reply@sigil.local>'),
+  /** One-time codes by SMS: `inbox` (the local stack: into the SMTP inbox) or `http` (a Twilio-style REST API). */
+  SMS_PROVIDER: z.enum(['inbox', 'http']).default('inbox'),
+  SMS_API_URL: z.string().url().optional(),
+  SMS_ACCOUNT_ID: z.string().optional(),
+  SMS_AUTH_TOKEN: z.string().optional(),
+  SMS_FROM: z.string().optional(),
   /** The largest attachment, in bytes (413 above it). */
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
 });

@@ -5,6 +5,7 @@ import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { createS3FileStore } from '@strata/stream/file-store';
+import { createHttpSmsProvider, createInboxSmsProvider, createMailer, type SmsProvider } from '@sigil/mail';
 import { createApp } from './app.ts';
 import { signingConfig } from './config.ts';
 import { createDb } from './db.ts';
@@ -25,7 +26,14 @@ const store = await createS3FileStore({
   accessKeyId: config.S3_ACCESS_KEY,
   secretAccessKey: config.S3_SECRET_KEY,
 });
+const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
+const sms: SmsProvider =
+  config.SMS_PROVIDER === 'http'
+    ? createHttpSmsProvider({ baseUrl: required(config.SMS_API_URL, 'SMS_API_URL'), accountId: required(config.SMS_ACCOUNT_ID, 'SMS_ACCOUNT_ID'), authToken: required(config.SMS_AUTH_TOKEN, 'SMS_AUTH_TOKEN'), from: required(config.SMS_FROM, 'SMS_FROM') })
+    : createInboxSmsProvider(mailer);
 const { app, health } = await createApp({
+  mailer,
+  sms,
   store,
   attachmentMaxBytes: config.ATTACHMENT_MAX_BYTES,
   db,
@@ -34,4 +42,9 @@ const { app, health } = await createApp({
   envelopes,
   accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
 });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => db.$disconnect()] });
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => db.$disconnect(), async () => mailer.close()] });
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`${name} is required when SMS_PROVIDER is http`);
+  return value;
+}

@@ -21,7 +21,7 @@ export function createSigningService({ envelopes, attachments }: { envelopes: En
         recipient: { ...view.recipient, status: view.yourTurn && view.recipient.status === 'sent' ? 'viewed' : view.recipient.status },
         yourTurn: view.yourTurn,
         fields: view.fields,
-        verification: { required: view.recipient.verification !== 'none', channel: view.recipient.verification === 'none' ? null : view.recipient.verification, verified: false },
+        verification: { required: view.recipient.verification !== 'none', channel: view.recipient.verification === 'none' ? null : view.recipient.verification, verified: signer.verified },
       };
     },
 
@@ -29,7 +29,7 @@ export function createSigningService({ envelopes, attachments }: { envelopes: En
 
     async submit(signer: Signer, body: { fields?: Record<string, unknown>; consent?: unknown }, actor: Actor) {
       const view = await envelopes.view(signer);
-      if (view.recipient.verification !== 'none') {
+      if (view.recipient.verification !== 'none' && !signer.verified) {
         throw new AppError('verification-required', `Recipient ${signer.recipientId} must verify a one-time code (${view.recipient.verification}) before signing.`);
       }
       await attachments.checkSubmitted(signer, body.fields ?? {});

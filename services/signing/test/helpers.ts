@@ -5,6 +5,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { ExchangedSession, SignerOutcome, SignerView, SubmitValues } from '@sigil/proto/internal-envelopes';
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
+import type { Mailer, Message, SmsProvider } from '@sigil/mail';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import type { Actor, EnvelopesClient, SignerRef } from '../src/envelopes-client.ts';
@@ -19,6 +20,7 @@ export class FakeEnvelopes implements EnvelopesClient {
   readonly sessions = new Map<string, ExchangedSession>();
   readonly calls: Array<{ call: string; signer?: SignerRef; body?: unknown }> = [];
   verification: 'none' | 'email' | 'sms' = 'none';
+  phone: string | null = null;
   status = 'sent';
   yourTurn = true;
   pdf = Buffer.from('%PDF-1.7 fake');
@@ -37,8 +39,8 @@ export class FakeEnvelopes implements EnvelopesClient {
   async view(signer: SignerRef): Promise<SignerView> {
     this.calls.push({ call: 'view', signer });
     return {
-      envelope: { id: signer.envelopeId, status: 'sent', testMode: signer.testMode, title: 'NDA', organizationId: signer.organizationId, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), pageCount: 1, pages: [{ width: 612, height: 792 }] },
-      recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: null, status: this.status, verification: this.verification, delivery: 'email' },
+      envelope: { id: signer.envelopeId, status: 'sent', testMode: signer.testMode, title: 'NDA', organizationId: signer.organizationId, organizationName: 'Acme', expiresAt: new Date(Date.now() + 86_400_000).toISOString(), pageCount: 1, pages: [{ width: 612, height: 792 }] },
+      recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: this.phone, status: this.status, verification: this.verification, delivery: 'email' },
       yourTurn: this.yourTurn,
       fields: [
         { id: 'sig', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40, readOnly: false, value: null },
@@ -72,12 +74,30 @@ export class FakeEnvelopes implements EnvelopesClient {
   }
 }
 
+/** E-mails and text messages as sent, for reading one-time codes (the mail package is tested on the real sink). */
+export class Outbox implements Mailer, SmsProvider {
+  readonly mails: Array<{ to: string; message: Message }> = [];
+  readonly texts: Array<{ to: string; text: string }> = [];
+  async send(input: { to: string; message: Message } | { to: string; text: string }) {
+    if ('message' in input) this.mails.push(input);
+    else this.texts.push(input);
+    return { messageId: `<${this.mails.length + this.texts.length}@test>`, id: `SM${this.texts.length}` };
+  }
+  close(): void {}
+  /** The last code sent, by whichever channel. */
+  lastCode(): string | undefined {
+    const last = [...this.mails.map((m) => m.message.text), ...this.texts.map((t) => t.text)].at(-1);
+    return /\b(\d{6})\b/.exec(last ?? '')?.[1];
+  }
+}
+
 export interface SigningHarness {
   app: Express;
   db: Db;
   auth: TestAuth;
   envelopes: FakeEnvelopes;
   store: FileStore;
+  outbox: Outbox;
   clock: { now: Date };
   close(): Promise<void>;
 }
@@ -88,6 +108,7 @@ export async function startSigningHarness(name: string): Promise<SigningHarness>
   const auth = await createTestAuth();
   const envelopes = new FakeEnvelopes();
   const clock = { now: new Date() };
+  const outbox = new Outbox();
   const store = await createS3FileStore({
     endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
     region: process.env.S3_REGION ?? 'us-east-1',
@@ -96,6 +117,6 @@ export async function startSigningHarness(name: string): Promise<SigningHarness>
     accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
     secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
   });
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024 });
-  return { app, db, auth, envelopes, store, clock, close: () => db.$disconnect() };
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024, mailer: outbox, sms: outbox });
+  return { app, db, auth, envelopes, store, outbox, clock, close: () => db.$disconnect() };
 }

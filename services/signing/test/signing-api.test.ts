@@ -73,6 +73,7 @@ describe('the signer operations', () => {
   });
 
   it('refuses submit without consent (400 /body/consent) and before verification (403 verification-required)', async () => {
+    h.envelopes.phone = null;
     const access = (await exchange(session())).body.accessToken as string;
     const noConsent = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {} });
     expect(noConsent.status).toBe(400);
@@ -151,5 +152,77 @@ describe('POST /v1/signing/attachments', () => {
     h.envelopes.yourTurn = false;
     const late = await upload(access, 'id_scan', pdfBytes);
     expect(late.status).toBe(409);
+  });
+});
+
+describe('one-time codes', () => {
+  const otp = (access: string, body: object = {}) => request(h.app).post('/v1/signing/otp').set(bearer(access)).send(body);
+  const verify = (access: string, code: string) => request(h.app).post('/v1/signing/otp/verify').set(bearer(access)).send({ code });
+
+  it('sends a 6-digit code by e-mail, verifies it, and then lets the recipient sign', async () => {
+    h.envelopes.verification = 'email';
+    const access = (await exchange(session())).body.accessToken as string;
+    const sent = await otp(access);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+    expect(sent.body).toMatchObject({ object: 'otp_challenge', channel: 'email' });
+    const mail = h.outbox.mails.at(-1)!;
+    expect(mail.to).toBe('ada@example.com');
+    expect(mail.message.subject).toMatch(/^\[TEST\] Your code to sign “NDA”: \d{6}$/);
+    const code = h.outbox.lastCode()!;
+    const stored = await h.db.otpChallenge.findFirstOrThrow({ orderBy: { createdAt: 'desc' } });
+    expect(stored.codeHash).not.toContain(code);
+    expect((await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {}, consent: true })).status).toBe(403);
+    const wrong = await verify(access, code === '000000' ? '111111' : '000000');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([expect.objectContaining({ pointer: '/body/code' })]);
+    expect(wrong.body.detail).toMatch(/4 tries left/);
+    const ok = await verify(access, code);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ object: 'otp_verification', verified: true });
+    expect((await request(h.app).get('/v1/signing/session').set(bearer(access))).body.verification).toEqual({ required: true, channel: 'email', verified: true });
+    expect((await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {}, consent: true })).status).toBe(200);
+  });
+
+  it('sends by SMS to the recipient\'s phone when they verify by SMS, and refuses the other channel', async () => {
+    h.envelopes.verification = 'sms';
+    h.envelopes.phone = '+447700900123';
+    const access = (await exchange(session())).body.accessToken as string;
+    const wrongChannel = await otp(access, { channel: 'email' });
+    expect(wrongChannel.status).toBe(400);
+    expect(wrongChannel.body.errors).toEqual([expect.objectContaining({ pointer: '/body/channel' })]);
+    expect((await otp(access)).status).toBe(202);
+    expect(h.outbox.texts.at(-1)).toMatchObject({ to: '+447700900123', text: expect.stringMatching(/^\d{6} is your code to sign "NDA" from Acme/) });
+    expect((await verify(access, h.outbox.lastCode()!)).status).toBe(200);
+  });
+
+  it('allows 5 codes per 15 minutes per session and 5 attempts per code, then 429 with Retry-After', async () => {
+    h.envelopes.verification = 'email';
+    const access = (await exchange(session())).body.accessToken as string;
+    for (let i = 0; i < 5; i++) expect((await otp(access)).status).toBe(202);
+    const sixth = await otp(access);
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(800);
+    const code = h.outbox.lastCode()!;
+    const bad = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 4; i++) expect((await verify(access, bad)).status).toBe(400);
+    const fifth = await verify(access, bad);
+    expect(fifth.status).toBe(429);
+    expect(fifth.headers['retry-after']).toBeDefined();
+    expect((await verify(access, code)).status).toBe(429);
+    h.clock.now = new Date(h.clock.now.getTime() + 15 * 60_000 + 1000);
+    expect((await otp(access)).status).toBe(202);
+  });
+
+  it('says so for a recipient who needs no code, and for a code that expired', async () => {
+    h.envelopes.verification = 'none';
+    const access = (await exchange(session())).body.accessToken as string;
+    expect((await otp(access)).status).toBe(409);
+    h.envelopes.verification = 'email';
+    expect((await otp(access)).status).toBe(202);
+    const code = h.outbox.lastCode()!;
+    h.clock.now = new Date(h.clock.now.getTime() + 11 * 60_000);
+    const late = await verify(access, code);
+    expect(late.status).toBe(400);
+    expect(late.body.detail).toMatch(/expired/);
   });
 });
