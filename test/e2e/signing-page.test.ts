@@ -148,7 +148,7 @@ describe('the hosted signing page', () => {
     expect(done.status).toBe('completed');
   }, 120_000);
 
-  it('asks for a one-time code first when the recipient verifies by e-mail: the code from the stack\'s inbox opens the document', async () => {
+  it('the issue\'s story: the first recipient signs on the hosted page after a code from the stack\'s inbox, the second in the embedded component', async () => {
     const owner = stack.seed.ownerEmail;
     const env = await envelope({ email: owner, name: 'The Owner', verification: 'email' });
     const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
@@ -176,7 +176,23 @@ describe('the hosted signing page', () => {
     await page.click('#finish');
     await page.waitForSelector('text=Thank you: you have signed.');
     await page.close();
-  }, 60_000);
+
+    // The second recipient signs in the embedded component, on the integrator's page: the envelope completes.
+    const host = await browser.newPage({ viewport: { width: 1000, height: 1100 } });
+    await host.goto(`${hostUrl}/?session=${encodeURIComponent(await signingUrl(env.id, env.recipients[1]!.id))}`);
+    await host.waitForSelector(`text=ready:${env.id}`);
+    const frame = host.frameLocator('sigil-signing iframe');
+    await expect(frame.locator('[data-field="discloser_signature"]').textContent()).resolves.toContain('The Owner');
+    await frame.locator('[data-field="recipient_signature"]').click();
+    await frame.locator('#typed').fill('Grace Hopper');
+    await frame.locator('#apply-signature').click();
+    await frame.locator('#consent').check();
+    await frame.locator('#finish').click();
+    await host.waitForSelector(`text=signed:${env.id}`);
+    await host.close();
+    const done = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${env.id}`, { headers: auth })).body;
+    expect(done).toMatchObject({ status: 'completed', seal: 'pending' });
+  }, 90_000);
 
   it('declines with a reason, on a phone-sized screen', async () => {
     const env = await envelope();
