@@ -119,6 +119,7 @@ describe('sending an envelope through the gateway', () => {
 
   it("e-mails a member's signing link to the stack's inbox; the link opens a signing session once", async () => {
     const owner = stack.seed.ownerEmail;
+    const since = new Date().toISOString();
     const created = await call(stack.gatewayUrl, 'POST', '/v1/envelopes', {
       headers: auth,
       body: { template: templateId, recipients: [{ role: 'client', name: 'The Owner', email: owner }, { role: 'consultant', name: 'Grace', email: 'grace@example.com' }], variables: { company: 'Y' } },
@@ -126,8 +127,9 @@ describe('sending an envelope through the gateway', () => {
     expect(created.status).toBe(201);
     let link: string | undefined;
     for (let i = 0; i < 200 && !link; i++) {
-      const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string }>;
-      const mine = messages.find((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement'));
+      // The test run's SMTP sink is shared by every stack of the run: only this test's mail counts.
+      const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string; receivedAt: string }>;
+      const mine = messages.find((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement') && m.receivedAt >= since);
       link = mine ? /(http:\/\/\S+\/sign#token=sgls_[A-Za-z0-9]+)/.exec(mine.text)?.[1] : undefined;
       if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -135,6 +137,17 @@ describe('sending an envelope through the gateway', () => {
     const token = link!.split('#token=')[1];
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(200);
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(401);
+  });
+
+  it('shows envelopes with their template, resolved by the templates subgraph, through the gateway\'s GraphQL', async () => {
+    const res = await call(stack.gatewayUrl, 'POST', '/graphql', {
+      headers: auth,
+      body: { query: '{ envelopes(first: 10, q: "crm-1001") { nodes { id status recipients { role status } template { id name latestVersion } } } }' },
+    });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.envelopes.nodes).toEqual([
+      { id: expect.stringMatching(/^env_/), status: 'completed', recipients: [{ role: 'client', status: 'completed' }, { role: 'consultant', status: 'completed' }], template: { id: templateId, name: 'Consulting agreement', latestVersion: 1 } },
+    ]);
   });
 
   it('voids another envelope in progress, and lists it with its status', async () => {

@@ -160,7 +160,7 @@ describe('the hosted signing page', () => {
     let code: string | undefined;
     for (let i = 0; i < 200 && !code; i++) {
       const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; receivedAt: string }>;
-      const mail = messages.find((m) => m.to.includes(owner) && m.subject.includes('Your code to sign') && m.receivedAt >= since);
+      const mail = messages.find((m) => m.to.includes(owner) && m.subject.includes('Your code to sign “Mutual NDA”') && m.receivedAt >= since);
       code = mail ? /(\d{6})$/.exec(mail.subject)?.[1] : undefined;
       if (!code) await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -193,6 +193,25 @@ describe('the hosted signing page', () => {
     const done = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${env.id}`, { headers: auth })).body;
     expect(done).toMatchObject({ status: 'completed', seal: 'pending' });
   }, 90_000);
+
+  it('can be signed with the keyboard alone', async () => {
+    const env = await envelope();
+    const page = await openPage(await signingUrl(env.id, env.recipients[0]!.id));
+    await page.focus('[data-field="discloser_signature"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#signature-dialog[open]');
+    await page.keyboard.type('Ada K. Lovelace');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('[data-field="discloser_signature"]').textContent()).resolves.toContain('Ada K. Lovelace');
+    await page.focus('[data-field="discloser_agrees"] input');
+    await page.keyboard.press('Space');
+    await page.focus('#consent');
+    await page.keyboard.press('Space');
+    await page.focus('#finish');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('text=Thank you: you have signed.');
+    await page.close();
+  }, 60_000);
 
   it('declines with a reason, on a phone-sized screen', async () => {
     const env = await envelope();

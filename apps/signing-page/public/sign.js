@@ -102,6 +102,11 @@ function askSignature() {
   typed.value ||= view.recipient.name;
   $('typed-preview').textContent = typed.value;
   dialog.showModal();
+  // Straight to the name: Enter applies it, Tab reaches the Draw tab.
+  if ($('tab-type').getAttribute('aria-selected') === 'true') {
+    typed.focus();
+    typed.select();
+  }
   return new Promise((resolve) => {
     const done = (value) => {
       dialog.close();
