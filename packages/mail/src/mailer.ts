@@ -1,9 +1,16 @@
 import nodemailer from 'nodemailer';
 import type { Message } from './messages.ts';
 
+/** A file sent with a message (the completed document, say). */
+export interface Attachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+}
+
 export interface Mailer {
   /** Sends one message; resolves with the server's message id, rejects when the server refuses it. */
-  send(input: { to: string; message: Message }): Promise<{ messageId: string }>;
+  send(input: { to: string; message: Message; attachments?: Attachment[] }): Promise<{ messageId: string }>;
   close(): void;
 }
 
@@ -11,7 +18,7 @@ export interface Mailer {
 export function createMailer(options: { url: string; from: string }): Mailer {
   const transport = nodemailer.createTransport(options.url);
   return {
-    async send({ to, message }) {
+    async send({ to, message, attachments }) {
       const info = await transport.sendMail({
         from: options.from,
         to,
@@ -19,6 +26,7 @@ export function createMailer(options: { url: string; from: string }): Mailer {
         text: message.text,
         html: message.html,
         headers: { 'X-Sigil-Kind': message.kind, 'Auto-Submitted': 'auto-generated' },
+        attachments: attachments?.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })),
       });
       return { messageId: info.messageId };
     },

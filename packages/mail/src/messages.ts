@@ -70,7 +70,7 @@ function parts(data: MessageData): { subject: string; body: Part[] } {
     case 'expired':
       return { subject: `${title} expired`, body: [{ text: `${title} from ${data.organizationName} expired before everyone signed. Its links no longer work.` }] };
     case 'completed':
-      return { subject: `${title} is complete`, body: [{ text: `Everyone has signed ${title} from ${data.organizationName}.` }, { text: 'The sealed document will be available from the sender.' }] };
+      return { subject: `${title} is complete`, body: [{ text: `Everyone has signed ${title} from ${data.organizationName}.` }, { text: 'The signed document is attached; its sealed copy, with the digital signature and the certificate of completion, comes from the sender.' }] };
   }
 }
 

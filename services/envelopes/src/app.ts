@@ -35,7 +35,7 @@ export interface EnvelopesAppDeps {
   /** The public base URL of the hosted signing page; without it, the address the caller reached the gateway at. */
   publicUrl?: string;
   /** E-mail (resends); the same dependencies the mail consumer and the reminders use. */
-  mail: Omit<MailDeps, 'db' | 'clock'>;
+  mail: Omit<MailDeps, 'db' | 'clock' | 'store'>;
   readiness?: Record<string, ReadinessCheck>;
 }
 
@@ -86,7 +86,7 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
         body: await tokens.createSession(principal, params.id as string, (body as { recipient: string }).recipient, deps.publicUrl ?? publicUrlOf(req)),
       }),
       resendEnvelopeRecipient: async ({ principal, params }) => {
-        await resendLink({ ...deps.mail, db: deps.db, clock }, principal, params.id as string, params.recipient as string);
+        await resendLink({ ...deps.mail, db: deps.db, clock, store: deps.store }, principal, params.id as string, params.recipient as string);
         return { status: 204 };
       },
       getEnvelopeDocument: async ({ principal, params, query }) => {

@@ -36,7 +36,7 @@ const store = await createS3FileStore({
 });
 const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
-const mail = { db, clock, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };
+const mail = { db, clock, store, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };
 const directory = await startDirectoryConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const mailing = await startMailConsumer(bus, { ...mail, log, prefix: config.CONSUMER_PREFIX });
 const scheduler = startScheduler({ db, clock, intervalMs: config.SCHEDULER_INTERVAL_MS, log, remind: (now) => remindDue(mail, now) });

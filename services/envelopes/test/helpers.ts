@@ -85,7 +85,7 @@ export interface EnvelopesHarness {
   clock: { now: Date };
   mailer: Mailer;
   /** What e-mail needs (for the mail consumer's handler and the reminders in tests). */
-  mail: { db: Db; mailer: Mailer; clock: () => Date; publicUrl: string };
+  mail: { db: Db; mailer: Mailer; clock: () => Date; publicUrl: string; store: FileStore };
   close(): Promise<void>;
 }
 
@@ -112,7 +112,7 @@ export async function startEnvelopesHarness(name: string): Promise<EnvelopesHarn
   const mailer = createMailer({ url: process.env.SMTP_URL ?? 'smtp://127.0.0.1:2525', from: 'Sigil <no-reply@sigil.local>' });
   const publicUrl = 'https://sign.example.test';
   const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, store, clock: () => clock.now, mail: { mailer, publicUrl } });
-  const mail = { db, mailer, clock: () => clock.now, publicUrl };
+  const mail = { db, mailer, clock: () => clock.now, publicUrl, store };
   return {
     app, db, databaseUrl, auth, templates, store, clock, mailer, mail,
     close: async () => {

@@ -24,6 +24,7 @@ interface InboxMessage {
   to: string[];
   subject: string;
   text: string;
+  attachments: Array<{ filename: string | null; contentType: string; size: number }>;
 }
 
 async function inbox(address: string, count = 1): Promise<InboxMessage[]> {
@@ -148,7 +149,7 @@ describe('e-mail', () => {
     expect(await remindDue(h.mail, new Date(start + 10 * 3_600_000))).not.toContain(env.client);
   });
 
-  it('tells the recipients reached of a void, and everyone and the CC of a completion', async () => {
+  it('tells the recipients reached of a void, and sends everyone and the CC the completed document', async () => {
     const live = await organization('live', []);
     const client = `ada-${unique()}@example.com`;
     const counsel = `grace-${unique()}@example.com`;
@@ -166,6 +167,9 @@ describe('e-mail', () => {
     await deliverEvents(done.id);
     const completed = await h.db.emailDelivery.findMany({ where: { envelopeId: done.id, kind: 'completed' } });
     expect(completed.map((r) => r.address).sort()).toEqual([...(await h.db.recipient.findMany({ where: { envelopeId: done.id } })).map((r) => r.email), done.cc].sort());
-    expect((await inbox(done.cc))[0]!.subject).toBe('“Services agreement” is complete');
+    const [toCc] = await inbox(done.cc);
+    expect(toCc!.subject).toBe('“Services agreement” is complete');
+    expect(toCc!.attachments).toEqual([{ filename: 'Services agreement.pdf', contentType: 'application/pdf', size: expect.any(Number) }]);
+    expect(toCc!.attachments[0]!.size).toBeGreaterThan(1000);
   });
 });

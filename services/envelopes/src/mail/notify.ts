@@ -2,6 +2,10 @@ import { startConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type AnyDomainEvent, type DomainEvent } from '@sigil/proto/events';
 import type { Tx } from '../db.ts';
+import type { Attachment } from '@sigil/mail';
+import type { TemplateField } from '@sigil/proto/internal-templates';
+import { stampValues } from '../render-pdf.ts';
+import type { EnvelopeRow } from '../views.ts';
 import { sendLink } from './links.ts';
 import { deliver, organizationName, type MailDeps } from './outbox-mail.ts';
 
@@ -27,8 +31,8 @@ export function createNotifier(deps: MailDeps) {
       return;
     }
     const common = { organizationName: await organizationName(tx, envelope.organizationId), envelopeTitle: envelope.templateName, testMode: envelope.testMode };
-    const mail = (to: { name: string; email: string; id?: string }, data: Record<string, unknown>) =>
-      deliver(tx, deps, envelope, { address: to.email, recipientId: to.id }, { ...common, recipientName: to.name, ...data } as Parameters<typeof deliver>[4]);
+    const mail = (to: { name: string; email: string; id?: string }, data: Record<string, unknown>, attachments?: Attachment[]) =>
+      deliver(tx, deps, envelope, { address: to.email, recipientId: to.id }, { ...common, recipientName: to.name, ...data } as Parameters<typeof deliver>[4], attachments);
     const reached = envelope.recipients.filter((r) => r.sentAt !== null);
     if (e.type === 'envelope.voided') for (const r of reached) await mail(r, { kind: 'voided', reason: e.data.reason ?? null });
     if (e.type === 'envelope.expired') for (const r of reached.filter((r) => r.status === 'sent' || r.status === 'viewed')) await mail(r, { kind: 'expired' });
@@ -37,8 +41,9 @@ export function createNotifier(deps: MailDeps) {
       for (const r of reached.filter((r) => r.id !== e.data.recipientId)) await mail(r, { kind: 'declined', declinedBy: decliner?.name ?? 'A recipient', reason: e.data.reason ?? null });
     }
     if (e.type === 'envelope.completed') {
-      for (const r of envelope.recipients) await mail(r, { kind: 'completed' });
-      for (const cc of envelope.cc as Array<{ name?: string; email: string }>) await mail({ name: cc.name ?? cc.email, email: cc.email }, { kind: 'completed' });
+      const document = [{ filename: `${envelope.templateName.replace(/[^\w .-]+/g, '_').slice(0, 80) || 'document'}.pdf`, content: await completedDocument(deps, envelope), contentType: 'application/pdf' }];
+      for (const r of envelope.recipients) await mail(r, { kind: 'completed' }, document);
+      for (const cc of envelope.cc as Array<{ name?: string; email: string }>) await mail({ name: cc.name ?? cc.email, email: cc.email }, { kind: 'completed' }, document);
     }
   };
 }
@@ -55,3 +60,10 @@ export function startMailConsumer(bus: Bus, deps: MailDeps & { log: Logger; pref
   });
 }
 
+
+/** The original with every recipient's values stamped: what CC and recipients receive when the envelope completes. */
+async function completedDocument(deps: MailDeps, envelope: EnvelopeRow): Promise<Buffer> {
+  const original = await deps.store.get(envelope.originalKey as string);
+  const values = Object.fromEntries(envelope.recipients.flatMap((r) => Object.entries((r.values ?? {}) as Record<string, unknown>)));
+  return stampValues(original, envelope.fields as unknown as TemplateField[], values);
+}

@@ -1,4 +1,5 @@
-import type { Mailer, MessageData } from '@sigil/mail';
+import type { Attachment, Mailer, MessageData } from '@sigil/mail';
+import type { FileStore } from '@strata/stream/file-store';
 import { composeMessage } from '@sigil/mail';
 import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from '../db.ts';
@@ -9,6 +10,8 @@ export interface MailDeps {
   clock: () => Date;
   /** The public base URL of the hosted signing page (links in e-mails). */
   publicUrl: string;
+  /** Where the envelope's original is (the completed document is attached to the completion e-mails). */
+  store: FileStore;
 }
 
 type MailEnvelope = { id: string; organizationId: string; testMode: boolean; templateName: string };
@@ -22,10 +25,10 @@ export async function organizationName(conn: Db | Tx, organizationId: string): P
  * Sends one message and records it. A test-mode envelope e-mails only members of its organization; any other address
  * is recorded as `suppressed` and nothing leaves.
  */
-export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string }, data: MessageData): Promise<'delivered' | 'suppressed'> {
+export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string }, data: MessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
   const address = to.address.toLowerCase();
   const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
-  const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data) }) : undefined;
+  const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data), attachments }) : undefined;
   await conn.emailDelivery.create({
     data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, status: sent ? 'delivered' : 'suppressed', messageId: sent?.messageId ?? null, createdAt: deps.clock() },
   });
