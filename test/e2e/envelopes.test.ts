@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { call, startTestStack, type TestStack } from './stack.ts';
@@ -137,6 +141,25 @@ describe('sending an envelope through the gateway', () => {
     const token = link!.split('#token=')[1];
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(200);
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(401);
+  });
+
+  it('keeps the envelope\'s audit trail as a valid hash chain, from creation to completion, checkable offline', async () => {
+    const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
+    let trail: { data: Array<{ seq: number; type: string }>; chain: { valid: boolean; length: number } } | undefined;
+    for (let i = 0; i < 200; i++) {
+      trail = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}/events?limit=100`, { headers: auth })).body;
+      if (trail?.data?.some((e) => e.type === 'envelope.completed')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(trail!.data.map((e) => e.type)).toEqual([
+      'envelope.created', 'envelope.ready', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'envelope.completed',
+    ]);
+    expect(trail!.chain).toMatchObject({ valid: true, length: 9 });
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'trail-')), 'trail.json');
+    await writeFile(file, JSON.stringify(trail));
+    const verified = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../scripts/verify-audit-chain.ts'), file], { encoding: 'utf8' });
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^valid: 9 entries/);
   });
 
   it('shows envelopes with their template, resolved by the templates subgraph, through the gateway\'s GraphQL', async () => {

@@ -13,7 +13,7 @@ import { ensureInfra, type Infra } from './infra.ts';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing', 'evidence'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];

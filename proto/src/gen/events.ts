@@ -114,6 +114,13 @@ export interface EnvelopeCreated {
     }[];
     [k: string]: unknown;
   };
+  /**
+   * Who did it: an API key, a dashboard member or a service (its id), or the system.
+   */
+  actor?: {
+    kind: "api_key" | "session" | "service" | "system";
+    id?: string;
+  };
 }
 /**
  * The envelope ended because a recipient declined. Producer: envelopes.
@@ -212,6 +219,13 @@ export interface EnvelopeVoided {
       [k: string]: unknown;
     }[];
     [k: string]: unknown;
+  };
+  /**
+   * Who did it: an API key, a dashboard member or a service (its id), or the system.
+   */
+  actor?: {
+    kind: "api_key" | "session" | "service" | "system";
+    id?: string;
   };
 }
 /**

@@ -112,7 +112,7 @@ export function createEnvelopeCreator(deps: CreateDeps) {
       include: { recipients: true },
     });
     const envelope = toEnvelopeView(row);
-    await enqueueEvent(tx, { type: 'envelope.created', organizationId: principal.organizationId, data: { envelopeId: id, templateId: snapshot.templateId, testMode, envelope } });
+    await enqueueEvent(tx, { type: 'envelope.created', organizationId: principal.organizationId, data: { envelopeId: id, templateId: snapshot.templateId, testMode, actor: { kind: principal.kind, id: principal.actorId }, envelope } });
     await enqueueJob(tx, { name: renderJobName(deps.cell), id: `render-${id}`, data: { envelopeId: id } });
     return envelope;
   }

@@ -83,7 +83,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
           include: { recipients: true },
         });
         const envelope = toEnvelopeView(updated);
-        await enqueueEvent(tx, { type: 'envelope.voided', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, reason: updated.voidReason, envelope } });
+        await enqueueEvent(tx, { type: 'envelope.voided', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, reason: updated.voidReason, actor: { kind: principal.kind, id: principal.actorId }, envelope } });
         return envelope;
       });
     },

@@ -150,7 +150,7 @@ async function publishBatch(pool: pg.Pool, publish: Publish, batchSize: number, 
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>(
       `SELECT id, subject, payload FROM outbox_events WHERE published_at IS NULL
-       ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+       ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [batchSize],
     );
     const published: string[] = [];
