@@ -162,6 +162,20 @@ describe('sending an envelope through the gateway', () => {
     expect(verified.stdout).toMatch(/^valid: 9 entries/);
   });
 
+  it('streams the trail through the gateway as server-sent events, resuming after Last-Event-ID', async () => {
+    const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
+    const controller = new AbortController();
+    const res = await fetch(`${stack.gatewayUrl}/v1/envelopes/${envelope.id}/events/stream`, { headers: { ...auth, accept: 'text/event-stream', 'last-event-id': '7' }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!/^id: ?9$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    expect([...text.matchAll(/^id: ?(\d+)$/gm)].map((m) => m[1])).toEqual(['8', '9']);
+    expect(text).toMatch(/^event: ?envelope\.completed$/m);
+  });
+
   it('shows envelopes with their template, resolved by the templates subgraph, through the gateway\'s GraphQL', async () => {
     const res = await call(stack.gatewayUrl, 'POST', '/graphql', {
       headers: auth,

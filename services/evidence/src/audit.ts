@@ -56,7 +56,12 @@ export async function appendEvent(event: DomainEvent, tx: Tx): Promise<void> {
     data: { envelopeId: data.envelopeId, organizationId: event.organizationId, testMode: data.testMode, sourceEventId: event.id, ...body, actor: body.actor as object, data: body.data as object, hash },
   });
   await tx.auditHead.update({ where: { envelopeId: data.envelopeId }, data: { seq: body.seq, hash } });
+  // Delivered to every replica's listeners when (and only if) this transaction commits.
+  await tx.$executeRawUnsafe(`SELECT pg_notify('${APPENDED_CHANNEL}', $1)`, data.envelopeId);
 }
+
+/** The Postgres notification channel of appended entries (payload: the envelope id). */
+export const APPENDED_CHANNEL = 'audit_appended';
 
 export interface EventListInput {
   limit: number;
@@ -66,11 +71,22 @@ export interface EventListInput {
 /** `GET /v1/envelopes/{id}/events`: a page in `seq` order, and the verification of the whole chain. */
 export function createAuditService({ db }: { db: Db }) {
   return {
-    async list(principal: Principal, envelopeId: string, input: EventListInput) {
+    /** Throws 404 unless the caller may see the envelope's trail. */
+    async requireVisible(principal: Principal, envelopeId: string) {
       const head = await db.auditHead.findFirst({
         where: { envelopeId, organizationId: principal.organizationId, ...(principal.kind === 'session' ? {} : { testMode: principal.mode === 'test' }) },
       });
       if (!head) throw notFound(`Envelope ${envelopeId}`);
+      return head;
+    },
+
+    /** Entries after `seq`, in order (the live stream's read). */
+    async after(envelopeId: string, seq: number, limit = 500): Promise<AuditItem[]> {
+      return (await db.auditEvent.findMany({ where: { envelopeId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit })).map(toItem);
+    },
+
+    async list(principal: Principal, envelopeId: string, input: EventListInput) {
+      const head = await this.requireVisible(principal, envelopeId);
       const after = input.cursor ? Number(decodeCursor(input.cursor, 1)[0]) : 0;
       if (!Number.isInteger(after) || after < 0) throw new AppError('validation-failed', 'The cursor is not valid.', { errors: [{ pointer: '/query/cursor', detail: 'Unknown or malformed cursor.' }] });
       const rows = await db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } });

@@ -7,6 +7,7 @@ import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { createApp } from './app.ts';
 import { createDb } from './db.ts';
+import { startAppendListener } from './appended.ts';
 import { startAuditConsumer } from './jobs/audit-consumer.ts';
 
 const SERVICE = 'evidence';
@@ -17,5 +18,6 @@ await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../p
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const audit = await startAuditConsumer(bus, db, log, config.CONSUMER_PREFIX);
-const { app, health } = await createApp({ db, log, verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)), readiness: { nats: async () => void (await bus.nc.flush()) } });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => audit.stop(), () => bus.close(), () => db.$disconnect()] });
+const appended = await startAppendListener(config.DATABASE_URL, log);
+const { app, health } = await createApp({ db, log, appended, verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)), readiness: { nats: async () => void (await bus.nc.flush()) } });
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => audit.stop(), () => appended.stop(), () => bus.close(), () => db.$disconnect()] });

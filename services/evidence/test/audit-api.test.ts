@@ -11,10 +11,12 @@ import type { Express } from 'express';
 import { createApp } from '../src/app.ts';
 import { appendEvent } from '../src/audit.ts';
 import { createDb, type Db } from '../src/db.ts';
+import { startAppendListener, type AppendListener } from '../src/appended.ts';
 
 let db: Db;
 let app: Express;
 let auth: TestAuth;
+let appended: AppendListener;
 const org = apiKeyPrincipal({ permissions: ['envelope:read'] });
 
 function envelopeEvent(type: EventType, envelopeId: string, extra: Record<string, unknown> = {}, status = 'sent'): DomainEvent {
@@ -47,11 +49,16 @@ async function story(envelopeId: string): Promise<DomainEvent[]> {
 const list = async (envelopeId: string, query = '', principal = org) => request(app).get(`/v1/envelopes/${envelopeId}/events${query}`).set(await auth.headers(principal));
 
 beforeAll(async () => {
-  db = createDb(await freshTestDatabase('sigil_evidence_test_audit', path.resolve(import.meta.dirname, '../../../prisma/evidence/migrations')));
+  const url = await freshTestDatabase('sigil_evidence_test_audit', path.resolve(import.meta.dirname, '../../../prisma/evidence/migrations'));
+  db = createDb(url);
   auth = await createTestAuth();
-  app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify })).app;
+  appended = await startAppendListener(url, silentLogger());
+  app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, appended })).app;
 });
-afterAll(async () => db?.$disconnect());
+afterAll(async () => {
+  await appended?.stop();
+  await db?.$disconnect();
+});
 
 describe('the audit trail', () => {
   it('records each event once, in seq order from 1, each linked to the previous by its hash', async () => {
