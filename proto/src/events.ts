@@ -52,6 +52,14 @@ export const EVENT_TYPES = [
   'recipient.declined',
   'envelope.declined',
   'envelope.completed',
+  'email.delivered',
+  'email.suppressed',
+  'envelope.reminded',
+  'recipient.resent',
+  'otp.sent',
+  'otp.verified',
+  'otp.failed',
+  'attachment.uploaded',
   'signing_link.created',
 ] as const satisfies readonly EventType[];
 

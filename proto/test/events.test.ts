@@ -67,6 +67,14 @@ const GOOD: { [T in EventType]: EventPayloads[T] } = {
   'recipient.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: 'Wrong name', envelope: { ...ENVELOPE, status: 'declined' } },
   'envelope.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: null, envelope: { ...ENVELOPE, status: 'declined' } },
   'envelope.completed': { envelopeId: ENV, testMode: true, values: { variables: { company: 'Acme' }, recipients: { client: { sig: { kind: 'typed', text: 'Ada' } } } }, envelope: { ...ENVELOPE, status: 'completed', seal: 'pending' } },
+  'email.delivered': { envelopeId: ENV, testMode: true, recipientId: RCP, kind: 'your_turn', address: 'ada@example.com' },
+  'email.suppressed': { envelopeId: ENV, testMode: true, kind: 'completed', address: 'cc@example.com' },
+  'envelope.reminded': { envelopeId: ENV, testMode: false, recipientId: RCP },
+  'recipient.resent': { envelopeId: ENV, testMode: false, recipientId: RCP, actor: { kind: 'api_key', id: 'key_0123456789abcdefghijklmn' } },
+  'otp.sent': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'sms', from: '203.0.113.9', userAgent: 'Firefox' },
+  'otp.verified': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'email' },
+  'otp.failed': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'email', attempts: 2 },
+  'attachment.uploaded': { envelopeId: ENV, testMode: true, recipientId: RCP, attachmentId: 'att_0123456789abcdefghijklmn', field: 'id_scan', sha256: HASH, size: 1024 },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL, testMode: false },
 };
 
@@ -91,6 +99,14 @@ const BAD: { [T in EventType]: unknown } = {
   'recipient.declined': { envelopeId: ENV, testMode: true, recipientId: RCP, reason: 7, envelope: ENVELOPE },
   'envelope.declined': { envelopeId: ENV, testMode: 'no', recipientId: RCP, envelope: ENVELOPE },
   'envelope.completed': { envelopeId: ENV, testMode: true, values: { variables: {} }, envelope: ENVELOPE },
+  'email.delivered': { envelopeId: ENV, testMode: true, kind: 'fax', address: 'ada@example.com' },
+  'email.suppressed': { envelopeId: ENV, testMode: true, kind: 'completed' },
+  'envelope.reminded': { envelopeId: ENV, testMode: false },
+  'recipient.resent': { envelopeId: ENV, testMode: false, recipientId: RCP, actor: { kind: 'robot' } },
+  'otp.sent': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'pigeon' },
+  'otp.verified': { envelopeId: ENV, testMode: true, channel: 'email' },
+  'otp.failed': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'email', attempts: 0 },
+  'attachment.uploaded': { envelopeId: ENV, testMode: true, recipientId: RCP, attachmentId: 'att_x', field: 'id_scan', sha256: HASH, size: 1024 },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL },
 };
 

@@ -151,15 +151,17 @@ describe('sending an envelope through the gateway', () => {
       if (trail?.data?.some((e) => e.type === 'envelope.completed')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(trail!.data.map((e) => e.type)).toEqual([
+    // E-mails (suppressed here: test mode, addresses outside the organization) interleave as the mail consumer runs.
+    expect(trail!.data.map((e) => e.type).filter((type) => !type.startsWith('email.'))).toEqual([
       'envelope.created', 'envelope.ready', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'envelope.completed',
     ]);
-    expect(trail!.chain).toMatchObject({ valid: true, length: 9 });
+    expect(trail!.data.some((e) => e.type === 'email.suppressed')).toBe(true);
+    expect(trail!.chain).toMatchObject({ valid: true, length: trail!.data.length });
     const file = path.join(await mkdtemp(path.join(tmpdir(), 'trail-')), 'trail.json');
     await writeFile(file, JSON.stringify(trail));
     const verified = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../scripts/verify-audit-chain.ts'), file], { encoding: 'utf8' });
     expect(verified.status, verified.stderr).toBe(0);
-    expect(verified.stdout).toMatch(/^valid: 9 entries/);
+    expect(verified.stdout).toMatch(new RegExp(`^valid: ${trail!.data.length} entries`));
   });
 
   it('streams the trail through the gateway as server-sent events, resuming after Last-Event-ID', async () => {
@@ -170,10 +172,11 @@ describe('sending an envelope through the gateway', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     let text = '';
-    while (!/^id: ?9$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    while (!/^event: ?envelope\.completed$/m.test(text)) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    expect([...text.matchAll(/^id: ?(\d+)$/gm)].map((m) => m[1])).toEqual(['8', '9']);
-    expect(text).toMatch(/^event: ?envelope\.completed$/m);
+    const ids = [...text.matchAll(/^id: ?(\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids[0]).toBe(8);
+    expect(ids).toEqual(ids.map((_, i) => 8 + i));
   });
 
   it('shows envelopes with their template, resolved by the templates subgraph, through the gateway\'s GraphQL', async () => {

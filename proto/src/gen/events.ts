@@ -3,17 +3,25 @@
 export interface DomainEvents {
   "apikey.created"?: ApikeyCreated;
   "apikey.revoked"?: ApikeyRevoked;
+  "attachment.uploaded"?: AttachmentUploaded;
+  "email.delivered"?: EmailDelivered;
+  "email.suppressed"?: EmailSuppressed;
   "envelope.completed"?: EnvelopeCompleted;
   "envelope.created"?: EnvelopeCreated;
   "envelope.declined"?: EnvelopeDeclined;
   "envelope.expired"?: EnvelopeExpired;
   "envelope.ready"?: EnvelopeReady;
+  "envelope.reminded"?: EnvelopeReminded;
   "envelope.voided"?: EnvelopeVoided;
   "member.added"?: MemberAdded;
   "member.removed"?: MemberRemoved;
   "member.role_changed"?: MemberRoleChanged;
   "organization.created"?: OrganizationCreated;
+  "otp.failed"?: OtpFailed;
+  "otp.sent"?: OtpSent;
+  "otp.verified"?: OtpVerified;
   "recipient.declined"?: RecipientDeclined;
+  "recipient.resent"?: RecipientResent;
   "recipient.sent"?: RecipientSent;
   "recipient.signed"?: RecipientSigned;
   "recipient.viewed"?: RecipientViewed;
@@ -52,6 +60,45 @@ export interface ApikeyRevoked {
    * SHA-256 (lower-case hex) of the full secret; the gateway drops this entry from its key cache.
    */
   keyHash: string;
+}
+/**
+ * A signer uploaded a file for an attachment field. Producer: signing.
+ */
+export interface AttachmentUploaded {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  attachmentId: string;
+  field: string;
+  fileName?: string;
+  contentType?: string;
+  sha256: string;
+  size: number;
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+}
+/**
+ * An e-mail of the envelope was handed to the mail server. Producer: envelopes.
+ */
+export interface EmailDelivered {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId?: string;
+  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed";
+  address: string;
+}
+/**
+ * A test-mode e-mail to an address outside the organization was not sent. Producer: envelopes.
+ */
+export interface EmailSuppressed {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId?: string;
+  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed";
+  address: string;
 }
 /**
  * Every recipient finished; the seal is pending. Producer: envelopes.
@@ -197,6 +244,14 @@ export interface EnvelopeReady {
   };
 }
 /**
+ * A reminder with a fresh link went to a recipient whose turn it is. Producer: envelopes.
+ */
+export interface EnvelopeReminded {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+}
+/**
  * The envelope was voided while in progress. Producer: envelopes.
  */
 export interface EnvelopeVoided {
@@ -265,6 +320,49 @@ export interface OrganizationCreated {
   ownerEmail: string;
 }
 /**
+ * A signer entered a wrong one-time code. Producer: signing.
+ */
+export interface OtpFailed {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  channel: "email" | "sms";
+  attempts: number;
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+}
+/**
+ * A one-time code was sent to a signer. Producer: signing.
+ */
+export interface OtpSent {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  channel: "email" | "sms";
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+}
+/**
+ * A signer verified their one-time code. Producer: signing.
+ */
+export interface OtpVerified {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  channel: "email" | "sms";
+  /**
+   * The signer's address.
+   */
+  from?: string;
+  userAgent?: string;
+}
+/**
  * A recipient declined to sign (the envelope ends). Producer: envelopes.
  */
 export interface RecipientDeclined {
@@ -293,6 +391,18 @@ export interface RecipientDeclined {
       [k: string]: unknown;
     }[];
     [k: string]: unknown;
+  };
+}
+/**
+ * A fresh link was e-mailed to a recipient on request; the old one stopped working. Producer: envelopes.
+ */
+export interface RecipientResent {
+  envelopeId: string;
+  testMode: boolean;
+  recipientId: string;
+  actor?: {
+    kind: "api_key" | "session" | "service" | "system";
+    id?: string;
   };
 }
 /**

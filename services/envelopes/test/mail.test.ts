@@ -108,6 +108,8 @@ describe('e-mail', () => {
     expect(await inbox(stranger)).toEqual([]);
     const rows = await h.db.emailDelivery.findMany({ where: { envelopeId: env.id }, orderBy: { address: 'asc' } });
     expect(rows.map((r) => [r.address, r.status])).toEqual([[member, 'delivered'], [stranger, 'suppressed']]);
+    const audit = (await h.db.outboxEvent.findMany({ where: { subject: { startsWith: 'sigil.events.email.' } } })).map((e) => e.payload as { type: string; data: { envelopeId: string; address?: string } }).filter((e) => e.data.envelopeId === env.id);
+    expect(audit.map((e) => [e.type, e.data.address]).sort()).toEqual([['email.delivered', member], ['email.suppressed', stranger]]);
   });
 
   it('resends a fresh link at most once a minute; the old link stops working', async () => {
@@ -121,6 +123,8 @@ describe('e-mail', () => {
     expect(early.headers['retry-after']).toBe('60');
     h.clock.now = new Date(h.clock.now.getTime() + 61_000);
     expect((await resend()).status).toBe(204);
+    const resent = await h.db.outboxEvent.findMany({ where: { subject: 'sigil.events.recipient.resent' } });
+    expect(resent.some((e) => (e.payload as { data: { recipientId: string } }).data.recipientId === env.client)).toBe(true);
     const links = (await inbox(client, 2)).map(linkOf);
     expect(links).toHaveLength(2);
     const second = links.find((link) => link !== first);

@@ -5,7 +5,7 @@ import { auditHash, GENESIS_HASH, verifyChain, type AuditItem, type ChainCheck }
 import type { DomainEvent } from '@sigil/proto/events';
 import type { Db, Tx } from './db.ts';
 
-/** The envelope events the audit trail records (every event of an envelope's life that envelopes publishes). */
+/** The events the audit trail records: every happening of an envelope that envelopes and signing publish. */
 export const AUDITED_EVENTS = [
   'envelope.created',
   'envelope.ready',
@@ -17,6 +17,14 @@ export const AUDITED_EVENTS = [
   'envelope.completed',
   'envelope.voided',
   'envelope.expired',
+  'email.delivered',
+  'email.suppressed',
+  'envelope.reminded',
+  'recipient.resent',
+  'otp.sent',
+  'otp.verified',
+  'otp.failed',
+  'attachment.uploaded',
 ] as const;
 
 type EnvelopeEventData = { envelopeId: string; testMode: boolean; envelope?: { status?: string }; actor?: { kind: string; id?: string }; recipientId?: string; from?: string; userAgent?: string } & Record<string, unknown>;

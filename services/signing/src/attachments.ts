@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { enqueueEvent } from '@sigil/kit/bus';
 import { AppError } from '@sigil/kit/errors';
 import type { FieldError } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
@@ -6,7 +7,7 @@ import type { UploadedFile } from '@sigil/kit/api';
 import type { FileStore } from '@strata/stream/file-store';
 import type { Signer } from './access.ts';
 import type { Db } from './db.ts';
-import type { EnvelopesClient } from './envelopes-client.ts';
+import type { Actor, EnvelopesClient } from './envelopes-client.ts';
 
 /** What an attachment may be, recognised by its first bytes (the declared type is not trusted). */
 const KINDS: ReadonlyArray<{ type: string; magic: Buffer }> = [
@@ -24,7 +25,7 @@ export interface AttachmentDeps {
 export function createAttachmentService(deps: AttachmentDeps) {
   return {
     /** `POST /v1/signing/attachments`: a PDF, PNG or JPEG for one of the signer's attachment fields, on their turn. */
-    async upload(signer: Signer, fieldId: string, file: UploadedFile | undefined) {
+    async upload(signer: Signer, fieldId: string, file: UploadedFile | undefined, actor: Actor) {
       if (!file || file.bytes.length === 0) throw new AppError('validation-failed', 'file is required.', { errors: [{ pointer: '/body/file', detail: 'is required and not empty' }] });
       const kind = KINDS.find((k) => file.bytes.subarray(0, k.magic.length).equals(k.magic));
       if (!kind) throw new AppError('unsupported-media-type', 'An attachment must be a PDF, PNG or JPEG file.');
@@ -35,19 +36,27 @@ export function createAttachmentService(deps: AttachmentDeps) {
       const id = newId('att');
       const storageKey = `${signer.organizationId}/${signer.envelopeId}/${signer.recipientId}/${id}`;
       await deps.store.put(storageKey, file.bytes, kind.type);
-      const row = await deps.db.attachment.create({
-        data: {
-          id,
+      const row = await deps.db.$transaction(async (tx) => {
+        const created = await tx.attachment.create({
+          data: {
+            id,
+            organizationId: signer.organizationId,
+            envelopeId: signer.envelopeId,
+            recipientId: signer.recipientId,
+            fieldId,
+            fileName: file.fileName.slice(0, 255) || 'attachment',
+            contentType: kind.type,
+            size: file.bytes.length,
+            sha256: createHash('sha256').update(file.bytes).digest('hex'),
+            storageKey,
+          },
+        });
+        await enqueueEvent(tx, {
+          type: 'attachment.uploaded',
           organizationId: signer.organizationId,
-          envelopeId: signer.envelopeId,
-          recipientId: signer.recipientId,
-          fieldId,
-          fileName: file.fileName.slice(0, 255) || 'attachment',
-          contentType: kind.type,
-          size: file.bytes.length,
-          sha256: createHash('sha256').update(file.bytes).digest('hex'),
-          storageKey,
-        },
+          data: { envelopeId: signer.envelopeId, testMode: signer.testMode, recipientId: signer.recipientId, attachmentId: id, field: fieldId, fileName: created.fileName, contentType: created.contentType, sha256: created.sha256, size: created.size, ...actor },
+        });
+        return created;
       });
       return { object: 'signing_attachment' as const, id: row.id, field: row.fieldId, fileName: row.fileName, contentType: row.contentType, size: row.size, sha256: row.sha256, createdAt: row.createdAt.toISOString() };
     },

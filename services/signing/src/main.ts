@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
+import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
@@ -17,6 +18,9 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/signing/migrations'));
 const db = createDb(config.DATABASE_URL);
+// Codes and attachments are events of the envelope's audit trail: they leave through the outbox.
+const bus = await connectBus(config.NATS_URL, SERVICE);
+const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const store = await createS3FileStore({
   endpoint: config.S3_ENDPOINT,
@@ -42,7 +46,7 @@ const { app, health } = await createApp({
   envelopes,
   accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
 });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => db.$disconnect(), async () => mailer.close()] });
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mailer.close()] });
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new Error(`${name} is required when SMS_PROVIDER is http`);

@@ -1,10 +1,11 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { enqueueEvent } from '@sigil/kit/bus';
 import { AppError } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import { composeMessage, type Mailer, type SmsProvider } from '@sigil/mail';
 import type { Signer } from './access.ts';
 import type { Db } from './db.ts';
-import type { EnvelopesClient } from './envelopes-client.ts';
+import type { Actor, EnvelopesClient } from './envelopes-client.ts';
 
 /** The spec's limits: 5 codes per 15 minutes per session, 5 attempts per code. Codes live 10 minutes. */
 export const OTP_LIMITS = { codesPerWindow: 5, windowMs: 15 * 60_000, attemptsPerCode: 5, lifetimeMs: 10 * 60_000 } as const;
@@ -25,9 +26,12 @@ function rateLimited(detail: string, retryAfterMs: number): AppError {
 
 /** One-time codes for recipients whose envelope asks for verification (`email` or `sms`). */
 export function createOtpService(deps: OtpDeps) {
+  /** The audit trail's record of a code sent, verified or failed. */
+  const record = (signer: Signer, type: 'otp.sent' | 'otp.verified' | 'otp.failed', data: Record<string, unknown>, conn: Parameters<typeof enqueueEvent>[0] = deps.db) =>
+    enqueueEvent(conn, { type, organizationId: signer.organizationId, data: { envelopeId: signer.envelopeId, testMode: signer.testMode, recipientId: signer.recipientId, ...data } as never });
   return {
     /** `POST /v1/signing/otp`: a new 6-digit code by the recipient's channel; the earlier ones of the session stop working. */
-    async send(signer: Signer, requested: 'email' | 'sms' | undefined) {
+    async send(signer: Signer, requested: 'email' | 'sms' | undefined, actor: Actor) {
       const view = await deps.envelopes.view(signer);
       const { verification, phone, email, name } = view.recipient;
       if (verification === 'none') throw new AppError('conflict', 'This recipient needs no one-time code.');
@@ -49,11 +53,12 @@ export function createOtpService(deps: OtpDeps) {
       } else {
         await deps.mailer.send({ to: email, message: composeMessage({ kind: 'otp_code', code, minutes, organizationName: view.envelope.organizationName, envelopeTitle: view.envelope.title, recipientName: name, testMode: view.envelope.testMode }) });
       }
+      await record(signer, 'otp.sent', { channel, ...actor });
       return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString() };
     },
 
     /** `POST /v1/signing/otp/verify`: the session's latest code; five wrong tries end it (429: ask for a new code). */
-    async verify(signer: Signer, code: string) {
+    async verify(signer: Signer, code: string, actor: Actor) {
       const now = deps.clock();
       const challenge = await deps.db.otpChallenge.findFirst({ where: { accessTokenHash: signer.tokenHash, verifiedAt: null }, orderBy: { createdAt: 'desc' } });
       if (!challenge) throw new AppError('conflict', 'No code is waiting to be verified: ask for one first (POST /v1/signing/otp).');
@@ -62,14 +67,16 @@ export function createOtpService(deps: OtpDeps) {
       if (!timingSafeEqual(hashOf(challenge.id, code), Buffer.from(challenge.codeHash, 'hex'))) {
         const attempts = challenge.attempts + 1;
         await deps.db.otpChallenge.update({ where: { id: challenge.id }, data: { attempts } });
+        await record(signer, 'otp.failed', { channel: challenge.channel as 'email', attempts, ...actor });
         if (attempts >= OTP_LIMITS.attemptsPerCode) throw rateLimited('Too many wrong codes: ask for a new code.', 1000);
         const left = OTP_LIMITS.attemptsPerCode - attempts;
         throw new AppError('validation-failed', `The code is not the one we sent (${left} ${left === 1 ? 'try' : 'tries'} left).`, { errors: [{ pointer: '/body/code', detail: 'is not the code that was sent' }] });
       }
-      await deps.db.$transaction([
-        deps.db.otpChallenge.update({ where: { id: challenge.id }, data: { verifiedAt: now } }),
-        deps.db.accessToken.update({ where: { tokenHash: signer.tokenHash }, data: { verifiedAt: now } }),
-      ]);
+      await deps.db.$transaction(async (tx) => {
+        await tx.otpChallenge.update({ where: { id: challenge.id }, data: { verifiedAt: now } });
+        await tx.accessToken.update({ where: { tokenHash: signer.tokenHash }, data: { verifiedAt: now } });
+        await record(signer, 'otp.verified', { channel: challenge.channel as 'email', ...actor }, tx);
+      });
       return { object: 'otp_verification' as const, verified: true as const, channel: challenge.channel };
     },
   };

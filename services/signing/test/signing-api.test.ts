@@ -120,6 +120,8 @@ describe('POST /v1/signing/attachments', () => {
     expect(res.body).toMatchObject({ object: 'signing_attachment', field: 'id_scan', fileName: 'passport.pdf', contentType: 'application/pdf', size: pdfBytes.length });
     expect(res.body.id).toMatch(/^att_/);
     const row = await h.db.attachment.findUniqueOrThrow({ where: { id: res.body.id } });
+    const uploaded = (await h.db.outboxEvent.findMany({ where: { subject: 'sigil.events.attachment.uploaded' } })).map((e) => e.payload as { type: string; data: Record<string, unknown> }).find((e) => e.data.attachmentId === res.body.id);
+    expect(uploaded).toMatchObject({ type: 'attachment.uploaded', data: { field: 'id_scan', sha256: row.sha256, size: pdfBytes.length } });
     expect((await h.store.get(row.storageKey)).equals(pdfBytes)).toBe(true);
     const submitted = await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: { sig: { kind: 'typed', text: 'Ada' }, id_scan: res.body.id }, consent: true });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
@@ -180,6 +182,8 @@ describe('one-time codes', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ object: 'otp_verification', verified: true });
     expect((await request(h.app).get('/v1/signing/session').set(bearer(access))).body.verification).toEqual({ required: true, channel: 'email', verified: true });
+    const types = (await h.db.outboxEvent.findMany({ where: { subject: { startsWith: 'sigil.events.otp.' } }, orderBy: { position: 'asc' } })).map((e) => e.payload as { type: string; data: { recipientId: string } }).filter((e) => e.data.recipientId === recipientId).map((e) => e.type);
+    expect(types.slice(-3)).toEqual(['otp.sent', 'otp.failed', 'otp.verified']);
     expect((await request(h.app).post('/v1/signing/submit').set(bearer(access)).send({ fields: {}, consent: true })).status).toBe(200);
   });
 

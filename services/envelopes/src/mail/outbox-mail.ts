@@ -1,6 +1,7 @@
 import type { Attachment, Mailer, MessageData } from '@sigil/mail';
 import type { FileStore } from '@strata/stream/file-store';
 import { composeMessage } from '@sigil/mail';
+import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from '../db.ts';
 
@@ -29,8 +30,15 @@ export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvel
   const address = to.address.toLowerCase();
   const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
   const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data), attachments }) : undefined;
+  const status = sent ? 'delivered' : 'suppressed';
   await conn.emailDelivery.create({
-    data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, status: sent ? 'delivered' : 'suppressed', messageId: sent?.messageId ?? null, createdAt: deps.clock() },
+    data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, status, messageId: sent?.messageId ?? null, createdAt: deps.clock() },
   });
-  return sent ? 'delivered' : 'suppressed';
+  // The audit trail records every e-mail, sent or not.
+  await enqueueEvent(conn, {
+    type: sent ? 'email.delivered' : 'email.suppressed',
+    organizationId: envelope.organizationId,
+    data: { envelopeId: envelope.id, testMode: envelope.testMode, ...(to.recipientId ? { recipientId: to.recipientId } : {}), kind: data.kind as 'your_turn', address },
+  });
+  return status;
 }

@@ -1,4 +1,5 @@
 import { isRecipientsTurn } from '../state.ts';
+import { enqueueEvent } from '@sigil/kit/bus';
 import { sendLink } from './links.ts';
 import type { MailDeps } from './outbox-mail.ts';
 
@@ -23,6 +24,7 @@ export async function remindDue(deps: MailDeps, now: Date, batch = 50): Promise<
         continue;
       }
       await sendLink(tx, deps, envelope, recipient, 'reminder');
+      await enqueueEvent(tx, { type: 'envelope.reminded', organizationId: envelope.organizationId, data: { envelopeId: envelope.id, testMode: envelope.testMode, recipientId: id } });
       reminded.push(id);
     }
     return reminded;

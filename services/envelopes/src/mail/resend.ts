@@ -3,6 +3,7 @@ import { AppError, notFound } from '@sigil/kit/errors';
 import { visibleTo } from '../caller.ts';
 import { lockEnvelope } from '../envelopes.ts';
 import { isRecipientsTurn } from '../state.ts';
+import { enqueueEvent } from '@sigil/kit/bus';
 import { sendLink } from './links.ts';
 import type { MailDeps } from './outbox-mail.ts';
 
@@ -26,5 +27,10 @@ export async function resendLink(deps: MailDeps, principal: Principal, envelopeI
       throw new AppError('rate-limited', `A link was sent to this recipient less than a minute ago; try again in ${seconds} s.`, { headers: { 'retry-after': String(seconds) } });
     }
     await sendLink(tx, deps, envelope, recipient, 'your_turn');
+    await enqueueEvent(tx, {
+      type: 'recipient.resent',
+      organizationId: envelope.organizationId,
+      data: { envelopeId, testMode: envelope.testMode, recipientId, actor: { kind: principal.kind, id: principal.actorId } },
+    });
   }, { timeout: 30_000 });
 }
