@@ -21,3 +21,15 @@ export const baseServiceConfig = z.object({
 });
 
 export { z };
+
+/** The S3-compatible store of a service that keeps files (the local stack passes its own); `bucket` is its default. */
+export function s3ConfigFields(bucket: string) {
+  return {
+    S3_ENDPOINT: z.string().url(),
+    S3_REGION: z.string().default('us-east-1'),
+    S3_ACCESS_KEY: z.string().min(1),
+    S3_SECRET_KEY: z.string().min(1),
+    S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default(bucket),
+    S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  };
+}

@@ -15,6 +15,18 @@ export interface S3FileStoreOptions {
   secretAccessKey: string;
 }
 
+/** The store a service's configuration names (`s3ConfigFields` of @sigil/kit/config). */
+export function fileStoreOptions(config: { S3_ENDPOINT: string; S3_REGION: string; S3_BUCKET: string; S3_PATH_STYLE: boolean; S3_ACCESS_KEY: string; S3_SECRET_KEY: string }): S3FileStoreOptions {
+  return {
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+    pathStyle: config.S3_PATH_STYLE,
+    accessKeyId: config.S3_ACCESS_KEY,
+    secretAccessKey: config.S3_SECRET_KEY,
+  };
+}
+
 /** An S3 bucket (created when missing). */
 export async function createS3FileStore(options: S3FileStoreOptions): Promise<FileStore> {
   const client = createS3Client(options);

@@ -1,7 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@sigil/kit/errors';
-import { PRINCIPAL_HEADER, unauthorized, type PrincipalVerifier } from '@sigil/kit/auth';
-import { sendProblem } from '@sigil/kit/http';
+import { requireServiceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import type { ApiKeyService } from './api-keys.ts';
 import type { SessionService } from './sessions.ts';
 import { GATEWAY_ACTOR_ID, INTERNAL_AUTHENTICATE_PATH, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
@@ -15,18 +14,7 @@ export interface InternalRoutesDeps {
 
 /** Routes for other services, outside the public contract. Only the gateway may call them. */
 export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): void {
-  const requireGateway = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const token = req.headers[PRINCIPAL_HEADER];
-    try {
-      if (typeof token !== 'string') throw new Error('missing');
-      const principal = await deps.verifyPrincipal(token);
-      if (principal.kind !== 'service' || principal.actorId !== GATEWAY_ACTOR_ID) throw new Error('not the gateway');
-    } catch {
-      sendProblem(res, unauthorized('Only the gateway may call this endpoint.'));
-      return;
-    }
-    next();
-  };
+  const requireGateway = requireServiceCaller(deps.verifyPrincipal, [GATEWAY_ACTOR_ID], 'Only the gateway may call this endpoint.');
 
   app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, express.json({ limit: '4kb' }), async (req: Request, res: Response, next: NextFunction) => {
     try {

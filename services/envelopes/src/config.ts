@@ -1,13 +1,7 @@
-import { baseServiceConfig, z } from '@sigil/kit/config';
+import { baseServiceConfig, s3ConfigFields, z } from '@sigil/kit/config';
 
 export const envelopesConfig = baseServiceConfig.extend({
-  /** Where rendered documents are stored (S3-compatible; the local stack passes its own). */
-  S3_ENDPOINT: z.string().url(),
-  S3_REGION: z.string().default('us-east-1'),
-  S3_ACCESS_KEY: z.string().min(1),
-  S3_SECRET_KEY: z.string().min(1),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sigil-envelopes'),
-  S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  ...s3ConfigFields('sigil-envelopes'),
   /** The templates service (internal endpoints: version snapshots, recorded uses, version PDFs). */
   TEMPLATES_URL: z.string().url(),
   /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */

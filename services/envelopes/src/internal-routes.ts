@@ -1,7 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@sigil/kit/errors';
-import { PRINCIPAL_HEADER, unauthorized, type Principal, type PrincipalVerifier } from '@sigil/kit/auth';
-import { sendProblem } from '@sigil/kit/http';
+import { requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import {
   ENVELOPE_CALLERS,
   EXCHANGE_TOKEN_PATH,
@@ -22,21 +21,10 @@ const RECIPIENT = `${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/recipients
 
 /** The endpoints of proto/src/internal-envelopes.ts, for the signing service only. */
 export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): void {
-  const requireCaller = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const token = req.headers[PRINCIPAL_HEADER];
-      if (typeof token !== 'string') throw new Error('missing');
-      const principal = await deps.verifyPrincipal(token);
-      if (principal.kind !== 'service' || !(ENVELOPE_CALLERS as readonly string[]).includes(principal.actorId)) throw new Error('not a caller of these endpoints');
-      res.locals.caller = principal;
-    } catch {
-      return sendProblem(res, unauthorized('Only the signing service may call this endpoint.'));
-    }
-    next();
-  };
+  const requireCaller = requireServiceCaller(deps.verifyPrincipal, ENVELOPE_CALLERS, 'Only the signing service may call this endpoint.');
   const json = express.json({ limit: '4mb' });
   const refOf = (req: Request, res: Response): SignerRef => ({
-    organizationId: (res.locals.caller as Principal).organizationId,
+    organizationId: serviceCaller(res).organizationId,
     envelopeId: String(req.params.envelopeId),
     recipientId: String(req.params.recipientId),
   });

@@ -5,7 +5,7 @@ import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
-import { createS3FileStore } from '@strata/stream/file-store';
+import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
 import { createMailer } from '@sigil/mail';
 import { startDirectoryConsumer } from './mail/directory.ts';
 import { startMailConsumer } from './mail/notify.ts';
@@ -26,14 +26,7 @@ await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../p
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
-const store = await createS3FileStore({
-  endpoint: config.S3_ENDPOINT,
-  region: config.S3_REGION,
-  bucket: config.S3_BUCKET,
-  pathStyle: config.S3_PATH_STYLE,
-  accessKeyId: config.S3_ACCESS_KEY,
-  secretAccessKey: config.S3_SECRET_KEY,
-});
+const store = await createS3FileStore(fileStoreOptions(config));
 const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
 const mail = { db, clock, store, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };

@@ -4,6 +4,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
+import { testFileStoreOptions } from '@strata/stream/testing';
 import { createMailer, type Mailer } from '@sigil/mail';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
@@ -90,14 +91,7 @@ export interface EnvelopesHarness {
 }
 
 export function testStore(): Promise<FileStore> {
-  return createS3FileStore({
-    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
-    region: process.env.S3_REGION ?? 'us-east-1',
-    bucket: 'sigil-envelopes-test',
-    pathStyle: true,
-    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
-    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
-  });
+  return createS3FileStore(testFileStoreOptions('sigil-envelopes-test'));
 }
 
 /** An envelopes app on a fresh database of its own; `name` keeps parallel test files apart. Time is `clock.now`. */

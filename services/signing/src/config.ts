@@ -1,4 +1,4 @@
-import { baseServiceConfig, z } from '@sigil/kit/config';
+import { baseServiceConfig, s3ConfigFields, z } from '@sigil/kit/config';
 
 export const signingConfig = baseServiceConfig.extend({
   /** The envelopes service (internal endpoints: token exchange, the signer's view and document, submit, decline). */
@@ -7,13 +7,7 @@ export const signingConfig = baseServiceConfig.extend({
   INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
   /** Lifetime of a signer's access token (never beyond the envelope's expiry). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
-  /** Where signers' attachments are stored (S3-compatible; the local stack passes its own). */
-  S3_ENDPOINT: z.string().url(),
-  S3_REGION: z.string().default('us-east-1'),
-  S3_ACCESS_KEY: z.string().min(1),
-  S3_SECRET_KEY: z.string().min(1),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('sigil-attachments'),
-  S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  ...s3ConfigFields('sigil-attachments'),
   /** One-time codes by e-mail: the SMTP server and the sender. */
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL'),
   MAIL_FROM: z.string().min(3).default('Sigil <no-reply@sigil.local>'),

@@ -5,7 +5,7 @@ import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
-import { createS3FileStore } from '@strata/stream/file-store';
+import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
 import { createHttpSmsProvider, createInboxSmsProvider, createMailer, type SmsProvider } from '@sigil/mail';
 import { createApp } from './app.ts';
 import { signingConfig } from './config.ts';
@@ -22,14 +22,7 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
-const store = await createS3FileStore({
-  endpoint: config.S3_ENDPOINT,
-  region: config.S3_REGION,
-  bucket: config.S3_BUCKET,
-  pathStyle: config.S3_PATH_STYLE,
-  accessKeyId: config.S3_ACCESS_KEY,
-  secretAccessKey: config.S3_SECRET_KEY,
-});
+const store = await createS3FileStore(fileStoreOptions(config));
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
 const sms: SmsProvider =
   config.SMS_PROVIDER === 'http'

@@ -5,6 +5,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import type { ExchangedSession, SignerOutcome, SignerView, SubmitValues } from '@sigil/proto/internal-envelopes';
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
+import { testFileStoreOptions } from '@strata/stream/testing';
 import type { Mailer, Message, SmsProvider } from '@sigil/mail';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
@@ -109,14 +110,7 @@ export async function startSigningHarness(name: string): Promise<SigningHarness>
   const envelopes = new FakeEnvelopes();
   const clock = { now: new Date() };
   const outbox = new Outbox();
-  const store = await createS3FileStore({
-    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
-    region: process.env.S3_REGION ?? 'us-east-1',
-    bucket: 'sigil-attachments-test',
-    pathStyle: true,
-    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
-    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
-  });
+  const store = await createS3FileStore(testFileStoreOptions('sigil-attachments-test'));
   const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024, mailer: outbox, sms: outbox });
   return { app, db, auth, envelopes, store, outbox, clock, close: () => db.$disconnect() };
 }

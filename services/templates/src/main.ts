@@ -10,7 +10,7 @@ import { createDb } from './db.ts';
 import { startTemplateUsageConsumer } from './jobs/template-usage.ts';
 import { templatesConfig } from './config.ts';
 import { createOfficeConverter } from './files/office-convert.ts';
-import { createS3FileStore } from './files/storage.ts';
+import { createS3FileStore, fileStoreOptions } from './files/storage.ts';
 import { createBodyPrinter } from './versions/print-body.ts';
 
 const SERVICE = 'templates';
@@ -22,14 +22,7 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const usage = await startTemplateUsageConsumer(bus, db, log, config.CONSUMER_PREFIX);
-const store = await createS3FileStore({
-  endpoint: config.S3_ENDPOINT,
-  region: config.S3_REGION,
-  bucket: config.S3_BUCKET,
-  pathStyle: config.S3_PATH_STYLE,
-  accessKeyId: config.S3_ACCESS_KEY,
-  secretAccessKey: config.S3_SECRET_KEY,
-});
+const store = await createS3FileStore(fileStoreOptions(config));
 const converter = createOfficeConverter({ workers: config.CONVERSION_WORKERS, timeoutMs: config.CONVERSION_TIMEOUT_MS });
 const printer = createBodyPrinter({ executablePath: config.CHROMIUM_PATH });
 const { app, health } = await createApp({

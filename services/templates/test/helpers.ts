@@ -4,6 +4,7 @@ import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { createOfficeConverter, type OfficeConverter } from '../src/files/office-convert.ts';
+import { testFileStoreOptions } from '@strata/stream/testing';
 import { createS3FileStore, type FileStore } from '../src/files/storage.ts';
 import { createBodyPrinter } from '../src/versions/print-body.ts';
 
@@ -26,14 +27,7 @@ export interface HarnessOptions {
 
 /** The tests' S3 (started by test/setup/global-setup.ts), one bucket for all template tests. */
 export function testFileStore(): Promise<FileStore> {
-  return createS3FileStore({
-    endpoint: process.env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
-    region: process.env.S3_REGION ?? 'us-east-1',
-    bucket: 'sigil-templates-test',
-    pathStyle: true,
-    accessKeyId: process.env.S3_ACCESS_KEY ?? 'S3RVER',
-    secretAccessKey: process.env.S3_SECRET_KEY ?? 'S3RVER',
-  });
+  return createS3FileStore(testFileStoreOptions('sigil-templates-test'));
 }
 
 /** A templates app on its own fresh database; `name` keeps parallel test files apart. */

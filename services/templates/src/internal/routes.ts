@@ -1,27 +1,15 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { PRINCIPAL_HEADER, unauthorized, type Principal, type PrincipalVerifier } from '@sigil/kit/auth';
-import { sendProblem } from '@sigil/kit/http';
+import { requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import { INTERNAL_TEMPLATES_PREFIX, TEMPLATE_CALLERS } from '@sigil/proto/internal-templates';
 import { parseRecordTemplateUse, parseVersionRef, type TemplateUses } from './template-uses.ts';
 
 /** The endpoints of proto/src/internal-templates.ts, for the services in TEMPLATE_CALLERS only. */
 export function mountInternalRoutes(app: Express, deps: { verifyPrincipal: PrincipalVerifier; uses: TemplateUses }): void {
-  const requireCaller = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const token = req.headers[PRINCIPAL_HEADER];
-      if (typeof token !== 'string') throw new Error('missing');
-      const principal = await deps.verifyPrincipal(token);
-      if (principal.kind !== 'service' || !(TEMPLATE_CALLERS as readonly string[]).includes(principal.actorId)) throw new Error('not a caller of these endpoints');
-      res.locals.caller = principal;
-    } catch {
-      return sendProblem(res, unauthorized('Only the envelopes and signing services may call this endpoint.'));
-    }
-    next();
-  };
+  const requireCaller = requireServiceCaller(deps.verifyPrincipal, TEMPLATE_CALLERS, 'Only the envelopes and signing services may call this endpoint.');
   const route = (handler: (req: Request, res: Response, organizationId: string) => Promise<void>) => async (req: Request, res: Response, next: NextFunction) => {
     try {
       res.setHeader('cache-control', 'no-store');
-      await handler(req, res, (res.locals.caller as Principal).organizationId);
+      await handler(req, res, serviceCaller(res).organizationId);
     } catch (error) {
       next(error);
     }
