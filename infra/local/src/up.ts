@@ -16,6 +16,7 @@ Sigil and Strata are running (started in ${seconds} s).
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
 ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
+  Signing page     ${stack.gatewayUrl}/sign (opened by a signing session's url)
   Strata console   ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
   Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})
   MariaDB          ${redact(stack.infra.mysql.adminUrl)} (${stack.infra.mysql.source})
