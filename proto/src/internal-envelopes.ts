@@ -79,7 +79,18 @@ export interface SignerView {
     pageCount: number;
     pages: Array<{ width: number; height: number }>;
   };
-  recipient: { id: string; role: string; name: string; email: string; phone: string | null; status: string; verification: 'none' | 'email' | 'sms'; delivery: 'email' | 'embedded' };
+  recipient: {
+    id: string;
+    role: string;
+    name: string;
+    email: string;
+    phone: string | null;
+    status: string;
+    verification: 'none' | 'email' | 'sms';
+    delivery: 'email' | 'embedded';
+    /** Whether the address is a member's of the organization: test-mode e-mail goes to members only. */
+    member: boolean;
+  };
   /** Whether the recipient may sign now. */
   yourTurn: boolean;
   /** The recipient's own fields first, then the others' (read-only), each with its position. */

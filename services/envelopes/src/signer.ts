@@ -87,7 +87,17 @@ export function createSignerService(deps: SignerDeps) {
         .sort((a, b) => Number(a.readOnly) - Number(b.readOnly));
       return {
         envelope: { id: row.id, status: row.status, testMode: row.testMode, title: row.templateName, organizationId: row.organizationId, organizationName: await organizationName(db, row.organizationId), expiresAt: row.expiresAt.toISOString(), pageCount: (row.pages as unknown[]).length, pages: row.pages as SignerView['envelope']['pages'] },
-        recipient: { id: recipient.id, role: recipient.role, name: recipient.name, email: recipient.email, phone: recipient.phone, status: recipient.status, verification: recipient.verification as SignerView['recipient']['verification'], delivery: recipient.delivery as SignerView['recipient']['delivery'] },
+        recipient: {
+          id: recipient.id,
+          role: recipient.role,
+          name: recipient.name,
+          email: recipient.email,
+          phone: recipient.phone,
+          status: recipient.status,
+          verification: recipient.verification as SignerView['recipient']['verification'],
+          delivery: recipient.delivery as SignerView['recipient']['delivery'],
+          member: (await db.organizationMember.count({ where: { organizationId: row.organizationId, email: recipient.email } })) > 0,
+        },
         yourTurn: isRecipientsTurn(row.status, recipient.status),
         fields,
       };

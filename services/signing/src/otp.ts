@@ -47,6 +47,11 @@ export function createOtpService(deps: OtpDeps) {
       const expiresAt = new Date(now.getTime() + OTP_LIMITS.lifetimeMs);
       await deps.db.otpChallenge.create({ data: { id, accessTokenHash: signer.tokenHash, recipientId: signer.recipientId, channel, codeHash: hashOf(id, code).toString('hex'), expiresAt, createdAt: now } });
       const minutes = OTP_LIMITS.lifetimeMs / 60_000;
+      // Test mode e-mails members of the organization only (as envelopes' own e-mails): anyone else gets nothing.
+      if (channel === 'email' && view.envelope.testMode && !view.recipient.member) {
+        await enqueueEvent(deps.db, { type: 'email.suppressed', organizationId: signer.organizationId, data: { envelopeId: signer.envelopeId, testMode: true, recipientId: signer.recipientId, kind: 'otp_code', address: email } });
+        return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString(), delivered: false };
+      }
       if (channel === 'sms') {
         if (!phone) throw new AppError('conflict', 'This recipient has no phone number for SMS codes.');
         await deps.sms.send({ to: phone, text: `${code} is your code to sign "${view.envelope.title}" from ${view.envelope.organizationName}. It is valid for ${minutes} minutes.` });
@@ -54,7 +59,7 @@ export function createOtpService(deps: OtpDeps) {
         await deps.mailer.send({ to: email, message: composeMessage({ kind: 'otp_code', code, minutes, organizationName: view.envelope.organizationName, envelopeTitle: view.envelope.title, recipientName: name, testMode: view.envelope.testMode }) });
       }
       await record(signer, 'otp.sent', { channel, ...actor });
-      return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString() };
+      return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString(), delivered: true };
     },
 
     /** `POST /v1/signing/otp/verify`: the session's latest code; five wrong tries end it (429: ask for a new code). */

@@ -22,6 +22,7 @@ export class FakeEnvelopes implements EnvelopesClient {
   readonly calls: Array<{ call: string; signer?: SignerRef; body?: unknown }> = [];
   verification: 'none' | 'email' | 'sms' = 'none';
   phone: string | null = null;
+  member = true;
   status = 'sent';
   yourTurn = true;
   pdf = Buffer.from('%PDF-1.7 fake');
@@ -41,7 +42,7 @@ export class FakeEnvelopes implements EnvelopesClient {
     this.calls.push({ call: 'view', signer });
     return {
       envelope: { id: signer.envelopeId, status: 'sent', testMode: signer.testMode, title: 'NDA', organizationId: signer.organizationId, organizationName: 'Acme', expiresAt: new Date(Date.now() + 86_400_000).toISOString(), pageCount: 1, pages: [{ width: 612, height: 792 }] },
-      recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: this.phone, status: this.status, verification: this.verification, delivery: 'email' },
+      recipient: { id: signer.recipientId, role: 'client', name: 'Ada', email: 'ada@example.com', phone: this.phone, status: this.status, verification: this.verification, delivery: 'email', member: this.member },
       yourTurn: this.yourTurn,
       fields: [
         { id: 'sig', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40, readOnly: false, value: null },

@@ -217,6 +217,20 @@ describe('one-time codes', () => {
     expect((await otp(access)).status).toBe(202);
   });
 
+  it('in test mode, e-mails no code to an address outside the organization: recorded as suppressed', async () => {
+    h.envelopes.verification = 'email';
+    h.envelopes.member = false;
+    const access = (await exchange(session())).body.accessToken as string;
+    const before = h.outbox.mails.length;
+    const res = await otp(access);
+    h.envelopes.member = true;
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ channel: 'email', delivered: false });
+    expect(h.outbox.mails.length).toBe(before);
+    const suppressed = await h.db.outboxEvent.findMany({ where: { subject: 'sigil.events.email.suppressed' } });
+    expect(suppressed.map((e) => (e.payload as { data: { kind: string } }).data.kind)).toContain('otp_code');
+  });
+
   it('says so for a recipient who needs no code, and for a code that expired', async () => {
     h.envelopes.verification = 'none';
     const access = (await exchange(session())).body.accessToken as string;
