@@ -52,6 +52,7 @@ export const EVENT_TYPES = [
   'recipient.declined',
   'envelope.declined',
   'envelope.completed',
+  'envelope.sealed',
   'email.delivered',
   'email.suppressed',
   'envelope.reminded',

@@ -29,7 +29,16 @@ export const signerSubmitPath = (envelopeId: string, recipientId: string) => `${
 export const signerDeclinePath = (envelopeId: string, recipientId: string) => `${recipientPath(envelopeId, recipientId)}/decline`;
 
 /** The services allowed to call these endpoints. */
-export const ENVELOPE_CALLERS = ['signing'] as const;
+export const ENVELOPE_CALLERS = ['signing', 'evidence'] as const;
+
+/**
+ * For the evidence service, which seals:
+ *   GET /internal/v1/envelopes/{id}/completed-document   → 200 application/pdf (the original with every value stamped)
+ *   PUT /internal/v1/envelopes/{id}/sealed-document      application/pdf → 204 (kept; `seal` becomes `sealed`, `envelope.sealed`)
+ * Both are 409 `document-not-ready` before the envelope is completed.
+ */
+export const completedDocumentPath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/completed-document`;
+export const sealedDocumentPath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/sealed-document`;
 
 export interface ExchangeTokenRequest {
   /** SHA-256 (lower-case hex) of the `sgls_` token: raw tokens never leave the service that received them. */

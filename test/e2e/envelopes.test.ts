@@ -143,17 +143,35 @@ describe('sending an envelope through the gateway', () => {
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(401);
   });
 
+  it('seals the completed envelope: version=sealed is a PAdES PDF that pdfsig reports valid', async () => {
+    const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
+    let seal = '';
+    for (let i = 0; i < 300 && seal !== 'sealed'; i++) {
+      seal = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}`, { headers: auth })).body.seal;
+      if (seal !== 'sealed') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seal).toBe('sealed');
+    const sealed = await fetch(`${stack.gatewayUrl}/v1/envelopes/${envelope.id}/document?version=sealed`, { headers: auth });
+    expect(sealed.status).toBe(200);
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'sealed-')), 'sealed.pdf');
+    await writeFile(file, Buffer.from(await sealed.arrayBuffer()));
+    const report = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
+    expect(report).toContain('Signature Type: ETSI.CAdES.detached');
+    expect(report).toContain('Signature Validation: Signature is Valid.');
+    expect((await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}/document?version=certificate`, { headers: auth })).status).toBe(409);
+  });
+
   it('keeps the envelope\'s audit trail as a valid hash chain, from creation to completion, checkable offline', async () => {
     const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
     let trail: { data: Array<{ seq: number; type: string }>; chain: { valid: boolean; length: number } } | undefined;
     for (let i = 0; i < 200; i++) {
       trail = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}/events?limit=100`, { headers: auth })).body;
-      if (trail?.data?.some((e) => e.type === 'envelope.completed')) break;
+      if (trail?.data?.some((e) => e.type === 'envelope.sealed')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // E-mails (suppressed here: test mode, addresses outside the organization) interleave as the mail consumer runs.
     expect(trail!.data.map((e) => e.type).filter((type) => !type.startsWith('email.'))).toEqual([
-      'envelope.created', 'envelope.ready', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'envelope.completed',
+      'envelope.created', 'envelope.ready', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'envelope.completed', 'envelope.sealed',
     ]);
     expect(trail!.data.some((e) => e.type === 'email.suppressed')).toBe(true);
     expect(trail!.chain).toMatchObject({ valid: true, length: trail!.data.length });

@@ -6,6 +6,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDatabase } from '@sigil/kit/db';
 import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
+import { generateSealingIdentity, type SealingIdentity } from '@sigil/kit/sealing-identity';
 import { missingTools } from './tools.ts';
 import { freePort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
@@ -94,6 +95,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
         Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
         Object.assign(env, { PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`, SMTP_URL: `smtp://${infra.smtp.host}:${infra.smtp.port}` });
+      }
+      // Evidence seals with the stack's own sealing identity (a self-signed CA made at first start and kept).
+      if (service === 'evidence') {
+        serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
+        const identity = JSON.parse(await persistentSecret(options.stateDir, 'sealing-identity.json', async () => JSON.stringify(await generateSealingIdentity()))) as SealingIdentity;
+        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SEAL_KEY_PEM: identity.keyPem, SEAL_CERT_PEM: identity.chainPem });
       }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {

@@ -12,6 +12,7 @@ export interface DomainEvents {
   "envelope.expired"?: EnvelopeExpired;
   "envelope.ready"?: EnvelopeReady;
   "envelope.reminded"?: EnvelopeReminded;
+  "envelope.sealed"?: EnvelopeSealed;
   "envelope.voided"?: EnvelopeVoided;
   "member.added"?: MemberAdded;
   "member.removed"?: MemberRemoved;
@@ -250,6 +251,31 @@ export interface EnvelopeReminded {
   envelopeId: string;
   testMode: boolean;
   recipientId: string;
+}
+/**
+ * The sealed PDF is ready (a PAdES signature over the completed document). Producer: envelopes (the evidence service seals).
+ */
+export interface EnvelopeSealed {
+  envelopeId: string;
+  testMode: boolean;
+  sha256: string;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
 }
 /**
  * The envelope was voided while in progress. Producer: envelopes.

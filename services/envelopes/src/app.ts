@@ -15,6 +15,7 @@ import { createEnvelopeService } from './envelopes.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
 import type { MailDeps } from './mail/outbox-mail.ts';
 import { resendLink } from './mail/resend.ts';
+import { createSealedDocuments } from './sealed.ts';
 import { createSignerService } from './signer.ts';
 import { createTokenService } from './tokens.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
@@ -55,7 +56,7 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(envelopes), verifyPrincipal: deps.verifyPrincipal });
-      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, tokens, signer });
+      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, tokens, signer, sealed: createSealedDocuments({ db: deps.db, store: deps.store, clock }) });
     },
     handlers: {
       createEnvelope: async ({ principal, body, query }) => {

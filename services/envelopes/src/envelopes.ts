@@ -95,6 +95,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
         if (!row.originalKey) throw new AppError('document-not-ready', `Envelope ${id} is still rendering; its document is not ready yet.`);
         return deps.store.get(row.originalKey);
       }
+      if (version === 'sealed' && row.sealedKey) return deps.store.get(row.sealedKey);
       throw new AppError('document-not-ready', `The ${version} document of envelope ${id} exists once the envelope is completed and sealed (seal is ${row.seal}).`);
     },
   };

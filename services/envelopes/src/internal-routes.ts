@@ -8,12 +8,14 @@ import {
   type SubmitValues,
 } from '@sigil/proto/internal-envelopes';
 import type { SignerRef, SignerService } from './signer.ts';
+import type { SealedDocuments } from './sealed.ts';
 import type { TokenService } from './tokens.ts';
 
 export interface InternalRoutesDeps {
   verifyPrincipal: PrincipalVerifier;
   tokens: TokenService;
   signer: SignerService;
+  sealed: SealedDocuments;
 }
 
 const SHA256_HEX = /^[a-f0-9]{64}$/;
@@ -42,6 +44,14 @@ export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): voi
     const hash = (req.body as { tokenHash?: unknown } | undefined)?.tokenHash;
     if (typeof hash !== 'string' || !SHA256_HEX.test(hash)) throw new AppError('validation-failed', 'tokenHash must be a lower-case hex SHA-256.', { errors: [{ pointer: '/body/tokenHash', detail: 'must be a lower-case hex SHA-256' }] });
     res.status(200).json(await deps.tokens.exchange(hash));
+  }));
+  const envelopeOf = (req: Request) => String(req.params.envelopeId);
+  app.get(`${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/completed-document`, requireCaller, route(async (req, res) => {
+    res.status(200).type('application/pdf').send(await deps.sealed.toSeal(serviceCaller(res).organizationId, envelopeOf(req)));
+  }));
+  app.put(`${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/sealed-document`, requireCaller, express.raw({ type: 'application/pdf', limit: '60mb' }), route(async (req, res) => {
+    await deps.sealed.keep(serviceCaller(res).organizationId, envelopeOf(req), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    res.status(204).end();
   }));
   app.get(`${RECIPIENT}/signer-view`, requireCaller, route(async (req, res) => void res.status(200).json(await deps.signer.view(refOf(req, res)))));
   app.get(`${RECIPIENT}/document`, requireCaller, route(async (req, res) => void res.status(200).type('application/pdf').send(await deps.signer.document(refOf(req, res)))));

@@ -12,7 +12,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { newId } from '@sigil/kit/ids';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
-import { EXCHANGE_TOKEN_PATH, signerDeclinePath, signerDocumentPath, signerSubmitPath, signerViewPath, signerViewedPath } from '@sigil/proto/internal-envelopes';
+import { EXCHANGE_TOKEN_PATH, completedDocumentPath, sealedDocumentPath, signerDeclinePath, signerDocumentPath, signerSubmitPath, signerViewPath, signerViewedPath } from '@sigil/proto/internal-envelopes';
 import { renderEnvelope } from '../src/jobs/render.ts';
 import { sampleVersion, startEnvelopesHarness, type EnvelopesHarness } from './helpers.ts';
 
@@ -191,5 +191,31 @@ describe('signing an envelope', () => {
     expect((await events(env.id)).map((e) => e.type).slice(-2)).toEqual(['recipient.declined', 'envelope.declined']);
     expect((await events(env.id)).at(-1)!.data).toMatchObject({ recipientId: env.client, reason: 'The price is wrong' });
     expect((await session(env.id, env.counsel)).status).toBe(409);
+  });
+});
+
+describe('sealing (the evidence service\'s side)', () => {
+  const evidence: Principal = { kind: 'service', organizationId: org.organizationId, actorId: 'evidence', mode: 'test', permissions: [] };
+
+  it('hands out the completed document, keeps the sealed one and serves it as version=sealed', async () => {
+    const env = await sentEnvelope();
+    const early = await request(h.app).get(completedDocumentPath(env.id)).set(await h.auth.headers(evidence));
+    expect(early.status).toBe(409);
+    await internal('post', signerSubmitPath(env.id, env.client), { fields: { client_signature: { kind: 'typed', text: 'Ada Lovelace' }, client_ok: true }, consent: true });
+    await internal('post', signerSubmitPath(env.id, env.counsel), { fields: { counsel_signature: { kind: 'typed', text: 'Grace Hopper' } }, consent: true });
+    const completed = await request(h.app).get(completedDocumentPath(env.id)).set(await h.auth.headers(evidence)).buffer(true).parse(binary);
+    expect(completed.status).toBe(200);
+    const text = textOf(completed.body as Buffer);
+    expect(text).toContain('Ada Lovelace');
+    expect(text).toContain('Grace Hopper');
+    const sealedPdf = Buffer.concat([completed.body as Buffer, Buffer.from('\n% sealed\n')]);
+    const kept = await request(h.app).put(sealedDocumentPath(env.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(sealedPdf);
+    expect(kept.status).toBe(204);
+    expect((await request(h.app).get(`/v1/envelopes/${env.id}`).set(await h.auth.headers(org))).body.seal).toBe('sealed');
+    const served = await request(h.app).get(`/v1/envelopes/${env.id}/document?version=sealed`).set(await h.auth.headers(org)).buffer(true).parse(binary);
+    expect(served.status).toBe(200);
+    expect((served.body as Buffer).equals(sealedPdf)).toBe(true);
+    expect((await events(env.id)).at(-1)).toMatchObject({ type: 'envelope.sealed', data: { sha256: createHash('sha256').update(sealedPdf).digest('hex') } });
+    expect((await request(h.app).put(sealedDocumentPath(env.id)).set(await h.auth.headers(signing)).set('content-type', 'application/pdf').send(Buffer.from('not a pdf'))).status).toBe(400);
   });
 });

@@ -15,6 +15,7 @@ export const AUDITED_EVENTS = [
   'recipient.declined',
   'envelope.declined',
   'envelope.completed',
+  'envelope.sealed',
   'envelope.voided',
   'envelope.expired',
   'email.delivered',

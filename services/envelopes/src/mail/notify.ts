@@ -3,9 +3,7 @@ import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type AnyDomainEvent, type DomainEvent } from '@sigil/proto/events';
 import type { Tx } from '../db.ts';
 import type { Attachment } from '@sigil/mail';
-import type { TemplateField } from '@sigil/proto/internal-templates';
-import { stampValues } from '../render-pdf.ts';
-import type { EnvelopeRow } from '../views.ts';
+import { completedDocument } from '../sealed.ts';
 import { sendLink } from './links.ts';
 import { deliver, organizationName, type MailDeps } from './outbox-mail.ts';
 
@@ -41,7 +39,7 @@ export function createNotifier(deps: MailDeps) {
       for (const r of reached.filter((r) => r.id !== e.data.recipientId)) await mail(r, { kind: 'declined', declinedBy: decliner?.name ?? 'A recipient', reason: e.data.reason ?? null });
     }
     if (e.type === 'envelope.completed') {
-      const document = [{ filename: `${envelope.templateName.replace(/[^\w .-]+/g, '_').slice(0, 80) || 'document'}.pdf`, content: await completedDocument(deps, envelope), contentType: 'application/pdf' }];
+      const document = [{ filename: `${envelope.templateName.replace(/[^\w .-]+/g, '_').slice(0, 80) || 'document'}.pdf`, content: await completedDocument(deps.store, envelope), contentType: 'application/pdf' }];
       for (const r of envelope.recipients) await mail(r, { kind: 'completed' }, document);
       for (const cc of envelope.cc as Array<{ name?: string; email: string }>) await mail({ name: cc.name ?? cc.email, email: cc.email }, { kind: 'completed' }, document);
     }
@@ -58,12 +56,4 @@ export function startMailConsumer(bus: Bus, deps: MailDeps & { log: Logger; pref
     log: deps.log,
     handle: createNotifier(deps),
   });
-}
-
-
-/** The original with every recipient's values stamped: what CC and recipients receive when the envelope completes. */
-async function completedDocument(deps: MailDeps, envelope: EnvelopeRow): Promise<Buffer> {
-  const original = await deps.store.get(envelope.originalKey as string);
-  const values = Object.fromEntries(envelope.recipients.flatMap((r) => Object.entries((r.values ?? {}) as Record<string, unknown>)));
-  return stampValues(original, envelope.fields as unknown as TemplateField[], values);
 }
