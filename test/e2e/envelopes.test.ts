@@ -143,7 +143,7 @@ describe('sending an envelope through the gateway', () => {
     expect((await call(stack.gatewayUrl, 'POST', '/v1/signing/exchange', { body: { token } })).status).toBe(401);
   });
 
-  it('seals the completed envelope: version=sealed is a PAdES PDF that pdfsig reports valid', async () => {
+  it('seals the completed envelope: version=sealed and version=certificate are PAdES PDFs that pdfsig reports valid', async () => {
     const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
     let seal = '';
     for (let i = 0; i < 300 && seal !== 'sealed'; i++) {
@@ -158,7 +158,12 @@ describe('sending an envelope through the gateway', () => {
     const report = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
     expect(report).toContain('Signature Type: ETSI.CAdES.detached');
     expect(report).toContain('Signature Validation: Signature is Valid.');
-    expect((await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${envelope.id}/document?version=certificate`, { headers: auth })).status).toBe(409);
+    const certificate = await fetch(`${stack.gatewayUrl}/v1/envelopes/${envelope.id}/document?version=certificate`, { headers: auth });
+    expect(certificate.status).toBe(200);
+    const certificateFile = path.join(path.dirname(file), 'certificate.pdf');
+    await writeFile(certificateFile, Buffer.from(await certificate.arrayBuffer()));
+    expect(spawnSync('pdfsig', [certificateFile], { encoding: 'utf8' }).stdout).toContain('Signature Validation: Signature is Valid.');
+    expect(spawnSync('pdftotext', [certificateFile, '-'], { encoding: 'utf8' }).stdout).toContain('Certificate of completion');
   });
 
   it('keeps the envelope\'s audit trail as a valid hash chain, from creation to completion, checkable offline', async () => {

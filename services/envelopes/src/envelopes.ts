@@ -96,6 +96,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
         return deps.store.get(row.originalKey);
       }
       if (version === 'sealed' && row.sealedKey) return deps.store.get(row.sealedKey);
+      if (version === 'certificate' && row.sealedKey && row.certificateKey) return deps.store.get(row.certificateKey);
       throw new AppError('document-not-ready', `The ${version} document of envelope ${id} exists once the envelope is completed and sealed (seal is ${row.seal}).`);
     },
   };

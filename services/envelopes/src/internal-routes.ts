@@ -53,6 +53,10 @@ export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): voi
     await deps.sealed.keep(serviceCaller(res).organizationId, envelopeOf(req), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     res.status(204).end();
   }));
+  app.put(`${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/certificate-document`, requireCaller, express.raw({ type: 'application/pdf', limit: '20mb' }), route(async (req, res) => {
+    await deps.sealed.keepCertificate(serviceCaller(res).organizationId, envelopeOf(req), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    res.status(204).end();
+  }));
   app.get(`${RECIPIENT}/signer-view`, requireCaller, route(async (req, res) => void res.status(200).json(await deps.signer.view(refOf(req, res)))));
   app.get(`${RECIPIENT}/document`, requireCaller, route(async (req, res) => void res.status(200).type('application/pdf').send(await deps.signer.document(refOf(req, res)))));
   app.post(`${RECIPIENT}/viewed`, requireCaller, json, route(async (req, res) => {

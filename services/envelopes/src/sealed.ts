@@ -28,9 +28,18 @@ export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: (
       return completedDocument(deps.store, await completed(organizationId, envelopeId));
     },
 
+    /** Keeps the certificate of completion (signed by evidence), served as `version=certificate`. */
+    async keepCertificate(organizationId: string, envelopeId: string, pdf: Buffer): Promise<void> {
+      requirePdf(pdf);
+      const row = await completed(organizationId, envelopeId);
+      const key = `${row.organizationId}/${row.id}/certificate.pdf`;
+      await deps.store.put(key, pdf, 'application/pdf');
+      await deps.db.envelope.update({ where: { id: envelopeId }, data: { certificateKey: key } });
+    },
+
     /** Keeps the sealed PDF; `seal` becomes `sealed` with `envelope.sealed` (a second delivery changes nothing). */
     async keep(organizationId: string, envelopeId: string, pdf: Buffer): Promise<void> {
-      if (!pdf.subarray(0, 5).equals(Buffer.from('%PDF-'))) throw new AppError('validation-failed', 'The sealed document must be a PDF.', { errors: [{ pointer: '/body', detail: 'is not a PDF' }] });
+      requirePdf(pdf);
       const row = await completed(organizationId, envelopeId);
       const key = `${row.organizationId}/${row.id}/sealed.pdf`;
       await deps.store.put(key, pdf, 'application/pdf');
@@ -46,3 +55,7 @@ export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: (
 }
 
 export type SealedDocuments = ReturnType<typeof createSealedDocuments>;
+
+function requirePdf(pdf: Buffer): void {
+  if (!pdf.subarray(0, 5).equals(Buffer.from('%PDF-'))) throw new AppError('validation-failed', 'The document must be a PDF.', { errors: [{ pointer: '/body', detail: 'is not a PDF' }] });
+}

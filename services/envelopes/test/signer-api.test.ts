@@ -12,7 +12,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { newId } from '@sigil/kit/ids';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
-import { EXCHANGE_TOKEN_PATH, completedDocumentPath, sealedDocumentPath, signerDeclinePath, signerDocumentPath, signerSubmitPath, signerViewPath, signerViewedPath } from '@sigil/proto/internal-envelopes';
+import { EXCHANGE_TOKEN_PATH, certificateDocumentPath, completedDocumentPath, sealedDocumentPath, signerDeclinePath, signerDocumentPath, signerSubmitPath, signerViewPath, signerViewedPath } from '@sigil/proto/internal-envelopes';
 import { renderEnvelope } from '../src/jobs/render.ts';
 import { sampleVersion, startEnvelopesHarness, type EnvelopesHarness } from './helpers.ts';
 
@@ -209,12 +209,17 @@ describe('sealing (the evidence service\'s side)', () => {
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('Grace Hopper');
     const sealedPdf = Buffer.concat([completed.body as Buffer, Buffer.from('\n% sealed\n')]);
+    const certificatePdf = Buffer.concat([completed.body as Buffer, Buffer.from('\n% certificate\n')]);
+    expect((await request(h.app).put(certificateDocumentPath(env.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(certificatePdf)).status).toBe(204);
+    expect((await request(h.app).get(`/v1/envelopes/${env.id}/document?version=certificate`).set(await h.auth.headers(org))).status).toBe(409);
     const kept = await request(h.app).put(sealedDocumentPath(env.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(sealedPdf);
     expect(kept.status).toBe(204);
     expect((await request(h.app).get(`/v1/envelopes/${env.id}`).set(await h.auth.headers(org))).body.seal).toBe('sealed');
     const served = await request(h.app).get(`/v1/envelopes/${env.id}/document?version=sealed`).set(await h.auth.headers(org)).buffer(true).parse(binary);
     expect(served.status).toBe(200);
     expect((served.body as Buffer).equals(sealedPdf)).toBe(true);
+    const certificate = await request(h.app).get(`/v1/envelopes/${env.id}/document?version=certificate`).set(await h.auth.headers(org)).buffer(true).parse(binary);
+    expect((certificate.body as Buffer).equals(certificatePdf)).toBe(true);
     expect((await events(env.id)).at(-1)).toMatchObject({ type: 'envelope.sealed', data: { sha256: createHash('sha256').update(sealedPdf).digest('hex') } });
     expect((await request(h.app).put(sealedDocumentPath(env.id)).set(await h.auth.headers(signing)).set('content-type', 'application/pdf').send(Buffer.from('not a pdf'))).status).toBe(400);
   });

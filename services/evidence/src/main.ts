@@ -32,6 +32,6 @@ const bus = await connectBus(config.NATS_URL, SERVICE);
 const audit = await startAuditConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const appended = await startAppendListener(config.DATABASE_URL, log);
 const sealer = await createSealer({ keyPem: config.SEAL_KEY_PEM, chainPem: config.SEAL_CERT_PEM });
-const sealing = await startSealConsumer(bus, { sealer, envelopesUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)), log }, config.CONSUMER_PREFIX);
+const sealing = await startSealConsumer(bus, { db, sealer, envelopesUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)), log }, config.CONSUMER_PREFIX);
 const { app, health } = await createApp({ db, log, appended, verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)), readiness: { nats: async () => void (await bus.nc.flush()) } });
 await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => sealing.stop(), () => audit.stop(), () => appended.stop(), () => bus.close(), () => db.$disconnect()] });

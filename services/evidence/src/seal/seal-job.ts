@@ -2,10 +2,15 @@ import { PRINCIPAL_HEADER, type PrincipalSigner } from '@sigil/kit/auth';
 import { decodeDomainEvent, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto/events';
-import { completedDocumentPath, sealedDocumentPath } from '@sigil/proto/internal-envelopes';
+import { createHash } from 'node:crypto';
+import { certificateDocumentPath, completedDocumentPath, sealedDocumentPath } from '@sigil/proto/internal-envelopes';
+import type { AuditItem } from '@sigil/proto/audit-chain';
+import type { Db } from '../db.ts';
+import { buildCertificate, type CertificateInput } from './certificate.ts';
 import type { Sealer } from './sealer.ts';
 
 export interface SealDeps {
+  db: Db;
   sealer: Sealer;
   envelopesUrl: string;
   signPrincipal: PrincipalSigner;
@@ -27,7 +32,14 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
   const headers = { [PRINCIPAL_HEADER]: await deps.signPrincipal({ kind: 'service', organizationId: event.organizationId, actorId: 'evidence', mode: testMode ? 'test' : 'live', permissions: [] }) };
   const source = await doFetch(new URL(completedDocumentPath(envelopeId), deps.envelopesUrl), { headers, signal: AbortSignal.timeout(30_000) });
   if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
-  const sealed = await deps.sealer.seal(Buffer.from(await source.arrayBuffer()), `Sealed by Sigil: envelope ${envelopeId} completed`);
+  const completed = Buffer.from(await source.arrayBuffer());
+  // The certificate first: once `seal` is `sealed`, both documents are there.
+  const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
+  const certificate = await buildCertificate({ envelope: (event.data as { envelope: CertificateInput['envelope'] }).envelope, documentSha256: createHash('sha256').update(completed).digest('hex'), entries });
+  const signedCertificate = await deps.sealer.seal(certificate, `Certificate of completion of envelope ${envelopeId}`);
+  const filed = await doFetch(new URL(certificateDocumentPath(envelopeId), deps.envelopesUrl), { method: 'PUT', headers: { ...headers, 'content-type': 'application/pdf' }, body: signedCertificate, signal: AbortSignal.timeout(30_000) });
+  if (filed.status !== 204) throw new Error(`envelopes answered ${filed.status} when handed the certificate of ${envelopeId}`);
+  const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
   const kept = await doFetch(new URL(sealedDocumentPath(envelopeId), deps.envelopesUrl), { method: 'PUT', headers: { ...headers, 'content-type': 'application/pdf' }, body: sealed, signal: AbortSignal.timeout(30_000) });
   if (kept.status !== 204) throw new Error(`envelopes answered ${kept.status} when handed the sealed document of ${envelopeId}`);
 }
