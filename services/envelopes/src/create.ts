@@ -16,6 +16,8 @@ import { toEnvelopeView, type EnvelopeView } from './views.ts';
  */
 export const renderJobName = (cell = ''): string => `${cell ? `${cell.toLowerCase()}.` : ''}envelopes.render`;
 
+const CREATE_TRANSACTION = { maxWait: 15_000, timeout: 20_000 } as const;
+
 export interface CreateDeps {
   db: Db;
   templates: TemplatesClient;
@@ -148,7 +150,9 @@ export function createEnvelopeCreator(deps: CreateDeps) {
           }
         }
         return { kind: 'created', envelope: await insert(tx, principal, id, input, snapshot, plan, testMode) };
-      });
+        // Under a burst of creations every transaction waits for a pooled connection, and deduplicated ones for the
+        // first one's commit: Prisma's defaults (2 s to start, 5 s to finish) would fail them.
+      }, CREATE_TRANSACTION);
     },
   };
 }
