@@ -164,7 +164,7 @@ describe('sending an envelope through the gateway', () => {
     await writeFile(certificateFile, Buffer.from(await certificate.arrayBuffer()));
     expect(spawnSync('pdfsig', [certificateFile], { encoding: 'utf8' }).stdout).toContain('Signature Validation: Signature is Valid.');
     expect(spawnSync('pdftotext', [certificateFile, '-'], { encoding: 'utf8' }).stdout).toContain('Certificate of completion');
-  });
+  }, 60_000);
 
   it('keeps the envelope\'s audit trail as a valid hash chain, from creation to completion, checkable offline', async () => {
     const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
@@ -185,7 +185,7 @@ describe('sending an envelope through the gateway', () => {
     const verified = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../../scripts/verify-audit-chain.ts'), file], { encoding: 'utf8' });
     expect(verified.status, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(new RegExp(`^valid: ${trail!.data.length} entries`));
-  });
+  }, 60_000);
 
   it('streams the trail through the gateway as server-sent events, resuming after Last-Event-ID', async () => {
     const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];

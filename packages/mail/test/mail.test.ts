@@ -55,7 +55,7 @@ describe('createMailer', () => {
     mailer.close();
     expect(sent.messageId).toMatch(/@/);
     let found: { subject: string; text: string; html: string | null } | undefined;
-    for (let i = 0; i < 100 && !found; i++) {
+    for (let i = 0; i < 200 && !found; i++) {
       const messages = (await (await fetch(`${inbox}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string; html: string | null }>;
       found = messages.find((m) => m.to.includes(to));
       if (!found) await new Promise((resolve) => setTimeout(resolve, 50));

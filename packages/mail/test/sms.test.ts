@@ -53,7 +53,7 @@ describe('createInboxSmsProvider', () => {
     await createInboxSmsProvider(mailer).send({ to: number, text: 'Your code is 654321' });
     mailer.close();
     let found: { subject: string; text: string } | undefined;
-    for (let i = 0; i < 100 && !found; i++) {
+    for (let i = 0; i < 200 && !found; i++) {
       const messages = (await (await fetch(`${process.env.SMTP_INBOX_URL}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string }>;
       found = messages.find((m) => m.to.includes(`${number.slice(1)}@sms.sigil.local`));
       if (!found) await new Promise((resolve) => setTimeout(resolve, 30));
