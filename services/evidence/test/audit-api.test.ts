@@ -30,7 +30,8 @@ function envelopeEvent(type: EventType, envelopeId: string, extra: Record<string
 }
 
 async function append(event: DomainEvent): Promise<void> {
-  await db.$transaction((tx) => appendEvent(event, tx));
+  // Ten appends at once queue for the pool's connections and the chain's lock: more patience than Prisma's defaults.
+  await db.$transaction((tx) => appendEvent(event, tx), { maxWait: 15_000, timeout: 20_000 });
 }
 
 async function story(envelopeId: string): Promise<DomainEvent[]> {
