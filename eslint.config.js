@@ -70,6 +70,6 @@ export default tseslint.config(
     },
   },
   // The hosted signing page runs in browsers, as plain ES modules served as they are.
-  { files: ['apps/signing-page/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
+  { files: ['apps/signing-page/public/**/*.js', 'apps/verify-page/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
   ...boundaryRules,
 );

@@ -72,6 +72,8 @@ const outputs: Record<string, () => Promise<string>> = {
     fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
   'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode', TemplateVersion: '../versions/versions.ts#TemplateVersionView' }),
   'services/envelopes/src/gen/graphql.ts': fromSubgraph('envelopes', { Envelope: '../subgraph.ts#EnvelopeNode', Recipient: '../views.ts#RecipientView' }),
+  'services/evidence/src/gen/graphql.ts': fromSubgraph('evidence', { Envelope: '../subgraph.ts#EnvelopeRef', Anchor: '../subgraph.ts#AnchorNode' }),
+  'services/webhooks/src/gen/graphql.ts': fromSubgraph('webhooks', { WebhookEndpoint: '../endpoints.ts#EndpointView', WebhookDelivery: '../deliveries.ts#DeliveryView' }),
   'services/accounts/src/gen/graphql.ts': fromSubgraph('accounts', {
     Organization: '../views.ts#OrganizationView',
     Member: '../views.ts#MemberView',

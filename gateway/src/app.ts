@@ -6,11 +6,12 @@ import type { Logger } from '@sigil/kit/log';
 import type { ServiceName } from '@sigil/proto/routes';
 import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import type { Authenticator } from './authenticator.ts';
-import { createFederatedGraph, type GraphLimits } from './graphql.ts';
+import type { FederatedGraph, GraphLimits } from './graphql.ts';
 import { reuseSignedTokens } from './principal-tokens.ts';
 import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
+import { verifyPageRouter } from './verify-page.ts';
 import { createStrataEdge, type StrataGatewayDeps } from './strata-edge.ts';
 
 export type { StrataGatewayDeps };
@@ -82,28 +83,37 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   );
   app.use(strata.handle);
   app.use('/sign', signingPageRouter());
+  app.use('/verify', verifyPageRouter());
 
-  const graph = await createFederatedGraph({
-    supergraphSdl: deps.supergraphSdl,
-    serviceUrls,
-    principalToken: sigilToken,
-    log,
-    limits: deps.graphLimits,
-    principalOf: (res) => res.locals.principal as Principal | undefined,
+  // Apollo Gateway and its query planner (~60 MiB once loaded) come with the first GraphQL request: most traffic is
+  // REST, and a process that never serves GraphQL never pays for it.
+  let graph: Promise<{ graph: FederatedGraph; router: express.Router }> | undefined;
+  const loadGraph = () =>
+    (graph ??= import('./graphql.ts')
+      .then(({ createFederatedGraph }) =>
+        createFederatedGraph({
+          supergraphSdl: deps.supergraphSdl,
+          serviceUrls,
+          principalToken: sigilToken,
+          log,
+          limits: deps.graphLimits,
+          principalOf: (res) => res.locals.principal as Principal | undefined,
+        }),
+      )
+      .then((loaded) => ({ graph: loaded, router: express.Router().use(...loaded.handler) }))
+      .catch((error: unknown) => {
+        graph = undefined;
+        throw error;
+      }));
+  app.use('/graphql', async (req, res, next) => {
+    try {
+      // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs.
+      res.locals.principal = await sigil.resolveCaller('K', req);
+      (await loadGraph()).router(req, res, next);
+    } catch (error) {
+      next(error);
+    }
   });
-  app.use(
-    '/graphql',
-    async (req, res, next) => {
-      try {
-        // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs.
-        res.locals.principal = await sigil.resolveCaller('K', req);
-        next();
-      } catch (error) {
-        next(error);
-      }
-    },
-    ...graph.handler,
-  );
   app.use((req, res, next) => void sigil.handle(req, res, next));
   app.use(problemErrorHandler(log));
 
@@ -111,7 +121,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     app,
     health,
     close: async () => {
-      await graph.stop();
+      await (await graph?.catch(() => undefined))?.graph.stop();
       await upstream.close();
     },
   };

@@ -12,6 +12,8 @@ export const SUBGRAPHS: readonly SubgraphSource[] = [
   { name: 'accounts', schemaPath: 'services/accounts/src/schema.graphql' },
   { name: 'templates', schemaPath: 'services/templates/src/schema.graphql' },
   { name: 'envelopes', schemaPath: 'services/envelopes/src/schema.graphql' },
+  { name: 'evidence', schemaPath: 'services/evidence/src/schema.graphql' },
+  { name: 'webhooks', schemaPath: 'services/webhooks/src/schema.graphql' },
 ];
 
 /**

@@ -337,8 +337,24 @@ describe('routing', () => {
 });
 
 describe('served by the gateway', () => {
-  it("never reports usage to Apollo: the federation gateway's telemetry is switched off", () => {
+  it("never reports usage to Apollo: the federation gateway's telemetry is switched off once GraphQL is loaded", async () => {
+    // The federation gateway is loaded with the first GraphQL request.
+    await request(gateway.app).post('/graphql').send({ query: '{ __typename }' });
     expect(process.env.APOLLO_TELEMETRY_DISABLED).toBe('true');
+  });
+
+  it('serves the signing page and the verification page with their own headers', async () => {
+    const sign = await request(gateway.app).get('/sign').expect(200);
+    expect(sign.headers['content-type']).toMatch(/^text\/html/);
+    expect(sign.headers['content-security-policy']).toContain("frame-ancestors *");
+    expect(sign.headers['referrer-policy']).toBe('no-referrer');
+    expect((await request(gateway.app).get('/sign/embed.js').expect(200)).headers['access-control-allow-origin']).toBe('*');
+    const verify = await request(gateway.app).get('/verify').expect(200);
+    expect(verify.text).toContain('Verify a sealed document');
+    expect(verify.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(verify.headers['x-frame-options']).toBe('DENY');
+    expect((await request(gateway.app).get('/verify/merkle.js').expect(200)).headers['content-type']).toMatch(/javascript/);
+    await request(gateway.app).get('/verify/../package.json').expect(404);
   });
 
   it('serves GET /v1/openapi.json from the contract', async () => {

@@ -53,6 +53,7 @@ export const EVENT_TYPES = [
   'envelope.declined',
   'envelope.completed',
   'envelope.sealed',
+  'envelope.seal_failed',
   'email.delivered',
   'email.suppressed',
   'envelope.reminded',

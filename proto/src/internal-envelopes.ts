@@ -36,11 +36,13 @@ export const ENVELOPE_CALLERS = ['signing', 'evidence'] as const;
  *   GET /internal/v1/envelopes/{id}/completed-document   → 200 application/pdf (the original with every value stamped)
  *   PUT /internal/v1/envelopes/{id}/certificate-document application/pdf → 204 (kept; served as version=certificate)
  *   PUT /internal/v1/envelopes/{id}/sealed-document      application/pdf → 204 (kept; `seal` becomes `sealed`, `envelope.sealed`)
+ *   PUT /internal/v1/envelopes/{id}/seal-failure         { reason }      → 204 (`seal` becomes `failed` unless already sealed)
  * All are 409 `document-not-ready` before the envelope is completed. Evidence hands the certificate first, so an
  * envelope whose seal is `sealed` has both.
  */
 export const completedDocumentPath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/completed-document`;
 export const certificateDocumentPath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/certificate-document`;
+export const sealFailurePath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/seal-failure`;
 export const sealedDocumentPath = (envelopeId: string) => `${INTERNAL_ENVELOPES_PREFIX}/envelopes/${encodeURIComponent(envelopeId)}/sealed-document`;
 
 export interface ExchangeTokenRequest {

@@ -16,6 +16,8 @@ const DESIGNED: ReadonlyArray<Pick<OperationInfo, 'method' | 'path' | 'auth' | '
   { method: 'GET', path: '/v1/organization/invitations', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'DELETE', path: '/v1/organization/invitations/{id}', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'GET', path: '/v1/openapi.json', auth: 'P', idempotent: false, service: 'gateway' },
+  // Beyond the spec: consistency proofs between two anchors, so monitors can check the log never forked.
+  { method: 'GET', path: '/v1/public/anchors/{sequence}/consistency', auth: 'P', idempotent: false, service: 'evidence' },
 ];
 
 const key = (method: string, path: string): string => `${method} ${path}`;

@@ -67,4 +67,55 @@ describe('responses match the OpenAPI document', () => {
       ]),
     );
   });
+
+  it('for the public evidence operations (no anchors yet on a fresh stack)', async () => {
+    const before = problems.length;
+    await checked('GET', '/.well-known/sigil/keys.json');
+    await checked('GET', '/v1/public/anchors?limit=5');
+    await checked('GET', '/v1/public/anchors?mode=test');
+    await checked('GET', '/v1/public/anchors?mode=sandbox');
+    await checked('GET', '/v1/public/anchors/latest');
+    await checked('GET', '/v1/public/anchors/1');
+    await checked('GET', '/v1/public/anchors/2/consistency?from=1');
+    await checked('POST', '/v1/public/verify', { body: { sha256: 'a'.repeat(64) } });
+    await checked('POST', '/v1/public/verify', { body: { sha256: 'not a hash' } });
+    expect(problems.slice(before)).toEqual([]);
+    expect([...contract.checked]).toEqual(
+      expect.arrayContaining(['getEvidenceKeys 200', 'listAnchors 200', 'listAnchors 400', 'getLatestAnchor 404', 'getAnchor 404', 'getAnchorConsistency 404', 'verifyDocument 404', 'verifyDocument 400']),
+    );
+  });
+
+  it('for the webhook operations', async () => {
+    const before = problems.length;
+    const signIn = await fetch(`${stack.gatewayUrl}/v1/auth/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: stack.seed.ownerEmail, password: stack.seed.ownerPassword }),
+    });
+    const session = { cookie: (signIn.headers.getSetCookie()[0] ?? '').split(';')[0] as string };
+    const created = await checked('POST', '/v1/webhook-endpoints', { body: { url: 'http://127.0.0.1:9/hook', description: 'contract', events: ['envelope.completed'] }, headers: { ...session, 'Idempotency-Key': 'contract-we-1' } });
+    await checked('POST', '/v1/webhook-endpoints', { body: { url: 'https://10.0.0.1/hook' }, headers: session });
+    await checked('POST', '/v1/webhook-endpoints', { body: { url: 'https://example.com', events: ['nope'] }, headers: session });
+    await checked('POST', '/v1/webhook-endpoints', { body: { url: 'http://127.0.0.1:9/hook' }, headers: bearer(stack.seed.testApiKey) });
+    const id = created.body.id;
+    await checked('GET', '/v1/webhook-endpoints?limit=5', { headers: session });
+    await checked('GET', `/v1/webhook-endpoints/${id}`, { headers: session });
+    await checked('GET', '/v1/webhook-endpoints/we_0000000000000000', { headers: session });
+    await checked('PATCH', `/v1/webhook-endpoints/${id}`, { body: { enabled: false, description: 'paused' }, headers: session });
+    await checked('POST', `/v1/webhook-endpoints/${id}/secret`, { headers: session });
+    await checked('POST', `/v1/webhook-endpoints/${id}/secret/rotate`, { headers: session });
+    const ping = await checked('POST', `/v1/webhook-endpoints/${id}/test`, { headers: session });
+    await checked('GET', `/v1/webhook-endpoints/${id}/deliveries?limit=5`, { headers: session });
+    await checked('POST', `/v1/events/${ping.body.eventId}/redeliver`, { body: { endpoint: id }, headers: { ...session, 'Idempotency-Key': 'contract-redeliver-1' } });
+    await checked('POST', '/v1/events/evt_0000000000000000/redeliver', { body: {}, headers: session });
+    await checked('DELETE', `/v1/webhook-endpoints/${id}`, { headers: session });
+    expect(problems.slice(before)).toEqual([]);
+    expect([...contract.checked]).toEqual(
+      expect.arrayContaining([
+        'createWebhookEndpoint 201', 'createWebhookEndpoint 400', 'createWebhookEndpoint 403', 'listWebhookEndpoints 200', 'getWebhookEndpoint 200', 'getWebhookEndpoint 404',
+        'updateWebhookEndpoint 200', 'revealWebhookEndpointSecret 200', 'rotateWebhookEndpointSecret 200', 'testWebhookEndpoint 202', 'listWebhookDeliveries 200',
+        'redeliverEvent 202', 'redeliverEvent 404', 'deleteWebhookEndpoint 204',
+      ]),
+    );
+  });
 });

@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { call, startTestStack, type TestStack } from './stack.ts';
+import { call, startTestStack, type Reply, type TestStack } from './stack.ts';
 
 /**
  * A new user's first envelope through the gateway, with the printed test key: upload a PDF to a template, place the
@@ -30,11 +34,39 @@ async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms
   }
 }
 
+// A local webhook receiver, registered with a key the owner made for it (webhook management needs org:manage).
+const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
+let receiver: Server;
+let webhookSecret: string;
+
 beforeAll(async () => {
   stack = await startTestStack();
   auth = { authorization: `Bearer ${stack.seed.testApiKey}` };
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      hooks.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const signIn = await fetch(`${stack.gatewayUrl}/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: stack.seed.ownerEmail, password: stack.seed.ownerPassword }) });
+  const cookie = (signIn.headers.getSetCookie()[0] ?? '').split(';')[0] as string;
+  const manager = await call(stack.gatewayUrl, 'POST', '/v1/api-keys', { headers: { cookie }, body: { name: 'webhooks', mode: 'test', scopes: ['org:manage'] } });
+  expect(manager.status, JSON.stringify(manager.body)).toBe(201);
+  const endpoint = await call(stack.gatewayUrl, 'POST', '/v1/webhook-endpoints', {
+    headers: { authorization: `Bearer ${manager.body.secret}` },
+    body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sigil`, description: 'e2e receiver' },
+  });
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  webhookSecret = endpoint.body.secret;
 }, 120_000);
-afterAll(async () => stack?.stop());
+afterAll(async () => {
+  receiver?.closeAllConnections();
+  receiver?.close();
+  await stack?.stop();
+});
 
 describe('sending an envelope through the gateway', () => {
   let templateId: string;
@@ -133,8 +165,9 @@ describe('sending an envelope through the gateway', () => {
     for (let i = 0; i < 200 && !link; i++) {
       // The test run's SMTP sink is shared by every stack of the run: only this test's mail counts.
       const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string; receivedAt: string }>;
-      const mine = messages.find((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement') && m.receivedAt >= since);
-      link = mine ? /(http:\/\/\S+\/sign#token=sgls_[A-Za-z0-9]+)/.exec(mine.text)?.[1] : undefined;
+      const links = messages.filter((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement') && m.receivedAt >= since).map((m) => /(http:\/\/\S+\/sign#token=sgls_[A-Za-z0-9]+)/.exec(m.text)?.[1]);
+      // The newest link: other e-mails (a completion, say) carry none.
+      link = links.filter(Boolean).at(-1);
       if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(link?.startsWith(`${stack.gatewayUrl}/sign#token=`)).toBe(true);
@@ -158,12 +191,43 @@ describe('sending an envelope through the gateway', () => {
     const report = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
     expect(report).toContain('Signature Type: ETSI.CAdES.detached');
     expect(report).toContain('Signature Validation: Signature is Valid.');
+    // The stack runs a local RFC 3161 authority: the signature carries a timeStampToken attribute (PAdES B-T).
+    const contents = [...(await readFile(file)).toString('latin1').matchAll(/\/Contents\s*<([0-9A-Fa-f]+)>/g)].at(-1)![1]!.toLowerCase();
+    expect(contents).toContain('060b2a864886f70d010910020e');
     const certificate = await fetch(`${stack.gatewayUrl}/v1/envelopes/${envelope.id}/document?version=certificate`, { headers: auth });
     expect(certificate.status).toBe(200);
     const certificateFile = path.join(path.dirname(file), 'certificate.pdf');
     await writeFile(certificateFile, Buffer.from(await certificate.arrayBuffer()));
     expect(spawnSync('pdfsig', [certificateFile], { encoding: 'utf8' }).stdout).toContain('Signature Validation: Signature is Valid.');
     expect(spawnSync('pdftotext', [certificateFile, '-'], { encoding: 'utf8' }).stdout).toContain('Certificate of completion');
+  }, 60_000);
+
+  it('lets anyone verify the sealed document without an account: sigil-verify checks the proof and the signed checkpoint', async () => {
+    const envelope = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?q=crm-1001', { headers: auth })).body.data[0];
+    const dir = await mkdtemp(path.join(tmpdir(), 'verify-'));
+    const file = path.join(dir, 'sealed.pdf');
+    await writeFile(file, Buffer.from(await (await fetch(`${stack.gatewayUrl}/v1/envelopes/${envelope.id}/document?version=sealed`, { headers: auth })).arrayBuffer()));
+    const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
+    let result: Reply | undefined;
+    for (let i = 0; i < 200; i++) {
+      result = await call(stack.gatewayUrl, 'POST', '/v1/public/verify', { body: { sha256 } });
+      if (result.status === 200 && result.body.pending === false) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(result!.status, JSON.stringify(result!.body)).toBe(200);
+    expect(result!.body).toMatchObject({ envelope: { id: envelope.id, status: 'completed', testMode: true }, document: 'sealed', mode: 'test', pending: false });
+    expect(result!.headers.get('ratelimit-limit')).toBe('60');
+    const keys = await call(stack.gatewayUrl, 'GET', '/.well-known/sigil/keys.json');
+    expect(keys.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', notAfter: null });
+    const cli = path.resolve(import.meta.dirname, '../../node_modules/.bin/sigil-verify');
+    const verified = spawnSync(process.execPath, [cli, file, '--url', stack.gatewayUrl], { encoding: 'utf8' });
+    expect(verified.status, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/TEST MODE/);
+    expect(verified.stdout.trim().split('\n').at(-1)).toBe('VERIFIED');
+    await writeFile(file, Buffer.concat([await readFile(file), Buffer.from('%')]));
+    const tampered = spawnSync(process.execPath, [cli, file, '--url', stack.gatewayUrl], { encoding: 'utf8' });
+    expect(tampered.status).toBe(1);
+    expect(tampered.stdout).toMatch(/NOT VERIFIED/);
   }, 60_000);
 
   it('keeps the envelope\'s audit trail as a valid hash chain, from creation to completion, checkable offline', async () => {
@@ -202,15 +266,21 @@ describe('sending an envelope through the gateway', () => {
     expect(ids).toEqual(ids.map((_, i) => 8 + i));
   });
 
-  it('shows envelopes with their template, resolved by the templates subgraph, through the gateway\'s GraphQL', async () => {
+  it('shows envelopes with their template (templates subgraph), trail and seal (evidence subgraph), through the gateway\'s GraphQL', async () => {
     const res = await call(stack.gatewayUrl, 'POST', '/graphql', {
       headers: auth,
-      body: { query: '{ envelopes(first: 10, q: "crm-1001") { nodes { id status recipients { role status } template { id name latestVersion } } } }' },
+      body: { query: '{ envelopes(first: 10, q: "crm-1001") { nodes { id status seal recipients { role status } template { id name latestVersion } events(first: 1) { entries { seq type } chain { valid } } sealing { status leaves { document mode } } } } anchors(mode: "test", first: 1) { nodes { mode } } }' },
     });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.envelopes.nodes).toEqual([
-      { id: expect.stringMatching(/^env_/), status: 'completed', recipients: [{ role: 'client', status: 'completed' }, { role: 'consultant', status: 'completed' }], template: { id: templateId, name: 'Consulting agreement', latestVersion: 1 } },
+      {
+        id: expect.stringMatching(/^env_/), status: 'completed', seal: 'sealed', recipients: [{ role: 'client', status: 'completed' }, { role: 'consultant', status: 'completed' }], template: { id: templateId, name: 'Consulting agreement', latestVersion: 1 },
+        // The evidence subgraph adds the audit trail and the seal's leaves in the transparency log.
+        events: { entries: [{ seq: 1, type: 'envelope.created' }], chain: { valid: true } },
+        sealing: { status: 'sealed', leaves: [{ document: 'sealed', mode: 'test' }, { document: 'certificate', mode: 'test' }] },
+      },
     ]);
+    expect(res.body.data.anchors.nodes).toEqual([{ mode: 'test' }]);
   });
 
   it('voids another envelope in progress, and lists it with its status', async () => {
@@ -222,5 +292,21 @@ describe('sending an envelope through the gateway', () => {
     const voided = await call(stack.gatewayUrl, 'POST', `/v1/envelopes/${id}/void`, { headers: auth, body: { reason: 'Superseded' } });
     expect(voided.status).toBe(200);
     expect((await call(stack.gatewayUrl, 'GET', '/v1/envelopes?status=voided', { headers: auth })).body.data.map((e: { id: string }) => e.id)).toEqual([id]);
+  });
+
+  it('delivered every envelope event to the local receiver, each verified with the official standardwebhooks library', async () => {
+    const expected = ['envelope.created', 'envelope.ready', 'recipient.sent', 'recipient.viewed', 'recipient.signed', 'envelope.completed', 'envelope.sealed', 'envelope.voided'];
+    const types = () => new Set(hooks.map((h) => (JSON.parse(h.body) as { type: string }).type));
+    await until(async () => types(), (seen) => expected.every((t) => seen.has(t)), 30_000);
+    const verifier = new Webhook(webhookSecret);
+    for (const hook of hooks) {
+      const payload = verifier.verify(hook.body, hook.headers) as { id: string; type: string; testMode: boolean; data: { envelope: { id: string } } };
+      expect(hook.headers['webhook-id']).toBe(payload.id);
+      expect(hook.headers['user-agent']).toBe('Sigil-Webhooks/1');
+      expect(payload.testMode).toBe(true);
+      expect(payload.data.envelope.id).toMatch(/^env_/);
+    }
+    const completed = hooks.map((h) => JSON.parse(h.body)).find((p) => p.type === 'envelope.completed');
+    expect(completed.data.values).toBeDefined();
   });
 });

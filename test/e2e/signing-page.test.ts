@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -256,4 +257,47 @@ describe('the hosted signing page', () => {
     await page.screenshot({ path: path.join(shots, 'signing-embedded.png'), fullPage: true });
     await page.close();
   }, 60_000);
+
+  it('the verification page checks a sealed document dropped in the browser, and a certificate linked by its hash', async () => {
+    let sealed: { id: string } | undefined;
+    for (let i = 0; i < 300 && !sealed; i++) {
+      sealed = (await call(stack.gatewayUrl, 'GET', '/v1/envelopes?seal=sealed', { headers: auth })).body.data[0];
+      if (!sealed) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(sealed, 'a completed envelope was sealed').toBeDefined();
+    const bytes = async (version: string) => Buffer.from(await (await fetch(`${stack.gatewayUrl}/v1/envelopes/${sealed!.id}/document?version=${version}`, { headers: auth })).arrayBuffer());
+    const file = path.join(shots, 'sealed-for-verify.pdf');
+    writeFileSync(file, await bytes('sealed'));
+    // The anchor follows within a second on the test stack: wait for it through the API, so the page answers once and finally.
+    const sealedHash = createHash('sha256').update(readFileSync(file)).digest('hex');
+    let anchored = false;
+    for (let i = 0; i < 120 && !anchored; i++) {
+      anchored = (await call(stack.gatewayUrl, 'POST', '/v1/public/verify', { body: { sha256: sealedHash } })).body.anchor != null;
+      if (!anchored) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(anchored, 'an anchor covers the sealed document').toBe(true);
+    const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${stack.gatewayUrl}/verify`);
+    await page.setInputFiles('#file', file);
+    await page.waitForSelector('#result:not([hidden])');
+    await expect(page.locator('#verdict').textContent()).resolves.toBe('Verified');
+    const checks = await page.locator('#checks li').evaluateAll((items) => items.map((li) => [li.className, li.textContent]));
+    expect(checks.map(([state]) => state)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(checks.at(-1)![1]).toMatch(/Ed25519 signature holds/);
+    await expect(page.locator('#test-banner').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(shots, 'verify-page.png'), fullPage: true });
+
+    const certificate = createHash('sha256').update(await bytes('certificate')).digest('hex');
+    await page.goto(`${stack.gatewayUrl}/verify#sha256=${certificate}`);
+    await page.waitForSelector('#result:not([hidden])');
+    await expect(page.locator('#verdict').textContent()).resolves.toBe('Verified');
+    await expect(page.locator('#facts').textContent()).resolves.toContain('certificate of completion');
+    await page.goto(`${stack.gatewayUrl}/verify#sha256=${'0'.repeat(64)}`);
+    await page.waitForSelector('#result:not([hidden])');
+    await expect(page.locator('#verdict').textContent()).resolves.toBe('Not found');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -20,7 +20,8 @@ export interface TestStack extends Stack {
 export async function startTestStack(options: { logLevel?: string } = {}): Promise<TestStack> {
   const namespace = `e2e_${randomBase62(8).toLowerCase()}_`;
   const stateDir = await mkdtemp(path.join(tmpdir(), 'sigil-e2e-'));
-  const stack = await startStack({ stateDir, env: process.env, namespace, logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'warn' });
+  // Anchors every second, so tests of public verification wait little.
+  const stack = await startStack({ stateDir, env: { STACK_ANCHOR_INTERVAL_MS: '1000', ...process.env }, namespace, logLevel: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'warn' });
   return {
     ...stack,
     namespace,

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { ensureDatabase } from '@sigil/kit/db';
 import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
 import { generateSealingIdentity, type SealingIdentity } from '@sigil/kit/sealing-identity';
+import { generateNoteKey } from '@sigil/tlog/note';
+import { startLocalTsa, type LocalTsa } from './tsa.ts';
 import { missingTools } from './tools.ts';
 import { freePort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
@@ -14,7 +16,10 @@ import { ensureInfra, type Infra } from './infra.ts';
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing', 'evidence'] as const;
+/** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
+export const LOCAL_WEBHOOK_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
+
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -58,8 +63,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   for (const problem of missingTools()) log(`warning: ${problem}`);
   const infra = await ensureInfra({ stateDir: options.stateDir, env: options.env ?? process.env, log });
   const children: Array<{ name: string; child: ChildProcess }> = [];
+  let tsa: LocalTsa | undefined;
   const stop = async () => {
     await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
+    await tsa?.stop();
     await infra.stop();
   };
   try {
@@ -101,6 +108,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
         const identity = JSON.parse(await persistentSecret(options.stateDir, 'sealing-identity.json', async () => JSON.stringify(await generateSealingIdentity()))) as SealingIdentity;
         Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SEAL_KEY_PEM: identity.keyPem, SEAL_CERT_PEM: identity.chainPem });
+        // The transparency log's anchor key, made at first start and kept (its name dates it: a rotation is a new name).
+        const anchorKey = await persistentSecret(options.stateDir, 'anchor-key.txt', async () => generateNoteKey(`127.0.0.1/sigil/anchors/${new Date().toISOString().slice(0, 10)}`).signerKey);
+        // Seals carry RFC 3161 timestamps (PAdES B-T) from a small local authority with an identity of its own.
+        const tsaIdentity = JSON.parse(await persistentSecret(options.stateDir, 'tsa-identity.json', async () => JSON.stringify(await generateSealingIdentity('Sigil local', { purpose: 'timestamping' })))) as SealingIdentity;
+        tsa = await startLocalTsa({ identity: tsaIdentity });
+        Object.assign(env, { TSA_URL: tsa.url, ANCHOR_SIGNING_KEY: anchorKey.trim(), ANCHOR_INTERVAL_MS: (options.env ?? process.env).STACK_ANCHOR_INTERVAL_MS ?? '5000', PUBLIC_URL: `http://127.0.0.1:${gatewayPort}` });
+      }
+      // Webhooks: secrets sealed with a key of the stack's own; local receivers allowed (the banner says so).
+      if (service === 'webhooks') {
+        const secretsKey = await persistentSecret(options.stateDir, 'webhook-secrets.key', async () => randomBytes(32).toString('base64'));
+        Object.assign(env, { WEBHOOK_SECRETS_KEY: secretsKey, WEBHOOK_ALLOWED_ORIGINS: LOCAL_WEBHOOK_ORIGINS.join(',') });
       }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {

@@ -17,6 +17,8 @@ Sigil and Strata are running (started in ${seconds} s).
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
 ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
   Signing page     ${stack.gatewayUrl}/sign (opened by a signing session's url)
+  Webhooks         public https endpoints, and on this machine also http://127.0.0.1:* and http://localhost:*
+  Verify page      ${stack.gatewayUrl}/verify (anyone checks a sealed PDF there, or: npx sigil-verify file.pdf --url ${stack.gatewayUrl})
   Strata console   ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
   Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})
   MariaDB          ${redact(stack.infra.mysql.adminUrl)} (${stack.infra.mysql.source})

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Message } from './messages.ts';
 
 /** A file sent with a message (the completed document, say). */
@@ -14,12 +14,16 @@ export interface Mailer {
   close(): void;
 }
 
-/** SMTP through nodemailer (the local stack's sink, or any server named by `url`). */
+/**
+ * SMTP through nodemailer (the local stack's sink, or any server named by `url`). nodemailer (~18 MiB once loaded) is
+ * loaded with the first message, not in every process that might send one.
+ */
 export function createMailer(options: { url: string; from: string }): Mailer {
-  const transport = nodemailer.createTransport(options.url);
+  let transport: Promise<Transporter> | undefined;
+  const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options.url)));
   return {
     async send({ to, message, attachments }) {
-      const info = await transport.sendMail({
+      const info = await (await open()).sendMail({
         from: options.from,
         to,
         subject: message.subject,
@@ -30,6 +34,6 @@ export function createMailer(options: { url: string; from: string }): Mailer {
       });
       return { messageId: info.messageId };
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((t) => t.close()),
   };
 }

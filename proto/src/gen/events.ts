@@ -12,6 +12,7 @@ export interface DomainEvents {
   "envelope.expired"?: EnvelopeExpired;
   "envelope.ready"?: EnvelopeReady;
   "envelope.reminded"?: EnvelopeReminded;
+  "envelope.seal_failed"?: EnvelopeSealFailed;
   "envelope.sealed"?: EnvelopeSealed;
   "envelope.voided"?: EnvelopeVoided;
   "member.added"?: MemberAdded;
@@ -251,6 +252,31 @@ export interface EnvelopeReminded {
   envelopeId: string;
   testMode: boolean;
   recipientId: string;
+}
+/**
+ * Sealing failed after the quick retries; the evidence service keeps retrying, and a later success publishes envelope.sealed. Producer: envelopes.
+ */
+export interface EnvelopeSealFailed {
+  envelopeId: string;
+  testMode: boolean;
+  reason: string;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
 }
 /**
  * The sealed PDF is ready (a PAdES signature over the completed document). Producer: envelopes (the evidence service seals).

@@ -1428,6 +1428,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/anchors/{sequence}/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The newer anchor's sequence number. */
+                sequence: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * A consistency proof between two anchors of one log
+         * @description The RFC 6962 (section 2.1.2) proof that the tree of anchor `from` is a prefix of the tree of anchor
+         *     `{sequence}`, so that a monitor can check the log never forked. Beyond the spec. 240 requests per minute
+         *     per IP.
+         */
+        get: operations["getAnchorConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/verify": {
         parameters: {
             query?: never;
@@ -2510,7 +2535,7 @@ export interface components {
         CreateWebhookEndpoint: {
             /**
              * Format: uri
-             * @description A public https URL.
+             * @description A public https URL (a deployment may allow more origins, such as http://127.0.0.1:* on a developer's machine; everything else is a 400 on /body/url).
              */
             url: string;
             /** @default  */
@@ -2548,6 +2573,15 @@ export interface components {
             /** @description Why the attempt failed (timeout, connection refused, redirect, non-2xx). */
             error: string | null;
             durationMs: number | null;
+            /**
+             * @description The delivery after this attempt: succeeded, pending (retried at nextAttemptAt) or failed (no more retries).
+             * @enum {string}
+             */
+            status?: "pending" | "succeeded" | "failed";
+            /** Format: date-time */
+            attemptedAt?: string;
+            /** Format: date-time */
+            nextAttemptAt?: string | null;
             /** Format: date-time */
             createdAt: string;
         } & {
@@ -2565,11 +2599,14 @@ export interface components {
             object: "webhook_delivery_queued";
             eventId: components["schemas"]["EventId"];
             endpointId: components["schemas"]["WebhookEndpointId"];
+            /** @description Every endpoint the event was queued for (a redelivery without `endpoint` may reach several). */
+            endpointIds?: components["schemas"]["WebhookEndpointId"][];
         } & {
             [key: string]: unknown;
         };
+        /** @description Without `endpoint`, the event goes again to every enabled endpoint subscribed to it now. */
         RedeliverEvent: {
-            endpoint: components["schemas"]["WebhookEndpointId"];
+            endpoint?: components["schemas"]["WebhookEndpointId"];
         };
         /** @description The body of a webhook delivery. */
         WebhookEvent: {
@@ -2906,6 +2943,8 @@ export interface components {
              * @description null while the key is current.
              */
             notAfter: string | null;
+            /** @description The C2SP signed-note verifier key, `<name>+<hex key id>+<base64(0x01 || key)>`. */
+            verifierKey?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2919,15 +2958,37 @@ export interface components {
             /** @constant */
             object: "anchor";
             sequence: number;
-            /** @description The Merkle root, hex. */
+            /**
+             * @description The log it anchors.
+             * @enum {string}
+             */
+            mode?: "live" | "test";
+            /** @description The checkpoint's origin line, naming the log (`<host>/sigil/log/live`). */
+            origin?: string;
+            /** @description The number of leaves the anchor covers. */
+            treeSize?: number;
+            /** @description The RFC 6962 Merkle root, hex. */
             root?: string;
+            /** @description The C2SP tlog-checkpoint signed note, whole (text, blank line, signature lines). */
+            checkpoint?: string;
             /** Format: date-time */
             createdAt?: string;
-            /** @description The signing key's `kid` in the keys file. */
+            /** @description The signing key's `kid` in the keys file (also its signed-note key name). */
             kid?: string;
+            /** @description The signed-note signature, base64 of the 4-byte key id and the Ed25519 signature. */
             signature?: string;
         } & {
             [key: string]: unknown;
+        };
+        ConsistencyProof: {
+            /** @constant */
+            object: "consistency_proof";
+            /** @enum {string} */
+            mode: "live" | "test";
+            from: components["schemas"]["Anchor"];
+            to: components["schemas"]["Anchor"];
+            /** @description The RFC 6962 consistency proof from `from.treeSize` to `to.treeSize`, hex. */
+            proof: string[];
         };
         AnchorList: {
             /** @constant */
@@ -2948,9 +3009,22 @@ export interface components {
             envelope: {
                 [key: string]: unknown;
             };
+            /** @description The RFC 6962 leaf hash, hex of SHA-256(0x00 || leafData). */
             leaf: string;
+            /** @description The leaf's bytes (UTF-8 JSON), base64. */
+            leafData?: string;
+            leafIndex?: number;
+            /** @description The anchor's tree size; null while pending. */
+            treeSize?: number | null;
+            /** @enum {string} */
+            document?: "sealed" | "certificate";
+            /** @enum {string} */
+            mode?: "live" | "test";
+            /** @description The RFC 6962 audit path from the leaf to `anchor.root`, hex; empty while pending. */
             proof: string[];
-            anchor: components["schemas"]["Anchor"];
+            anchor: components["schemas"]["Anchor"] | null;
+            /** @description True until an anchor covers the leaf (then anchor is null and proof empty). */
+            pending?: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -5226,6 +5300,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's `nextCursor`. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description Only the attempts of this event. */
+                event?: components["schemas"]["EventId"];
             };
             header?: {
                 /**
@@ -6321,6 +6397,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Opaque cursor from a previous page's `nextCursor`. */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description The log, `live` (default) or `test`; live and test documents never share a tree. */
+                mode?: "live" | "test";
             };
             header?: {
                 /**
@@ -6355,7 +6433,10 @@ export interface operations {
     };
     getLatestAnchor: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The log, `live` (default) or `test`; live and test documents never share a tree. */
+                mode?: "live" | "test";
+            };
             header?: {
                 /**
                  * @description Optional caller-chosen request id. A value of 8 to 128 characters of
@@ -6419,6 +6500,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Anchor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getAnchorConsistency: {
+        parameters: {
+            query: {
+                /** @description The older anchor's sequence number (same log). */
+                from: number;
+            };
+            header?: {
+                /**
+                 * @description Optional caller-chosen request id. A value of 8 to 128 characters of
+                 *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
+                 *     server-generated `req_...` id (never rejected). The response always
+                 *     carries the effective id in `x-request-id`.
+                 */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The newer anchor's sequence number. */
+                sequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof, and both anchors. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -7,6 +7,7 @@ import { CONDITION, lastBackupCondition, REASONS, withConditions, type Condition
 import { bumpCatalogVersion, type Db, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import { PROBE_TIMEOUT_MS, probeBucket, probeDatabase, type ProbeResult } from './probes.ts';
+import { replicationRights, type ReplicationRights } from './replication.ts';
 import { affectedBy, referenceProblems, typed } from './references.ts';
 import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind, type StoredResource } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
@@ -50,22 +51,25 @@ export function createStatusWriter(deps: StatusDeps) {
   const keyOf = (r: Change) => `${r.kind}/${r.namespace}/${r.name}`;
   const changeOf = (r: StoredResource): Change => ({ kind: r.kind, namespace: r.metadata.namespace, name: r.metadata.name });
 
-  async function readiness(stored: StoredResource): Promise<ConditionInput> {
+  /** The Ready condition, and for a target that answers, whether its user may replicate (`status.pitr`). */
+  async function readiness(stored: StoredResource): Promise<{ condition: ConditionInput; replication?: ReplicationRights }> {
     const [problem] = await referenceProblems(db, deps, stored);
-    if (problem) return ready('False', problem.reason, problem.message);
+    if (problem) return { condition: ready('False', problem.reason, problem.message) };
     const resource = typed(stored);
-    if (resource.kind === 'BackupPolicy') return ready('True', REASONS.ready, `store ${resource.spec.store} exists`);
+    if (resource.kind === 'BackupPolicy') return { condition: ready('True', REASONS.ready, `store ${resource.spec.store} exists`) };
     if (resource.kind === 'BackupStore') {
       const result = await probeBucket(await storeAccess(db, deps.secrets, resource), resource.spec.readOnly ?? false, timeoutMs);
-      return fromProbe(result, `bucket ${resource.spec.s3.bucket} answers and the encryption settings are valid`);
+      return { condition: fromProbe(result, `bucket ${resource.spec.s3.bucket} answers and the encryption settings are valid`) };
     }
     const target = resource;
-    if (target.spec.suspend) return ready('False', REASONS.suspended, 'suspended: scheduled backups are paused');
+    if (target.spec.suspend) return { condition: ready('False', REASONS.suspended, 'suspended: scheduled backups are paused') };
     const engine = target.spec.engine === 'mysql' ? 'mysql' : 'postgres';
     const port = target.spec.endpoint.port ?? DEFAULT_ENGINE_PORTS[engine];
     const credentials = await databaseCredentials(db, deps.secrets, target);
-    const result = await probeDatabase({ engine, host: target.spec.endpoint.host, port, ...credentials, databases: target.spec.databases ?? ['*'] }, timeoutMs);
-    return fromProbe(result, `connected to ${engine} ${target.spec.endpoint.host}:${port} as ${credentials.username}`);
+    const probe = { engine, host: target.spec.endpoint.host, port, ...credentials, databases: target.spec.databases ?? ['*'] } as const;
+    const result = await probeDatabase(probe, timeoutMs);
+    const condition = fromProbe(result, `connected to ${engine} ${target.spec.endpoint.host}:${port} as ${credentials.username}`);
+    return result.ok ? { condition, replication: await replicationRights(probe, timeoutMs) } : { condition };
   }
 
   async function lastBackup(tx: Tx, target: Change): Promise<ConditionInput[]> {
@@ -83,13 +87,13 @@ export function createStatusWriter(deps: StatusDeps) {
       checkedAt.delete(keyOf(change));
       return;
     }
-    const condition = await readiness(resource);
+    const { condition, replication } = await readiness(resource);
     const now = deps.clock();
     const generation = resource.metadata.generation;
     const result = await resources.updateStatus(db, resource.kind, change.namespace, change.name, async (current, tx) => {
       // The spec changed while this check waited on the network: the check of the new spec writes instead.
       if (current.metadata.generation !== generation) return current.status;
-      const extra = resource.kind === 'BackupStore' ? { lastCheckTime: now.toISOString() } : {};
+      const extra = resource.kind === 'BackupStore' ? { lastCheckTime: now.toISOString() } : replication !== undefined ? { pitr: pitrStatus(current.status.pitr, replication, now) } : {};
       const backup = resource.kind === 'BackupTarget' ? await lastBackup(tx, change) : [];
       return { ...withConditions({ ...current.status, ...extra }, [condition, ...backup], generation, now), observedGeneration: generation };
     });
@@ -178,6 +182,12 @@ export function createStatusWriter(deps: StatusDeps) {
 }
 
 export type StatusWriter = ReturnType<typeof createStatusWriter>;
+
+/** `status.pitr` with the latest replication check: what is missing and how to fix it, or neither once allowed. */
+function pitrStatus(previous: unknown, rights: ReplicationRights, now: Date): Record<string, unknown> {
+  const { replicationDenied: _d, replicationFix: _f, ...rest } = (previous ?? {}) as Record<string, unknown>;
+  return { ...rest, replicationCheckedAt: now.toISOString(), ...(rights ? { replicationDenied: rights.denied, replicationFix: rights.fix } : {}) };
+}
 
 function ready(status: ConditionInput['status'], reason: string, message: string): ConditionInput {
   return { type: CONDITION.ready, status, reason, message };

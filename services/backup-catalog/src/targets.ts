@@ -60,7 +60,8 @@ export function createTargetService(deps: BackupDeps) {
     const labels = target.metadata.labels ?? {};
     const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
     const store = policy ? await findStore(conn, resources, policy.metadata.namespace, policy.spec.store) : undefined;
-    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string };
+    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: { replicationDenied?: string; replicationFix?: string } };
+    const denied = status.pitr?.replicationDenied;
     const suspended = target.spec.suspend === true;
     const { health, healthReason } = healthOf(target, policy, store, stats, now);
     const last = stats?.lastSuccess;
@@ -79,7 +80,9 @@ export function createTargetService(deps: BackupDeps) {
       healthReason,
       running: stats?.running?.name ?? '',
       suspended,
-      pitr: Boolean(target.spec.pitr?.enabled ?? policy?.spec.pitr?.enabled ?? false),
+      // Change capture needs replication rights: without them the target takes logical backups and says why.
+      pitr: Boolean(target.spec.pitr?.enabled ?? policy?.spec.pitr?.enabled ?? false) && !denied,
+      ...(denied ? { replicationDenied: denied, replicationFix: status.pitr?.replicationFix ?? '' } : {}),
       chainBroken: false,
       onlyInStore: false,
       lastFull: last ? backupRefView(last) : null,

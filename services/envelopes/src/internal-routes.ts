@@ -53,6 +53,12 @@ export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): voi
     await deps.sealed.keep(serviceCaller(res).organizationId, envelopeOf(req), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     res.status(204).end();
   }));
+  app.put(`${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/seal-failure`, requireCaller, json, route(async (req, res) => {
+    const reason = (req.body as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason !== 'string' || !reason) throw new AppError('validation-failed', 'A reason is required.', { errors: [{ pointer: '/body/reason', detail: 'must be a non-empty string' }] });
+    await deps.sealed.fail(serviceCaller(res).organizationId, envelopeOf(req), reason);
+    res.status(204).end();
+  }));
   app.put(`${INTERNAL_ENVELOPES_PREFIX}/envelopes/:envelopeId/certificate-document`, requireCaller, express.raw({ type: 'application/pdf', limit: '20mb' }), route(async (req, res) => {
     await deps.sealed.keepCertificate(serviceCaller(res).organizationId, envelopeOf(req), Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     res.status(204).end();

@@ -47,8 +47,19 @@ export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: (
       await deps.db.$transaction(async (tx) => {
         const current = await lockEnvelope(tx, { id: envelopeId });
         if (current.seal === 'sealed' && current.sealedSha256 === sha256) return;
-        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'sealed', sealedKey: key, sealedSha256: sha256, sealedAt: deps.clock() }, include: { recipients: true } });
+        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'sealed', sealedKey: key, sealedSha256: sha256, sealedAt: deps.clock(), sealError: null }, include: { recipients: true } });
         await enqueueEvent(tx, { type: 'envelope.sealed', organizationId: row.organizationId, data: { envelopeId, testMode: row.testMode, sha256, envelope: toEnvelopeView(updated) } });
+      });
+    },
+
+    /** Evidence gave up its quick retries: `seal` becomes `failed` with the reason (it keeps retrying, and may still seal). */
+    async fail(organizationId: string, envelopeId: string, reason: string): Promise<void> {
+      await completed(organizationId, envelopeId);
+      await deps.db.$transaction(async (tx) => {
+        const current = await lockEnvelope(tx, { id: envelopeId });
+        if (current.seal === 'sealed' || current.seal === 'failed') return;
+        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'failed', sealError: reason.slice(0, 1000) }, include: { recipients: true } });
+        await enqueueEvent(tx, { type: 'envelope.seal_failed', organizationId: updated.organizationId, data: { envelopeId, testMode: updated.testMode, reason: reason.slice(0, 1000), envelope: toEnvelopeView(updated) } });
       });
     },
   };

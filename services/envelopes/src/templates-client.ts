@@ -1,5 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
-import { PRINCIPAL_HEADER, type Mode, type Principal, type PrincipalSigner } from '@sigil/kit/auth';
+import { createServiceClient, type Mode, type PrincipalSigner } from '@sigil/kit/auth';
 import {
   templateDocumentPath,
   templateUsesPath,
@@ -31,25 +31,10 @@ export interface TemplatesClientOptions {
 }
 
 export function createTemplatesClient(options: TemplatesClientOptions): TemplatesClient {
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const send = createServiceClient({ target: 'templates', actorId: 'envelopes', ...options });
 
   async function call(caller: Caller, path: string, init: { method?: string; body?: unknown } = {}): Promise<Response | undefined> {
-    const principal: Principal = { kind: 'service', organizationId: caller.organizationId, actorId: 'envelopes', mode: caller.mode, permissions: [] };
-    let response: Response;
-    try {
-      response = await doFetch(new URL(path, options.baseUrl), {
-        method: init.method ?? 'GET',
-        headers: {
-          [PRINCIPAL_HEADER]: await options.signPrincipal(principal),
-          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      throw new AppError('service-unavailable', 'The templates service did not answer; try again.', { cause: error });
-    }
+    const response = await send(path, { organizationId: caller.organizationId, mode: caller.mode, method: init.method, json: init.body });
     if (response.status === 404) return undefined;
     if (!response.ok) {
       const detail = await response.text().catch(() => '');

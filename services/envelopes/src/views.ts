@@ -41,6 +41,8 @@ export type EnvelopeView = {
   voidReason: string | null;
   /** Why the last render attempt failed while the envelope is still rendering (it is retried), else null. */
   renderError: string | null;
+  /** Why sealing failed while `seal` is `failed` (evidence keeps retrying; a later seal clears it), else null. */
+  sealError: string | null;
 };
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -84,5 +86,6 @@ export function toEnvelopeView(row: EnvelopeRow): EnvelopeView {
     completedAt: iso(row.completedAt),
     voidReason: row.voidReason,
     renderError: row.status === 'rendering' ? row.renderError : null,
+    sealError: row.seal === 'failed' ? row.sealError : null,
   };
 }

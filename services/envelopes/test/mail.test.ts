@@ -8,7 +8,7 @@ import { newId } from '@sigil/kit/ids';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
 import type { DomainEvent } from '@sigil/proto/events';
-import { EXCHANGE_TOKEN_PATH, signerSubmitPath } from '@sigil/proto/internal-envelopes';
+import { EXCHANGE_TOKEN_PATH, certificateDocumentPath, sealFailurePath, sealedDocumentPath, signerSubmitPath } from '@sigil/proto/internal-envelopes';
 import { renderEnvelope } from '../src/jobs/render.ts';
 import { recordDirectoryEvent } from '../src/mail/directory.ts';
 import { createNotifier } from '../src/mail/notify.ts';
@@ -153,7 +153,7 @@ describe('e-mail', () => {
     expect(await remindDue(h.mail, new Date(start + 10 * 3_600_000))).not.toContain(env.client);
   });
 
-  it('tells the recipients reached of a void, and sends everyone and the CC the completed document', async () => {
+  it('tells the recipients reached of a void, and sends everyone and the CC the sealed document and its certificate once sealed', async () => {
     const live = await organization('live', []);
     const client = `ada-${unique()}@example.com`;
     const counsel = `grace-${unique()}@example.com`;
@@ -169,11 +169,44 @@ describe('e-mail', () => {
     await request(h.app).post(signerSubmitPath(done.id, done.client)).set(await h.auth.headers(signing)).send({ fields: { client_signature: { kind: 'typed', text: 'Ada' } }, consent: true });
     await request(h.app).post(signerSubmitPath(done.id, done.counsel)).set(await h.auth.headers(signing)).send({ fields: { counsel_signature: { kind: 'typed', text: 'Grace' } }, consent: true });
     await deliverEvents(done.id);
+    // Nothing yet: the completion e-mail waits for the seal.
+    expect(await h.db.emailDelivery.count({ where: { envelopeId: done.id, kind: 'completed' } })).toBe(0);
+    const evidence: Principal = { ...signing, actorId: 'evidence' };
+    const pdf = (text: string) => Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(text.repeat(200))]);
+    await request(h.app).put(certificateDocumentPath(done.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(pdf('certificate'));
+    await request(h.app).put(sealedDocumentPath(done.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(pdf('sealed'));
+    await deliverEvents(done.id);
     const completed = await h.db.emailDelivery.findMany({ where: { envelopeId: done.id, kind: 'completed' } });
     expect(completed.map((r) => r.address).sort()).toEqual([...(await h.db.recipient.findMany({ where: { envelopeId: done.id } })).map((r) => r.email), done.cc].sort());
+    expect(new Set(completed.map((r) => r.attachments))).toEqual(new Set(['sealed']));
     const [toCc] = await inbox(done.cc);
     expect(toCc!.subject).toBe('“Services agreement” is complete');
-    expect(toCc!.attachments).toEqual([{ filename: 'Services agreement.pdf', contentType: 'application/pdf', size: expect.any(Number) }]);
-    expect(toCc!.attachments[0]!.size).toBeGreaterThan(1000);
+    expect(toCc!.attachments).toEqual([
+      { filename: 'Services agreement (sealed).pdf', contentType: 'application/pdf', size: 9 + 6 * 200 },
+      { filename: 'Services agreement (certificate of completion).pdf', contentType: 'application/pdf', size: 9 + 11 * 200 },
+    ]);
+  });
+
+  it('sends the completed document when sealing fails, then the sealed copies once a later seal succeeds', async () => {
+    const live = await organization('live', []);
+    const done = await sent(live, `ada-${unique()}@example.com`, `grace-${unique()}@example.com`);
+    const signing: Principal = { kind: 'service', organizationId: live.organizationId, actorId: 'signing', mode: 'live', permissions: [] };
+    await request(h.app).post(signerSubmitPath(done.id, done.client)).set(await h.auth.headers(signing)).send({ fields: { client_signature: { kind: 'typed', text: 'Ada' } }, consent: true });
+    await request(h.app).post(signerSubmitPath(done.id, done.counsel)).set(await h.auth.headers(signing)).send({ fields: { counsel_signature: { kind: 'typed', text: 'Grace' } }, consent: true });
+    const evidence: Principal = { ...signing, actorId: 'evidence' };
+    const failed = await request(h.app).put(sealFailurePath(done.id)).set(await h.auth.headers(evidence)).send({ reason: 'the signing key is unreadable' });
+    expect(failed.status).toBe(204);
+    expect((await request(h.app).get(`/v1/envelopes/${done.id}`).set(await h.auth.headers(live))).body).toMatchObject({ seal: 'failed', sealError: 'the signing key is unreadable' });
+    await deliverEvents(done.id);
+    const [first] = await inbox(done.cc);
+    expect(first!.attachments).toEqual([{ filename: 'Services agreement.pdf', contentType: 'application/pdf', size: expect.any(Number) }]);
+
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from('x'.repeat(100))]);
+    await request(h.app).put(certificateDocumentPath(done.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(pdf);
+    await request(h.app).put(sealedDocumentPath(done.id)).set(await h.auth.headers(evidence)).set('content-type', 'application/pdf').send(pdf);
+    expect((await request(h.app).get(`/v1/envelopes/${done.id}`).set(await h.auth.headers(live))).body).toMatchObject({ seal: 'sealed', sealError: null });
+    await deliverEvents(done.id);
+    const messages = await inbox(done.cc, 2);
+    expect(messages.map((m) => m.attachments.length).sort()).toEqual([1, 2]);
   });
 });

@@ -1,3 +1,4 @@
+import { listenToChannel } from '@sigil/kit/db';
 import type { Logger } from '@sigil/kit/log';
 import { APPENDED_CHANNEL } from './audit.ts';
 
@@ -7,27 +8,17 @@ export interface AppendListener {
   stop(): Promise<void>;
 }
 
-/** LISTENs to the appended-entry notifications of the database (on their own connection, re-made after a loss). */
+/** LISTENs to the appended-entry notifications of the database (payload: the envelope id). */
 export async function startAppendListener(databaseUrl: string, log: Logger): Promise<AppendListener> {
-  const { default: pg } = await import('pg');
   const handlers = new Map<string, Set<() => void>>();
-  let client: InstanceType<typeof pg.Client> | undefined;
-  let stopped = false;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', (message) => {
-      for (const handler of handlers.get(message.payload ?? '') ?? []) handler();
-    });
-    next.on('error', (error) => {
-      log.warn({ err: error }, 'audit notifications: connection lost; reconnecting');
-      client = undefined;
-      if (!stopped) setTimeout(() => void connect().catch(() => undefined), 1000).unref();
-    });
-    await next.connect();
-    await next.query(`LISTEN ${APPENDED_CHANNEL}`);
-    client = next;
-  };
-  await connect();
+  const listener = await listenToChannel(
+    databaseUrl,
+    APPENDED_CHANNEL,
+    (envelopeId) => {
+      for (const handler of handlers.get(envelopeId) ?? []) handler();
+    },
+    log,
+  );
   return {
     subscribe(envelopeId, handler) {
       const set = handlers.get(envelopeId) ?? new Set();
@@ -38,9 +29,6 @@ export async function startAppendListener(databaseUrl: string, log: Logger): Pro
         if (set.size === 0) handlers.delete(envelopeId);
       };
     },
-    async stop() {
-      stopped = true;
-      await client?.end().catch(() => undefined);
-    },
+    stop: () => listener.stop(),
   };
 }

@@ -16,6 +16,7 @@ export const AUDITED_EVENTS = [
   'envelope.declined',
   'envelope.completed',
   'envelope.sealed',
+  'envelope.seal_failed',
   'envelope.voided',
   'envelope.expired',
   'email.delivered',

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
+import pg from 'pg';
+import { createPrincipalSigner, createPrincipalVerifier, createServiceClient } from '@sigil/kit/auth';
 import { connectBus } from '@sigil/kit/bus';
 import { baseServiceConfig, loadConfig, z } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
@@ -10,7 +11,9 @@ import { createDb } from './db.ts';
 import { startAppendListener } from './appended.ts';
 import { startAuditConsumer } from './jobs/audit-consumer.ts';
 import { startSealConsumer } from './seal/seal-job.ts';
-import { createSealer } from './seal/sealer.ts';
+import { createSealer, type SealingKey } from './seal/sealer.ts';
+import { startAnchorer } from './log/anchors.ts';
+import { parseSignerKey } from '@sigil/tlog/note';
 
 const SERVICE = 'evidence';
 const config = loadConfig(
@@ -19,10 +22,23 @@ const config = loadConfig(
     ENVELOPES_URL: z.string().url(),
     /** Signs this service's own principal for the internal calls it makes. */
     INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
-    /** The sealing identity: an RSA key (PKCS#8 PEM) and its certificate chain (PEM, signing certificate first). */
-    SEAL_KEY_PEM: z.string().min(1),
-    SEAL_CERT_PEM: z.string().min(1),
-  }),
+    /** The sealing identity: an RSA key (PKCS#8 PEM) and its certificate chain (PEM, signing certificate first)... */
+    SEAL_KEY_PEM: z.string().min(1).optional(),
+    SEAL_CERT_PEM: z.string().min(1).optional(),
+    /** ...or a PKCS#12 file (base64) and its password. */
+    SEAL_P12_BASE64: z.string().min(1).optional(),
+    SEAL_P12_PASSWORD: z.string().default(''),
+    /** An RFC 3161 timestamp authority (HTTP): with it, seals are PAdES B-T. */
+    TSA_URL: z.string().url().optional(),
+    /** The anchor key, a C2SP signed-note signer key (`PRIVATE+KEY+<name>+<id>+<key>`); its name is the keys.json `kid`. */
+    ANCHOR_SIGNING_KEY: z.string().startsWith('PRIVATE+KEY+'),
+    /** At most one anchor per log per interval; new leaves are anchored within about 1.25 intervals (at most 60 s). */
+    ANCHOR_INTERVAL_MS: z.coerce.number().int().min(100).max(48_000).default(15_000),
+    /** Where the public reaches Sigil: names the logs (checkpoint origins) and goes on certificates. */
+    PUBLIC_URL: z.string().url().default('http://localhost'),
+    RATE_LIMIT_VERIFY_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+    RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(240),
+  }).refine((c) => Boolean(c.SEAL_P12_BASE64 || (c.SEAL_KEY_PEM && c.SEAL_CERT_PEM)), { message: 'set SEAL_KEY_PEM and SEAL_CERT_PEM, or SEAL_P12_BASE64', path: ['SEAL_KEY_PEM'] }),
 );
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 
@@ -31,7 +47,22 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const audit = await startAuditConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const appended = await startAppendListener(config.DATABASE_URL, log);
-const sealer = await createSealer({ keyPem: config.SEAL_KEY_PEM, chainPem: config.SEAL_CERT_PEM });
-const sealing = await startSealConsumer(bus, { db, sealer, envelopesUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)), log }, config.CONSUMER_PREFIX);
-const { app, health } = await createApp({ db, log, appended, verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)), readiness: { nats: async () => void (await bus.nc.flush()) } });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => sealing.stop(), () => audit.stop(), () => appended.stop(), () => bus.close(), () => db.$disconnect()] });
+const sealingKey: SealingKey = config.SEAL_P12_BASE64
+  ? { p12: Buffer.from(config.SEAL_P12_BASE64, 'base64'), password: config.SEAL_P12_PASSWORD }
+  : { keyPem: config.SEAL_KEY_PEM ?? '', chainPem: config.SEAL_CERT_PEM ?? '' };
+const sealer = await createSealer({ ...sealingKey, timestampUrl: config.TSA_URL });
+const envelopes = createServiceClient({ target: 'envelopes', actorId: 'evidence', baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const sealing = await startSealConsumer(bus, { db, sealer, envelopes, publicUrl: config.PUBLIC_URL, log }, { prefix: config.CONSUMER_PREFIX });
+const host = new URL(config.PUBLIC_URL).hostname;
+const anchorer = await startAnchorer({ db, signer: parseSignerKey(config.ANCHOR_SIGNING_KEY), origin: (mode) => `${host}/sigil/log/${mode}`, intervalMs: config.ANCHOR_INTERVAL_MS, log });
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+const { app, health } = await createApp({
+  db,
+  pool,
+  log,
+  appended,
+  verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
+  rateLimits: { verifyPerMinute: config.RATE_LIMIT_VERIFY_PER_MINUTE, publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE },
+  readiness: { nats: async () => void (await bus.nc.flush()) },
+});
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => anchorer.stop(), () => sealing.stop(), () => audit.stop(), () => appended.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end()] });

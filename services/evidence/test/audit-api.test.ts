@@ -1,6 +1,7 @@
 // The audit trail: envelope events appended to a per-envelope hash chain exactly once, listed with the chain verified;
 // an edited or removed row shows as an invalid chain naming the first bad seq.
 import path from 'node:path';
+import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@sigil/kit/ids';
@@ -54,7 +55,7 @@ beforeAll(async () => {
   db = createDb(url);
   auth = await createTestAuth();
   appended = await startAppendListener(url, silentLogger());
-  app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, appended })).app;
+  app = (await createApp({ db, pool: new pg.Pool({ connectionString: url, max: 2 }), log: silentLogger(), verifyPrincipal: auth.verify, appended })).app;
 });
 afterAll(async () => {
   await appended?.stop();

@@ -2,6 +2,7 @@
 // either reaches streams on both; Last-Event-ID resumes with no gap and no duplicate; comments keep it open.
 import http from 'node:http';
 import path from 'node:path';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@sigil/kit/ids';
@@ -75,7 +76,7 @@ beforeAll(async () => {
   auth = await createTestAuth();
   for (let i = 0; i < 2; i++) {
     const appended = await startAppendListener(url, silentLogger());
-    const { app } = await createApp({ db: createDb(url), log: silentLogger(), verifyPrincipal: auth.verify, appended, keepAliveMs: 300 });
+    const { app } = await createApp({ db: createDb(url), pool: new pg.Pool({ connectionString: url, max: 2 }), log: silentLogger(), verifyPrincipal: auth.verify, appended, keepAliveMs: 300 });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     replicas.push({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, appended });

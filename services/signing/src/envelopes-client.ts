@@ -1,5 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
-import { PRINCIPAL_HEADER, type Principal, type PrincipalSigner } from '@sigil/kit/auth';
+import { createServiceClient, type PrincipalSigner } from '@sigil/kit/auth';
 import {
   EXCHANGE_TOKEN_PATH,
   signerDeclinePath,
@@ -55,22 +55,10 @@ function passOn(status: number, body: { type?: string; detail?: string; errors?:
 }
 
 export function createEnvelopesClient(options: EnvelopesClientOptions): EnvelopesClient {
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const send = createServiceClient({ target: 'envelopes', actorId: 'signing', ...options });
 
   async function call(organizationId: string, testMode: boolean, path: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
-    const principal: Principal = { kind: 'service', organizationId, actorId: 'signing', mode: testMode ? 'test' : 'live', permissions: [] };
-    let response: Response;
-    try {
-      response = await doFetch(new URL(path, options.baseUrl), {
-        method: init.method ?? 'GET',
-        headers: { [PRINCIPAL_HEADER]: await options.signPrincipal(principal), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      throw new AppError('service-unavailable', 'The envelopes service did not answer; try again.', { cause: error });
-    }
+    const response = await send(path, { organizationId, mode: testMode ? 'test' : 'live', method: init.method, json: init.body });
     if (!response.ok) throw passOn(response.status, (await response.json().catch(() => ({}))) as Record<string, string>);
     return response;
   }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError } from '../errors.ts';
 import { sendProblem } from '../http/problem.ts';
-import { PRINCIPAL_HEADER, unauthorized, type Principal, type PrincipalVerifier } from './principal.ts';
+import { PRINCIPAL_HEADER, unauthorized, type Mode, type Principal, type PrincipalSigner, type PrincipalVerifier } from './principal.ts';
 
 /**
  * Guards a service's internal routes (contracts between services, outside the public API): the request must carry a
@@ -25,4 +26,51 @@ export function requireServiceCaller(verify: PrincipalVerifier, callers: readonl
 /** The service principal `requireServiceCaller` let through. */
 export function serviceCaller(res: Response): Principal {
   return res.locals.serviceCaller as Principal;
+}
+
+export interface ServiceClientOptions {
+  /** The service called, for messages (`templates`). */
+  target: string;
+  /** This service: the principal's `actorId`, which the target's `requireServiceCaller` checks. */
+  actorId: string;
+  baseUrl: string;
+  signPrincipal: PrincipalSigner;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface ServiceRequest {
+  organizationId: string;
+  mode: Mode;
+  method?: string;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as it is, with `contentType`. */
+  body?: Uint8Array;
+  contentType?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Calls another service's internal routes as this service (a service principal signed with the internal key). A
+ * target that does not answer is a 503 `service-unavailable`; any answer, whatever its status, is the caller's to read.
+ */
+export function createServiceClient(options: ServiceClientOptions): (path: string, request: ServiceRequest) => Promise<globalThis.Response> {
+  const doFetch = options.fetch ?? fetch;
+  return async (path, request) => {
+    const principal: Principal = { kind: 'service', organizationId: request.organizationId, actorId: options.actorId, mode: request.mode, permissions: [] };
+    const headers: Record<string, string> = { [PRINCIPAL_HEADER]: await options.signPrincipal(principal) };
+    if (request.json !== undefined) headers['content-type'] = 'application/json';
+    else if (request.body !== undefined) headers['content-type'] = request.contentType ?? 'application/octet-stream';
+    try {
+      return await doFetch(new URL(path, options.baseUrl), {
+        method: request.method ?? 'GET',
+        headers,
+        body: request.json !== undefined ? JSON.stringify(request.json) : request.body,
+        signal: AbortSignal.timeout(request.timeoutMs ?? options.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      throw new AppError('service-unavailable', `The ${options.target} service did not answer; try again.`, { cause: error });
+    }
+  };
 }

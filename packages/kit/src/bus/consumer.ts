@@ -18,6 +18,7 @@ export interface IdempotentConsumerOptions<E extends { id: string }, Tx extends 
   maxDeliver?: number;
   ackWaitMs?: number;
   retryDelaysMs?: readonly number[];
+  startAt?: 'all' | 'new';
 }
 
 export interface ConsumerOptions<Tx extends SqlClient> {
@@ -33,6 +34,7 @@ export interface ConsumerOptions<Tx extends SqlClient> {
   maxDeliver?: number;
   ackWaitMs?: number;
   retryDelaysMs?: readonly number[];
+  startAt?: 'all' | 'new';
 }
 
 export type { RunningConsumer };
@@ -57,6 +59,7 @@ export async function startIdempotentConsumer<E extends { id: string }, Tx exten
     maxDeliver: options.maxDeliver,
     ackWaitMs: options.ackWaitMs,
     retryDelaysMs: options.retryDelaysMs,
+    startAt: options.startAt,
     decode: options.decode,
     handle: async ({ data: event }) => {
       await db.$transaction(async (tx) => {

@@ -112,7 +112,7 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
   const names = options.subjects.map((subject) => durableNameFor(options.durable, subject));
   for (const [index, subject] of options.subjects.entries()) {
     const name = names[index] as string;
-    const config = { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: subject, max_deliver: maxDeliver, ack_wait: ackWaitMs * 1e6 };
+    const config = { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: options.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All, filter_subject: subject, max_deliver: maxDeliver, ack_wait: ackWaitMs * 1e6 };
     try {
       await jsm.consumers.info(stream, name);
       await jsm.consumers.update(stream, name, { max_deliver: maxDeliver, ack_wait: config.ack_wait });

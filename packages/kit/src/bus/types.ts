@@ -28,6 +28,11 @@ export interface ConsumeOptions<T> {
   ackWaitMs?: number;
   /** Delay before each redelivery after a failure, by attempt; the last repeats. */
   retryDelaysMs?: readonly number[];
+  /**
+   * Where a durable created now starts: `all` (default) the stream's whole history; `new` only what is published from
+   * then on (a consumer for which history has no use, like webhook fan-out). An existing durable keeps its position.
+   */
+  startAt?: 'all' | 'new';
   log: Logger;
 }
 

@@ -8,7 +8,7 @@ const VERSION = 1;
 
 export function parseSecretsKey(base64: string): Buffer {
   const key = Buffer.from(base64, 'base64');
-  if (key.length !== 32) throw new Error('STRATA_SECRETS_KEY must be 32 bytes, base64-encoded');
+  if (key.length !== 32) throw new Error('a secrets key must be 32 bytes, base64-encoded');
   return key;
 }
 

@@ -1,2 +1,3 @@
 export * from './migrate.ts';
 export * from './sql.ts';
+export * from './listen.ts';

@@ -41,6 +41,8 @@ export type Envelope = {
   completedAt: Maybe<Scalars['String']['output']>;
   voidReason: Maybe<Scalars['String']['output']>;
   renderError: Maybe<Scalars['String']['output']>;
+  /** Why sealing failed while seal is failed (evidence keeps retrying), else null. */
+  sealError: Maybe<Scalars['String']['output']>;
 };
 
 /** A recipient of an envelope, in signing order. */
@@ -350,6 +352,7 @@ export type EnvelopeResolvers<ContextType = SubgraphContext, ParentType extends 
   completedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   voidReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   renderError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sealError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 

@@ -8,12 +8,15 @@ import { sendLink } from './links.ts';
 import { deliver, organizationName, type MailDeps } from './outbox-mail.ts';
 
 /** The events whose recipients get an e-mail. */
-export const MAIL_EVENTS = ['recipient.sent', 'envelope.voided', 'envelope.declined', 'envelope.expired', 'envelope.completed'] as const;
+export const MAIL_EVENTS = ['recipient.sent', 'envelope.voided', 'envelope.declined', 'envelope.expired', 'envelope.sealed', 'envelope.seal_failed'] as const;
 
 /**
  * The e-mails of an envelope's life, from its own events (so a crash between the change and the e-mail loses nothing,
  * and each event mails once): a recipient's turn (with a fresh link, unless they sign embedded), voided and expired
  * (to whoever had been sent the envelope), declined (to the others who had), completed (to every recipient and CC).
+ * The completion e-mail waits for the seal: it carries the sealed PDF and the certificate of completion. If sealing
+ * fails its quick retries, it goes out with the completed document instead, and the sealed copies follow in a second
+ * completion e-mail when a later seal succeeds.
  */
 export function createNotifier(deps: MailDeps) {
   return async function notify(event: DomainEvent, tx: Tx): Promise<void> {
@@ -29,8 +32,8 @@ export function createNotifier(deps: MailDeps) {
       return;
     }
     const common = { organizationName: await organizationName(tx, envelope.organizationId), envelopeTitle: envelope.templateName, testMode: envelope.testMode };
-    const mail = (to: { name: string; email: string; id?: string }, data: Record<string, unknown>, attachments?: Attachment[]) =>
-      deliver(tx, deps, envelope, { address: to.email, recipientId: to.id }, { ...common, recipientName: to.name, ...data } as Parameters<typeof deliver>[4], attachments);
+    const mail = (to: { name: string; email: string; id?: string }, data: Record<string, unknown>, attachments?: Attachment[], attached?: string) =>
+      deliver(tx, deps, envelope, { address: to.email, recipientId: to.id, attached }, { ...common, recipientName: to.name, ...data } as Parameters<typeof deliver>[4], attachments);
     const reached = envelope.recipients.filter((r) => r.sentAt !== null);
     if (e.type === 'envelope.voided') for (const r of reached) await mail(r, { kind: 'voided', reason: e.data.reason ?? null });
     if (e.type === 'envelope.expired') for (const r of reached.filter((r) => r.status === 'sent' || r.status === 'viewed')) await mail(r, { kind: 'expired' });
@@ -38,10 +41,21 @@ export function createNotifier(deps: MailDeps) {
       const decliner = envelope.recipients.find((r) => r.id === e.data.recipientId);
       for (const r of reached.filter((r) => r.id !== e.data.recipientId)) await mail(r, { kind: 'declined', declinedBy: decliner?.name ?? 'A recipient', reason: e.data.reason ?? null });
     }
-    if (e.type === 'envelope.completed') {
-      const document = [{ filename: `${envelope.templateName.replace(/[^\w .-]+/g, '_').slice(0, 80) || 'document'}.pdf`, content: await completedDocument(deps.store, envelope), contentType: 'application/pdf' }];
-      for (const r of envelope.recipients) await mail(r, { kind: 'completed' }, document);
-      for (const cc of envelope.cc as Array<{ name?: string; email: string }>) await mail({ name: cc.name ?? cc.email, email: cc.email }, { kind: 'completed' }, document);
+    if (e.type === 'envelope.sealed' || e.type === 'envelope.seal_failed') {
+      const sent = await tx.emailDelivery.findMany({ where: { envelopeId, kind: 'completed' }, select: { attachments: true } });
+      // Once with the sealed copies; once earlier with the completed document if sealing had failed.
+      if (sent.some((d) => d.attachments === 'sealed') || (e.type === 'envelope.seal_failed' && sent.length > 0)) return;
+      const name = envelope.templateName.replace(/[^\w .-]+/g, '_').slice(0, 80) || 'document';
+      const documents: Attachment[] =
+        e.type === 'envelope.sealed'
+          ? [
+              { filename: `${name} (sealed).pdf`, content: await deps.store.get(envelope.sealedKey as string), contentType: 'application/pdf' },
+              { filename: `${name} (certificate of completion).pdf`, content: await deps.store.get(envelope.certificateKey as string), contentType: 'application/pdf' },
+            ]
+          : [{ filename: `${name}.pdf`, content: await completedDocument(deps.store, envelope), contentType: 'application/pdf' }];
+      const attached = e.type === 'envelope.sealed' ? 'sealed' : 'completed';
+      for (const r of envelope.recipients) await mail(r, { kind: 'completed' }, documents, attached);
+      for (const cc of envelope.cc as Array<{ name?: string; email: string }>) await mail({ name: cc.name ?? cc.email, email: cc.email }, { kind: 'completed' }, documents, attached);
     }
   };
 }

@@ -26,13 +26,13 @@ export async function organizationName(conn: Db | Tx, organizationId: string): P
  * Sends one message and records it. A test-mode envelope e-mails only members of its organization; any other address
  * is recorded as `suppressed` and nothing leaves.
  */
-export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string }, data: MessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
+export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string; attached?: string }, data: MessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
   const address = to.address.toLowerCase();
   const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
   const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data), attachments }) : undefined;
   const status = sent ? 'delivered' : 'suppressed';
   await conn.emailDelivery.create({
-    data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, status, messageId: sent?.messageId ?? null, createdAt: deps.clock() },
+    data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, attachments: to.attached ?? null, status, messageId: sent?.messageId ?? null, createdAt: deps.clock() },
   });
   // The audit trail records every e-mail, sent or not.
   await enqueueEvent(conn, {

@@ -1,59 +1,105 @@
-import { PRINCIPAL_HEADER, type PrincipalSigner } from '@sigil/kit/auth';
+import type { createServiceClient } from '@sigil/kit/auth';
 import { decodeDomainEvent, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto/events';
 import { createHash } from 'node:crypto';
-import { certificateDocumentPath, completedDocumentPath, sealedDocumentPath } from '@sigil/proto/internal-envelopes';
+import { certificateDocumentPath, completedDocumentPath, sealedDocumentPath, sealFailurePath } from '@sigil/proto/internal-envelopes';
 import type { AuditItem } from '@sigil/proto/audit-chain';
 import type { Db } from '../db.ts';
+import { appendToLog, type LogEntry } from '../log/store.ts';
 import { buildCertificate, type CertificateInput } from './certificate.ts';
 import type { Sealer } from './sealer.ts';
 
 export interface SealDeps {
   db: Db;
   sealer: Sealer;
-  envelopesUrl: string;
-  signPrincipal: PrincipalSigner;
+  /** Calls the envelopes service's internal routes as evidence. */
+  envelopes: ReturnType<typeof createServiceClient>;
   log: Logger;
-  fetch?: typeof fetch;
+  /** Where the public reaches Sigil: the certificate links (and QR-codes) its verification page. */
+  publicUrl?: string;
+  /** After this many failed attempts the envelope's `seal` becomes `failed`; retries go on. */
+  failedAfter?: number;
+  clock?: () => Date;
 }
 
-/** Retries of a seal that failed: quick first, then every ten minutes (the envelope stays `pending` meanwhile). */
-export const SEAL_RETRY_DELAYS_MS = [2_000, 10_000, 60_000, 300_000, 600_000] as const;
+/** Retries of a seal that failed: quick first, then every ten minutes, then hourly (up to `maxDeliver`). */
+export const SEAL_RETRY_DELAYS_MS = [2_000, 10_000, 60_000, 300_000, 600_000, 3_600_000] as const;
+export const SEAL_FAILED_AFTER = 4;
+
+type CompletedData = { envelopeId: string; testMode: boolean; envelope: CertificateInput['envelope'] };
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
- * Seals a completed envelope: its completed document from envelopes, a PAdES signature, the sealed PDF back to
- * envelopes (which keeps it, sets `seal: sealed` and publishes `envelope.sealed`). Sealing the same envelope again
- * changes nothing, so a redelivery is harmless.
+ * Seals a completed envelope: its completed document from envelopes, a PAdES signature, a certificate of completion
+ * signed the same way; both enter the transparency log of the envelope's mode, then go to envelopes (certificate
+ * first), which keeps them, sets `seal: sealed` and publishes `envelope.sealed`. An envelope already sealed is left as
+ * it is, so a redelivery is harmless.
  */
 export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<void> {
-  const { envelopeId, testMode } = event.data as { envelopeId: string; testMode: boolean };
-  const doFetch = deps.fetch ?? fetch;
-  const headers = { [PRINCIPAL_HEADER]: await deps.signPrincipal({ kind: 'service', organizationId: event.organizationId, actorId: 'evidence', mode: testMode ? 'test' : 'live', permissions: [] }) };
-  const source = await doFetch(new URL(completedDocumentPath(envelopeId), deps.envelopesUrl), { headers, signal: AbortSignal.timeout(30_000) });
-  if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
-  const completed = Buffer.from(await source.arrayBuffer());
-  // The certificate first: once `seal` is `sealed`, both documents are there.
-  const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
-  const certificate = await buildCertificate({ envelope: (event.data as { envelope: CertificateInput['envelope'] }).envelope, documentSha256: createHash('sha256').update(completed).digest('hex'), entries });
-  const signedCertificate = await deps.sealer.seal(certificate, `Certificate of completion of envelope ${envelopeId}`);
-  const filed = await doFetch(new URL(certificateDocumentPath(envelopeId), deps.envelopesUrl), { method: 'PUT', headers: { ...headers, 'content-type': 'application/pdf' }, body: signedCertificate, signal: AbortSignal.timeout(30_000) });
-  if (filed.status !== 204) throw new Error(`envelopes answered ${filed.status} when handed the certificate of ${envelopeId}`);
-  const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
-  const kept = await doFetch(new URL(sealedDocumentPath(envelopeId), deps.envelopesUrl), { method: 'PUT', headers: { ...headers, 'content-type': 'application/pdf' }, body: sealed, signal: AbortSignal.timeout(30_000) });
-  if (kept.status !== 204) throw new Error(`envelopes answered ${kept.status} when handed the sealed document of ${envelopeId}`);
+  const { envelopeId, testMode, envelope } = event.data as unknown as CompletedData;
+  const caller = { organizationId: event.organizationId, mode: testMode ? ('test' as const) : ('live' as const) };
+  const now = (deps.clock ?? (() => new Date()))();
+  const record = await deps.db.seal.upsert({
+    where: { envelopeId },
+    create: { envelopeId, organizationId: event.organizationId, testMode, status: 'pending', attempts: 1 },
+    update: { attempts: { increment: 1 }, updatedAt: now },
+  });
+  if (record.status === 'sealed') return;
+  try {
+    const source = await deps.envelopes(completedDocumentPath(envelopeId), { ...caller, timeoutMs: 30_000 });
+    if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
+    const completed = Buffer.from(await source.arrayBuffer());
+    const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
+    const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
+    const certificate = await deps.sealer.seal(
+      await buildCertificate({ envelope, documentSha256: sha256Of(completed), sealedSha256: sha256Of(sealed), verifyUrl: deps.publicUrl ? new URL(`/verify#sha256=${sha256Of(sealed)}`, deps.publicUrl).toString() : undefined, entries }),
+      `Certificate of completion of envelope ${envelopeId}`,
+    );
+    const leaf = (document: LogEntry['document'], bytes: Buffer): LogEntry => ({
+      envelopeId, organizationId: event.organizationId, document, sha256: sha256Of(bytes), sealedAt: now.toISOString(), completedAt: envelope.completedAt ?? null, testMode,
+    });
+    // In the log before anyone can download them, so a verify of a document just served never misses.
+    await appendToLog(deps.db, testMode ? 'test' : 'live', [leaf('sealed', sealed), leaf('certificate', certificate)]);
+    await hand(deps, certificateDocumentPath(envelopeId), caller, certificate, `the certificate of ${envelopeId}`);
+    await hand(deps, sealedDocumentPath(envelopeId), caller, sealed, `the sealed document of ${envelopeId}`);
+    await deps.db.seal.update({ where: { envelopeId }, data: { status: 'sealed', lastError: null, sealedSha256: sha256Of(sealed), certificateSha256: sha256Of(certificate), updatedAt: now } });
+  } catch (error) {
+    await recordFailure(deps, { envelopeId, caller, attempts: record.attempts, status: record.status, reason: (error as Error)?.message ?? String(error) });
+    throw error;
+  }
 }
 
-export function startSealConsumer(bus: Bus, deps: SealDeps, prefix = ''): Promise<RunningConsumer> {
+async function hand(deps: SealDeps, path: string, caller: { organizationId: string; mode: 'live' | 'test' }, pdf: Buffer, what: string): Promise<void> {
+  const answer = await deps.envelopes(path, { ...caller, method: 'PUT', body: pdf, contentType: 'application/pdf', timeoutMs: 30_000 });
+  if (answer.status !== 204) throw new Error(`envelopes answered ${answer.status} when handed ${what}`);
+}
+
+/** Keeps the reason; once the quick retries are spent the envelope's `seal` becomes `failed` (told once). */
+async function recordFailure(deps: SealDeps, failure: { envelopeId: string; caller: { organizationId: string; mode: 'live' | 'test' }; attempts: number; status: string; reason: string }): Promise<void> {
+  const failed = failure.attempts >= (deps.failedAfter ?? SEAL_FAILED_AFTER);
+  await deps.db.seal.update({ where: { envelopeId: failure.envelopeId }, data: { lastError: failure.reason.slice(0, 1000), ...(failed ? { status: 'failed' } : {}) } });
+  if (!failed || failure.status === 'failed') return;
+  try {
+    const told = await deps.envelopes(sealFailurePath(failure.envelopeId), { ...failure.caller, method: 'PUT', json: { reason: `Sealing failed after ${failure.attempts} attempts (retrying): ${failure.reason}` } });
+    if (told.status !== 204) throw new Error(`envelopes answered ${told.status}`);
+  } catch (error) {
+    // Told again at the next failure: the row goes back to pending-but-failing until envelopes hears it.
+    await deps.db.seal.update({ where: { envelopeId: failure.envelopeId }, data: { status: 'pending' } });
+    deps.log.warn({ err: error, envelopeId: failure.envelopeId }, 'could not mark the seal failed');
+  }
+}
+
+export function startSealConsumer(bus: Bus, deps: SealDeps, options: { prefix?: string; retryDelaysMs?: readonly number[] } = {}): Promise<RunningConsumer> {
   return bus.consume<DomainEvent>({
     stream: EVENTS_STREAM,
-    durable: `${prefix}evidence-seal`,
+    durable: `${options.prefix ?? ''}evidence-seal`,
     subjects: [eventSubject('envelope.completed')],
     log: deps.log,
     decode: decodeDomainEvent,
     maxDeliver: 1000,
     ackWaitMs: 120_000,
-    retryDelaysMs: SEAL_RETRY_DELAYS_MS,
+    retryDelaysMs: options.retryDelaysMs ?? SEAL_RETRY_DELAYS_MS,
     handle: async ({ data, deliveryCount }) => {
       deps.log.info({ envelopeId: (data.data as { envelopeId: string }).envelopeId, attempt: deliveryCount }, 'sealing envelope');
       await sealEnvelope(deps, data);

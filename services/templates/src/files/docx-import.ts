@@ -1,4 +1,3 @@
-import mammoth from 'mammoth';
 import sanitizeHtml from 'sanitize-html';
 import { badFile } from './pdf-inspect.ts';
 
@@ -30,6 +29,8 @@ export async function importDocx(bytes: Buffer): Promise<DocumentImport> {
   if (!bytes.subarray(0, 4).equals(ZIP_MAGIC)) throw badFile('The file is not a DOCX document.');
   let result: { value: string; messages: Array<{ type: string; message: string }> };
   try {
+    // mammoth (~19 MiB) is loaded with the first import, not in every templates process.
+    const { default: mammoth } = await import('mammoth');
     result = await mammoth.convertToHtml({ buffer: bytes });
   } catch (error) {
     throw badFile(`The DOCX document could not be read: ${(error as Error).message}`);

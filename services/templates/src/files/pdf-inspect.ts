@@ -1,4 +1,6 @@
-import { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+// pdf-lib (~20 MiB once loaded) comes with the first use (`import()` is cached), not at start.
+
 import { AppError } from '@sigil/kit/errors';
 
 export interface PdfFacts {
@@ -17,9 +19,10 @@ export async function inspectPdf(bytes: Uint8Array, maxPages: number): Promise<P
   if (Buffer.from(bytes.subarray(0, 1024)).indexOf(PDF_MAGIC) < 0) {
     throw badFile('The file is not a PDF (no %PDF- header).');
   }
+  const { PDFDocument: Pdf } = await import('pdf-lib');
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
+    doc = await Pdf.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: true });
   } catch {
     // An encrypted file's objects do not parse either: say which it is.
     throw badFile(hasEncryptDictionary(bytes) ? ENCRYPTED : 'The PDF is corrupt and cannot be read.');

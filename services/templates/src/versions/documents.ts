@@ -1,4 +1,3 @@
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { notFound } from '@sigil/kit/errors';
 import type { Db } from '../db.ts';
 import type { FileStore } from '../files/storage.ts';
@@ -41,6 +40,8 @@ export async function findVersion(db: Db, organizationId: string, templateId: st
 
 /** Draws each placed field as an outlined box labelled with its id (positions are points from the top-left). */
 async function outlineFields(pdf: Buffer, fields: DraftField[]): Promise<Buffer> {
+  // pdf-lib (~20 MiB once loaded) comes with the first use (`import()` is cached), not at start.
+  const { PDFDocument, StandardFonts, rgb } = await import('pdf-lib');
   const doc = await PDFDocument.load(pdf);
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const pages = doc.getPages();

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { DraftField } from './draft-input.ts';
 import { FIELD_TAG } from './draft-input.ts';
 
@@ -50,10 +50,13 @@ const STYLE = "body{font-family:'Liberation Serif',serif;font-size:11pt;line-hei
 export function createBodyPrinter(options: { executablePath?: string; timeoutMs?: number } = {}): BodyPrinter {
   let browser: Promise<Browser> | undefined;
   const launch = () =>
-    (browser ??= chromium.launch({
-      executablePath: options.executablePath ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    }));
+    // playwright-core costs ~75 MiB once loaded: loaded with the first print, not in every templates process.
+    (browser ??= import('playwright-core').then(({ chromium }) =>
+      chromium.launch({
+        executablePath: options.executablePath ?? '/usr/bin/chromium',
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+      }),
+    ));
 
   return {
     async print(content, fields) {

@@ -1,4 +1,6 @@
-import { PDFDocument, StandardFonts, degrees, rgb } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+// pdf-lib (~20 MiB once loaded) comes with the first use (`import()` is cached), not at start.
+
 import type { FieldError } from '@sigil/kit/errors';
 import type { Db } from '../db.ts';
 import type { FileStore } from '../files/storage.ts';
@@ -54,13 +56,15 @@ export async function renderPreview(deps: RenderDeps, organizationId: string, te
 
 /** The preview of a file version's PDF: its variable-bound text fields filled, then watermarked (one load, one save). */
 export async function previewOfPdf(pdf: Buffer, fields: DraftField[], values: Values, mode: 'test' | 'live'): Promise<Buffer> {
-  const doc = await PDFDocument.load(pdf);
+  const { PDFDocument: Pdf } = await import('pdf-lib');
+  const doc = await Pdf.load(pdf);
   await fillTextFields(doc, fields, values);
   await stampPages(doc, mode);
   return Buffer.from(await doc.save());
 }
 
 async function fillTextFields(doc: PDFDocument, fields: DraftField[], values: Values): Promise<void> {
+  const { StandardFonts } = await import('pdf-lib');
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const pages = doc.getPages();
   for (const field of fields) {
@@ -73,13 +77,15 @@ async function fillTextFields(doc: PDFDocument, fields: DraftField[], values: Va
 }
 
 async function watermark(pdf: Buffer, mode: 'test' | 'live'): Promise<Buffer> {
-  const doc = await PDFDocument.load(pdf);
+  const { PDFDocument: Pdf } = await import('pdf-lib');
+  const doc = await Pdf.load(pdf);
   await stampPages(doc, mode);
   return Buffer.from(await doc.save());
 }
 
 /** A diagonal PREVIEW across every page, and TEST under it for a test-mode caller. */
 async function stampPages(doc: PDFDocument, mode: 'test' | 'live'): Promise<void> {
+  const { StandardFonts, degrees, rgb } = await import('pdf-lib');
   const font = await doc.embedFont(StandardFonts.HelveticaBold);
   for (const page of doc.getPages()) {
     const { width, height } = page.getSize();
