@@ -21,6 +21,9 @@ export type StoreAccess = Wire.StoreAccess;
 export type DatabaseAccess = Wire.DatabaseAccess;
 export type BackupJob = Wire.BackupJob;
 export type RestoreJob = Wire.RestoreJob;
+export type StreamJob = Wire.StreamJob;
+export type SegmentReport = Wire.SegmentReport;
+export type SegmentObject = Wire.SegmentObject;
 export type Progress = Wire.Progress;
 /** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
 export type SealedJob = Wire.SealedJob;
@@ -39,7 +42,7 @@ export type StrataReport<K extends keyof StrataReports = keyof StrataReports> = 
   data: StrataReports[K];
 };
 
-export const STRATA_JOB_TYPES = ['backup.run', 'restore.run'] as const satisfies readonly (keyof StrataJobs)[];
+export const STRATA_JOB_TYPES = ['backup.run', 'restore.run', 'stream.run'] as const satisfies readonly (keyof StrataJobs)[];
 export const STRATA_REPORT_TYPES = [
   'backup.started',
   'backup.succeeded',
@@ -47,6 +50,8 @@ export const STRATA_REPORT_TYPES = [
   'restore.started',
   'restore.succeeded',
   'restore.failed',
+  'segment.uploaded',
+  'stream.status',
 ] as const satisfies readonly (keyof StrataReports)[];
 
 // Compile-time proof that the lists above name every job and report type of the schemas.
@@ -63,6 +68,15 @@ export const strataJobSubject = (name: keyof StrataJobs, cell = ''): string => `
 export const strataEventSubject = (name: keyof StrataReports, cell = ''): string => `strata.events.${cellToken(cell)}${name}`;
 export const strataProgressSubject = (kind: 'backup' | 'restore', id: string, cell = ''): string =>
   `${STRATA_PROGRESS_SUBJECT_PREFIX}${cellToken(cell)}${kind}.${id}`;
+/** Plain NATS: the catalog tells streamers to stop (`{ streamId }` or `{ targetUid }`); streamers also stop when their heartbeat is refused. */
+export const strataStreamControlSubject = (cell = ''): string => `strata.control.${cellToken(cell)}stream`;
+export interface StreamControlMessage {
+  action: 'stop';
+  streamId?: string;
+  targetUid?: string;
+  /** The target is gone: drop its replication slot when stopping. */
+  release?: boolean;
+}
 /** Every progress subject of a cell. */
 export const strataProgressWildcard = (cell = ''): string => `${STRATA_PROGRESS_SUBJECT_PREFIX}${cellToken(cell)}*.*`;
 
@@ -84,6 +98,22 @@ export function manifestKey(base: string): string {
 export function dataKey(base: string, database: string, engine: StrataEngine, compressed: boolean): string {
   const format = engine === 'postgres' ? 'pgdump' : 'sql';
   return `${base}data/${encodeURIComponent(database)}.${format}${compressed ? '.zst' : ''}.age`;
+}
+
+/** The tar stream of a physical base backup (postgres: pg_basebackup of the whole server). */
+export function baseKey(base: string, compressed: boolean): string {
+  return `${base}data/base.tar${compressed ? '.zst' : ''}.age`;
+}
+
+/**
+ * The change log of a target lives beside its backups: `<prefix>/<namespace>/<target>/wal/<timeline>/<WAL file>.zst.age`;
+ * a partial upload of the segment being written adds `.partial.<end position>` so each upload is its own object.
+ */
+export function segmentKey(storePrefix: string, namespace: string, target: string, timeline: number, name: string, compressed: boolean, partialEnd?: string): string {
+  const root = storePrefix.replace(/^\/+|\/+$/g, '');
+  const tl = timeline.toString(16).toUpperCase().padStart(8, '0');
+  const partial = partialEnd ? `.partial.${partialEnd.replace('/', '-')}` : '';
+  return `${root ? `${root}/` : ''}${namespace}/${target}/wal/${tl}/${name}${partial}${compressed ? '.zst' : ''}.age`;
 }
 
 export function inventoryKey(base: string, compressed: boolean): string {

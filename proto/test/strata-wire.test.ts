@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BackupJob, RestoreJob, StrataReport } from '@sigil/proto/strata-jobs';
+import type { BackupJob, RestoreJob, StreamJob, StrataReport } from '@sigil/proto/strata-jobs';
 import { STRATA_JOB_TYPES, STRATA_REPORT_TYPES } from '@sigil/proto/strata-jobs';
 import { assertProgressReport, assertStrataJob, assertStrataReport, decodeSealedJob, decodeStrataReport, StrataWireError } from '@sigil/proto/strata-wire';
 
@@ -50,6 +50,36 @@ const restoreJob: RestoreJob = {
   stallTimeoutMs: 60_000,
 };
 
+const streamJob: StreamJob = {
+  streamId: 'st_1',
+  namespace: 'default',
+  name: 'main',
+  targetUid: '5b1c',
+  database,
+  slot: 'strata_5b1c',
+  store: { ...store, ageRecipients: ['age1xyz'] },
+  compression: { algorithm: 'zstd', level: 'default', threads: 0 },
+  partialIntervalMs: 60_000,
+};
+
+const segment = {
+  chainID: '7312345678901234567-1',
+  timeline: 1,
+  name: '000000010000000000000003',
+  key: 'strata/default/main/wal/00000001/000000010000000000000003.zst.age',
+  startPos: '0/3000000',
+  endPos: '0/4000000',
+  firstTime: '2026-11-24T09:00:00.000Z',
+  lastTime: '2026-11-24T09:00:59.000Z',
+  commits: 12,
+  sha256: 'a'.repeat(64),
+  size: 1000,
+  rawSize: 16_777_216,
+  partial: false,
+  compression: 'zstd' as const,
+  uploadedAt: '2026-11-24T09:01:00.000Z',
+};
+
 const reports: Record<(typeof STRATA_REPORT_TYPES)[number], StrataReport['data']> = {
   'backup.started': { backupId: 'bk_1', startedAt: '2026-11-24T09:00:00.000Z', jobName: 'mover-1' },
   'backup.succeeded': { backupId: 'bk_1', manifestKey: 'k/manifest.json', manifest: { version: 1 } },
@@ -57,6 +87,8 @@ const reports: Record<(typeof STRATA_REPORT_TYPES)[number], StrataReport['data']
   'restore.started': { restoreId: 'rs_1', startedAt: '2026-11-24T09:00:00.000Z' },
   'restore.succeeded': { restoreId: 'rs_1', finishedAt: '2026-11-24T09:00:00.000Z', databases: ['restored'], message: 'done' },
   'restore.failed': { restoreId: 'rs_1', message: 'bad', finishedAt: '2026-11-24T09:00:00.000Z' },
+  'segment.uploaded': { streamId: 'st_1', namespace: 'default', name: 'main', segment },
+  'stream.status': { streamId: 'st_1', namespace: 'default', name: 'main', state: 'streaming', message: 'streaming from 0/3000000', at: '2026-11-24T09:00:00.000Z', coveredUntil: '2026-11-24T09:00:00.000Z', coveredPos: '0/3000100', lagSeconds: 0.2 },
 };
 
 const errorsOf = (run: () => void): string[] => {
@@ -71,9 +103,17 @@ const errorsOf = (run: () => void): string[] => {
 
 describe('Strata jobs on the wire (proto/jobs)', () => {
   it('accepts a job of each type as the catalog builds it', () => {
-    expect(STRATA_JOB_TYPES).toEqual(['backup.run', 'restore.run']);
+    expect(STRATA_JOB_TYPES).toEqual(['backup.run', 'restore.run', 'stream.run']);
     expect(errorsOf(() => assertStrataJob('backup.run', backupJob))).toEqual([]);
+    expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, mode: 'physical' }))).toEqual([]);
     expect(errorsOf(() => assertStrataJob('restore.run', restoreJob))).toEqual([]);
+    const segmentObject = { name: segment.name, key: segment.key, sha256: segment.sha256, partial: false, compression: 'zstd' };
+    expect(errorsOf(() => assertStrataJob('restore.run', { ...restoreJob, at: '2026-11-24T09:00:30.000Z', segments: [segmentObject] }))).toEqual([]);
+    expect(errorsOf(() => assertStrataJob('stream.run', streamJob))).toEqual([]);
+    expect(errorsOf(() => assertStrataJob('stream.run', { ...streamJob, slot: 'Bad-Slot', partialIntervalMs: 10 }))).toEqual([
+      expect.stringMatching(/^\/slot must match pattern/),
+      expect.stringMatching(/^\/partialIntervalMs must be >= 1000/),
+    ]);
   });
 
   it('names every problem of a job: a missing field, a wrong type, an unknown field, a field of the wrong job', () => {

@@ -91,6 +91,8 @@ beforeAll(async () => {
     postgres: { host: '127.0.0.1', port: pg.port, username: pg.username, password: pg.password },
     mysql: { host: '127.0.0.1', port: my.port, username: my.username, password: my.password },
     databases: { postgres: pgDbs, mysql: myDbs },
+    // Logical dumps are what this file is about; physical backups and point-in-time restore: strata-pitr.test.ts.
+    postgresMode: 'logical',
   });
   const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
   expect(applied.status, JSON.stringify(applied.body)).toBe(200);

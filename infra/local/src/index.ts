@@ -7,3 +7,5 @@ export { freePort } from './net.ts';
 export { startStack, STACK_SERVICES } from './stack.ts';
 export type { Stack, StackOptions, StackService, SeedResult } from './stack.ts';
 export { probeMysql, startMariadb } from './mariadb.ts';
+export { startPostgres } from './postgres.ts';
+export type { PostgresHandle } from './postgres.ts';

@@ -857,6 +857,42 @@ export interface TargetPitrStatus {
    */
   replicationFix?: string;
   lagSeconds?: number;
+  /**
+   * The change-log streamer now responsible for the target.
+   */
+  streamId?: string;
+  /**
+   * When the catalog last handed a streamer job to the movers.
+   */
+  streamRequestedAt?: string;
+  /**
+   * When the streamer last reported.
+   */
+  streamSeenAt?: string;
+  /**
+   * What the streamer last said.
+   */
+  streamMessage?: string;
+  /**
+   * Everything the server committed before this moment is in the store.
+   */
+  coveredUntil?: string;
+  /**
+   * The position up to which the store holds the change log.
+   */
+  coveredPos?: string;
+  /**
+   * When the streamer found change log gone for good (a slot that lost WAL).
+   */
+  brokenAt?: string;
+  /**
+   * Segments of the change log in the store.
+   */
+  segments?: number;
+  /**
+   * Places where a segment is missing.
+   */
+  gaps?: number;
 }
 /**
  * A restore of a target's backup, or of a point in time, into a sandbox, a new database, the target itself, or a download.

@@ -297,7 +297,7 @@ export interface paths {
         };
         /**
          * Plan a restore
-         * @description Which base backup and how many segments a restore of the target to `at` would use, and whether it is restorable.
+         * @description Which base backup and how many segments a restore of the target to `at` (RFC 3339 or `latest`) would use, and whether it is restorable. 422 while the target has no completed backup.
          */
         get: operations["planRestore"];
         put?: never;
@@ -2275,6 +2275,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["NotRestorable"];
             default: components["responses"]["ServerError"];
         };
     };

@@ -14,6 +14,9 @@ export interface StrataJobsAndReports {
   "restore.started"?: RestoreStartedReport;
   "restore.succeeded"?: RestoreSucceededReport;
   "sealed-job"?: SealedJob;
+  "segment.uploaded"?: SegmentUploadedReport;
+  "stream.run"?: StreamJob;
+  "stream.status"?: StreamStatusReport;
 }
 /**
  * mover -> catalog: the data of a backup.failed report.
@@ -24,7 +27,7 @@ export interface BackupFailedReport {
   finishedAt: string;
 }
 /**
- * catalog -> mover: run one logical backup (sealed on the wire).
+ * catalog -> mover: run one full backup (sealed on the wire): logical dumps, or a physical base backup of the whole server.
  */
 export interface BackupJob {
   backupId: string;
@@ -75,6 +78,10 @@ export interface BackupJob {
    * 0: no deadline.
    */
   activeDeadlineMs: number;
+  /**
+   * physical: pg_basebackup of the whole server (postgres with replication rights); logical (default): one dump per database.
+   */
+  mode?: "physical" | "logical";
 }
 export interface DatabaseAccess {
   engine: StrataEngine;
@@ -149,7 +156,9 @@ export interface StrataReportEnvelope {
     | "backup.failed"
     | "restore.started"
     | "restore.succeeded"
-    | "restore.failed";
+    | "restore.failed"
+    | "segment.uploaded"
+    | "stream.status";
   occurredAt: string;
   data: {
     [k: string]: unknown;
@@ -188,6 +197,25 @@ export interface RestoreJob {
   databases: string[];
   bandwidthBytesPerSecond: number;
   stallTimeoutMs: number;
+  /**
+   * Recover to this moment (a physical base plus WAL segments); absent: the end of the base backup.
+   */
+  at?: string;
+  /**
+   * WAL segments to replay after the base, oldest first.
+   */
+  segments?: SegmentObject[];
+}
+export interface SegmentObject {
+  /**
+   * postgres: the WAL file name (24 hex digits).
+   */
+  name: string;
+  key: string;
+  sha256: string;
+  partial: boolean;
+  compression: "zstd" | "none";
+  size?: number;
 }
 /**
  * mover -> catalog: the data of a restore.started report.
@@ -210,6 +238,104 @@ export interface RestoreSucceededReport {
  */
 export interface SealedJob {
   id: string;
-  type: "backup.run" | "restore.run";
+  type: "backup.run" | "restore.run" | "stream.run";
   sealed: string;
+}
+/**
+ * mover -> catalog: a segment of a target's change log is in the store.
+ */
+export interface SegmentUploadedReport {
+  streamId: string;
+  namespace: string;
+  name: string;
+  segment: SegmentReport;
+}
+export interface SegmentReport {
+  /**
+   * The server's system identifier and the timeline: segments of one chain follow each other.
+   */
+  chainID: string;
+  timeline: number;
+  name: string;
+  key: string;
+  /**
+   * LSN where the segment starts (postgres X/Y).
+   */
+  startPos: string;
+  /**
+   * LSN right after the last complete record in it.
+   */
+  endPos: string;
+  /**
+   * Time of the first commit in it.
+   */
+  firstTime?: string;
+  /**
+   * Time of the last commit in it.
+   */
+  lastTime?: string;
+  commits: number;
+  sha256: string;
+  size: number;
+  rawSize: number;
+  partial: boolean;
+  compression: "zstd" | "none";
+  uploadedAt: string;
+  /**
+   * Everything the server committed before this moment is in this segment or an earlier one.
+   */
+  coveredUntil?: string;
+}
+/**
+ * catalog -> mover: stream a target's change log (postgres WAL) into segments until told to stop (sealed on the wire).
+ */
+export interface StreamJob {
+  streamId: string;
+  namespace: string;
+  /**
+   * The target's name.
+   */
+  name: string;
+  targetUid: string;
+  database: DatabaseAccess;
+  /**
+   * The physical replication slot that holds the WAL not yet uploaded.
+   */
+  slot: string;
+  store: StoreAccess & {
+    /**
+     * @minItems 1
+     */
+    ageRecipients: [string, ...string[]];
+  };
+  compression: {
+    algorithm: "zstd" | "none";
+    level: "fastest" | "default" | "better" | "best";
+    threads: number;
+  };
+  /**
+   * How often the segment being written is uploaded as a partial one (pitr.partialInterval).
+   */
+  partialIntervalMs: number;
+}
+/**
+ * mover -> catalog: how a target's streamer is doing (sent at start, on every cut and when it stops).
+ */
+export interface StreamStatusReport {
+  streamId: string;
+  namespace: string;
+  name: string;
+  state: "streaming" | "stopped" | "failed";
+  message: string;
+  at: string;
+  /**
+   * Everything committed before this moment is in the segments uploaded so far.
+   */
+  coveredUntil?: string;
+  coveredPos?: string;
+  lagSeconds?: number;
+  /**
+   * Set when WAL the chain needs is gone for good (the slot was invalidated).
+   */
+  brokenReason?: string;
 }

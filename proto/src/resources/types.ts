@@ -31,6 +31,7 @@ export type BackupTargetScopeMode = NonNullable<Validated.Scope['mode']>;
 export type BackupTargetSpec = Validated.BackupTargetSpec;
 export type BackupTargetStatus = Validated.BackupTargetStatus;
 export type BackupTargetResource = Validated.BackupTarget;
+export type TargetPitrStatus = Validated.TargetPitrStatus;
 
 export type BackupSpec = Validated.BackupSpec;
 export type BackupStatus = Validated.BackupStatus;

@@ -7,6 +7,7 @@ import { STRATA } from '@sigil/proto/strata';
 import { loadStrataOpenApi, strataOpenApiYaml } from '@sigil/proto/strata-openapi';
 import { createAuditLog } from './audit.ts';
 import { createBackupQueries } from './backup-queries.ts';
+import { createChangeQueries } from './changes.ts';
 import type { BackupDeps } from './backups.ts';
 import type { EventHub } from './events.ts';
 import { readInventory } from './inventory.ts';
@@ -42,6 +43,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
   const pins = createPinService(deps);
   const audit = createAuditLog(db);
   const admin = createResourceAdmin(deps);
+  const changes = createChangeQueries({ db, resources: deps.resources, targets });
   let health: Health | undefined;
   const app = await createStrataApp({
     document: loadStrataOpenApi(),
@@ -69,6 +71,9 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
         return { status: 202, body: action };
       },
       listTargetBackups: async ({ principal, params, query }) => ok(await backups.forTarget(principal, params.ns as string, params.name as string, Number(query.limit ?? 100))),
+      listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since as string | undefined)),
+      listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns as string, params.name as string, query.since as string | undefined)),
+      planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns as string, params.name as string, query.at as string | undefined)),
       getBackup: async ({ params }) => ok(await backups.get(params.id as string)),
       getBackupInventory: async ({ params }) => ok(await readInventory(deps, params.id as string)),
       pinBackup: async ({ principal, params, body, setAuditObject }) => {

@@ -11,6 +11,12 @@ import type { ResourceRepository } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
 import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS, STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { databaseCredentials, loadTargetBundle, storeAccess, type TargetBundle } from './stores.ts';
+import type { TargetPitrStatus } from '@sigil/proto/resources';
+
+/** Replication rights were checked and nothing is missing. */
+export function mayReplicate(status: TargetPitrStatus | undefined): boolean {
+  return Boolean(status?.replicationCheckedAt) && !status?.replicationDenied;
+}
 
 export type BackupRow = NonNullable<Awaited<ReturnType<Db['backup']['findUnique']>>>;
 
@@ -166,7 +172,10 @@ async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, ba
   const credentials = await databaseCredentials(tx, deps.secrets, target);
   const labels = target.metadata.labels ?? {};
   const compression = policy.spec.compression ?? {};
+  // Postgres backs up physically (the base of point-in-time restore) when its user may replicate, unless told otherwise.
+  const physical = target.spec.engine === 'postgres' && (target.spec.scope?.mode ?? '') !== 'logical' && mayReplicate((target.status as { pitr?: TargetPitrStatus }).pitr);
   return {
+    mode: physical ? 'physical' : 'logical',
     backupId: backup.id,
     namespace: backup.namespace,
     name: backup.name,

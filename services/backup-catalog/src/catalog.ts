@@ -11,7 +11,9 @@ import { createResourceRepository } from './resources.ts';
 import { createRestoreService, type RestoreService } from './restores.ts';
 import { createSecretStore } from './secrets.ts';
 import { createStatusWriter, type StatusWriter } from './status.ts';
+import { createStreamSupervisor } from './streams.ts';
 import { createTargetService, type TargetService } from './targets.ts';
+import { strataStreamControlSubject } from '@sigil/proto/strata-jobs';
 
 export interface CatalogRuntime {
   deps: BackupDeps & { targets: TargetService; restores: RestoreService; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
@@ -50,6 +52,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const targets = createTargetService(base);
   const restores = createRestoreService({ ...base, downloadTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS });
   const status = createStatusWriter({ ...base, log });
+  const streams = createStreamSupervisor({ ...base, control: (message) => bus.notify(strataStreamControlSubject(config.CONSUMER_PREFIX), message) });
   const tick = async (): Promise<void> => {
     if (ticking) {
       again = true;
@@ -59,6 +62,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       do {
         again = false;
         await targets.tick().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed'));
+        await streams.tick().catch((error: unknown) => log.error({ err: error }, 'streamer pass failed'));
       } while (again);
       // Reaching stores and database servers can take seconds: it never holds up the scheduler.
       void status.refreshDue();
@@ -67,7 +71,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   };
   const kick = () => void setImmediate(() => void tick());
   const mirror = () => mirrorStores(base);
-  const reports = await startReportConsumer(base, bus, log, config.CONSUMER_PREFIX, kick);
+  const reports = await startReportConsumer(base, bus, log, config.CONSUMER_PREFIX, kick, streams);
   const progress = await followProgress(base, bus, log);
   const timers: NodeJS.Timeout[] = [];
   if (options.timers !== false) {

@@ -4,8 +4,9 @@ import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { CONDITION, withConditions, type ConditionInput } from './conditions.ts';
 import { bumpCatalogVersion } from './db.ts';
-import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
-import { storeAccess } from './stores.ts';
+import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { refreshChain } from './segments.ts';
+import { findPolicy, storeAccess } from './stores.ts';
 import type { StoredResource } from './resources.ts';
 
 interface MirroredManifest {
@@ -44,7 +45,9 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     const known = new Set((await deps.db.backup.findMany({ select: { id: true } })).map((b) => b.id));
     const prefix = access.prefix ? `${access.prefix.replace(/\/+$/, '')}/` : '';
     let created = 0;
+    const stored = new Set<string>();
     for await (const key of listKeys(client, access.bucket, prefix)) {
+      stored.add(key);
       if (!isManifestKey(key)) continue;
       const id = key.split('/').at(-2) ?? '';
       if (!id || known.has(id)) continue;
@@ -78,7 +81,8 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
       known.add(id);
       created += 1;
     }
-    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)` }, {
+    const missing = await checkSegments(deps, store, stored);
+    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)${missing ? `; ${missing} change-log segment(s) are missing from the store` : ''}` }, {
       lastImportTime: importedAt,
       lastImportCreated: created,
     });
@@ -87,6 +91,36 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'False', reason: 'MirrorFailed', message: (error as Error).message }, {});
     return 0;
   }
+}
+
+/** A segment uploaded this long ago must be listed; a younger one may still be on its way. */
+const SEGMENT_GRACE_MS = 60_000;
+
+/**
+ * Marks the recorded segments of the targets writing to this store that the listing did not find (and those found
+ * again); each affected target's chain is computed anew, so a deleted segment shows as a broken chain.
+ */
+async function checkSegments(deps: BackupDeps, store: StoredResource<StoreSpec>, stored: Set<string>): Promise<number> {
+  const before = new Date(deps.clock().getTime() - SEGMENT_GRACE_MS);
+  let missing = 0;
+  for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
+    const { namespace, name } = target.metadata;
+    const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
+    if (!policy || policy.spec.store !== store.metadata.name) continue;
+    const rows = await deps.db.segment.findMany({ where: { namespace, targetName: name, uploadedAt: { lt: before } }, select: { key: true, missing: true } });
+    const gone = rows.filter((r) => !stored.has(r.key)).map((r) => r.key);
+    const back = rows.filter((r) => r.missing && stored.has(r.key)).map((r) => r.key);
+    missing += gone.length;
+    if (gone.length === 0 && back.length === 0 && !rows.some((r) => r.missing)) continue;
+    await deps.db.$transaction(async (tx) => {
+      if (gone.length) await tx.segment.updateMany({ where: { key: { in: gone } }, data: { missing: true } });
+      if (back.length) await tx.segment.updateMany({ where: { key: { in: back } }, data: { missing: false } });
+      const fresh = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', namespace, name);
+      if (fresh) await refreshChain(tx, deps.resources, fresh);
+      await bumpCatalogVersion(tx);
+    });
+  }
+  return missing;
 }
 
 /** The mirror's outcome as the store's Mirrored condition; Ready stays the status writer's (it checks the bucket). */

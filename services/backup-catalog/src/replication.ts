@@ -107,3 +107,15 @@ export async function replicationRights(probe: DatabaseProbe, timeoutMs: number)
     return { denied: `the replication rights could not be checked: ${(error as Error).message}`, fix: '' };
   }
 }
+
+/** Drops a target's replication slot so the server stops keeping WAL for it (a deleted target); absent is fine. */
+export async function releaseSlot(probe: DatabaseProbe, slot: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ host: probe.host, port: probe.port, user: probe.username, password: probe.password, database: 'postgres', connectionTimeoutMillis: timeoutMs, application_name: 'strata-catalog' });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot]);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

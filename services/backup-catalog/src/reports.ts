@@ -6,10 +6,13 @@ import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
 import { recordBackupOutcome } from './conditions.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';
+import { recordSegment, refreshChain } from './segments.ts';
+import type { StreamSupervisor } from './streams.ts';
+import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { backupRefView } from './views.ts';
 
 /** Applies the mover's reports to Backup and Restore records; a freed slot lets the dispatcher start the next run. */
-export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void): Promise<RunningConsumer> {
+export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void, streams?: StreamSupervisor): Promise<RunningConsumer> {
   return startIdempotentConsumer<StrataReport, Tx>({
     bus,
     // A report that does not match its schema (proto/jobs) is terminated and logged by the consumer.
@@ -20,13 +23,13 @@ export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logge
     db: deps.db as never,
     log,
     handle: async (report, tx) => {
-      await applyReport(deps, tx, report);
+      await applyReport(deps, tx, report, streams);
       afterChange();
     },
   });
 }
 
-export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport): Promise<void> {
+export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport, streams?: StreamSupervisor): Promise<void> {
   const at = new Date(report.occurredAt);
   switch (report.type) {
     case 'backup.started': {
@@ -61,6 +64,10 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
         serverVersion: ((data.manifest as { server?: { version?: string } }).server?.version) ?? '',
       });
       await recordBackupOutcome(tx, deps.resources, row, at);
+      if ((data.manifest as { mode?: string }).mode === 'physical') {
+        const target = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', row.namespace, row.targetName);
+        if (target) await refreshChain(tx, deps.resources, target);
+      }
       deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'done'));
       return;
     }
@@ -92,6 +99,12 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
       deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
       return;
     }
+    case 'segment.uploaded':
+      await recordSegment(deps, tx, report.data as StrataReports['segment.uploaded']);
+      return;
+    case 'stream.status':
+      await streams?.applyStatus(tx, report.data as StrataReports['stream.status'], at);
+      return;
   }
 }
 

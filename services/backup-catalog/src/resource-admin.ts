@@ -3,7 +3,12 @@ import type { StrataPrincipal } from '@sigil/proto/strata';
 import { BACKUP_PHASES } from './backups.ts';
 import type { Db, Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
-import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind } from './resources.ts';
+import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind, type StoredResource } from './resources.ts';
+import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
+import { releaseSlot } from './replication.ts';
+import { databaseCredentials } from './stores.ts';
+import { slotName } from './streams.ts';
 import type { RestoreService } from './restores.ts';
 import { backupDocument, restoreDocument } from './run-documents.ts';
 import type { SecretStore } from './secrets.ts';
@@ -26,6 +31,7 @@ export interface ResourceAdminDeps {
 /** Declarative resources and secrets: apply, read, delete. */
 export function createResourceAdmin(deps: ResourceAdminDeps) {
   const { db, resources, secrets } = deps;
+  const releaseTargetSlot = (target: StoredResource<TargetSpec>) => releaseTargetSlotWith(db, secrets, target);
 
   /** A Backup document queues a run once; one naming a backupID refers to a mirrored backup. */
   async function applyBackup(tx: Tx, doc: { namespace: string; name: string; spec: Record<string, unknown> }, who: StrataPrincipal): Promise<AppliedItem['action']> {
@@ -82,9 +88,11 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
       const kind = storedKind(kindName);
       const busy = kind === 'BackupTarget' && (await db.backup.count({ where: { namespace, targetName: name, phase: { in: [BACKUP_PHASES.queued, BACKUP_PHASES.running] } } }));
       if (busy) throw new AppError('conflict', `Target ${namespace}/${name} has a backup in progress; wait for it to finish.`);
+      const target = kind === 'BackupTarget' ? await resources.get<TargetSpec>(db, 'BackupTarget', namespace, name) : undefined;
       if (!(await resources.remove(kind, namespace, name))) throw new AppError('not-found', `${kind} ${namespace}/${name} was not found.`);
       await deps.status.afterChange([{ kind, namespace, name }]);
-      return { message: `${kind} ${namespace}/${name} deleted. Its backups stay in the store.`, kind, namespace, name };
+      const released = target ? await releaseTargetSlot(target) : '';
+      return { message: `${kind} ${namespace}/${name} deleted. Its backups stay in the store.${released}`, kind, namespace, name };
     },
     listSecrets: () => secrets.list(db),
     async putSecret(namespace: string, name: string, data: Record<string, string>) {
@@ -101,6 +109,20 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
 }
 
 export type ResourceAdmin = ReturnType<typeof createResourceAdmin>;
+
+/** A deleted Postgres target with change capture releases its replication slot; the streamer stops at its next report. */
+async function releaseTargetSlotWith(db: Db, secrets: SecretStore, target: StoredResource<TargetSpec>): Promise<string> {
+  const pitr = (target.status as { pitr?: { streamId?: string } }).pitr;
+  if (target.spec.engine !== 'postgres' || !pitr?.streamId) return '';
+  const slot = slotName(target.metadata.uid);
+  try {
+    const credentials = await databaseCredentials(db, secrets, target);
+    await releaseSlot({ engine: 'postgres', host: target.spec.endpoint.host, port: target.spec.endpoint.port ?? DEFAULT_ENGINE_PORTS.postgres, ...credentials, databases: ['*'] }, slot, 10_000);
+    return ` Replication slot ${slot} was released.`;
+  } catch (error) {
+    return ` Replication slot ${slot} could not be released (${(error as Error).message}); drop it on the server: SELECT pg_drop_replication_slot('${slot}');`;
+  }
+}
 
 function storedKind(kind: string): StoredKind {
   const match = STORED_KINDS.find((k) => k.toLowerCase() === kind.toLowerCase());

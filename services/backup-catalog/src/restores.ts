@@ -1,13 +1,15 @@
 import { AppError } from '@sigil/kit/errors';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
-import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
+import { restoredDatabaseNames, type RestoreJob, type SegmentObject } from '@sigil/proto/strata-jobs';
 import { roleAtLeast, type StrataPrincipal } from '@sigil/proto/strata';
 import { createS3Client, presignGet } from '@strata/stream';
 import { BACKUP_PHASES, enqueueJob, newRunId, type BackupDeps, type BackupRow } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
-import { loadTargetBundle, storeAccess, storeIdentity } from './stores.ts';
+import { loadTargetBundle, storeAccess, storeIdentity, type TargetBundle } from './stores.ts';
+import { planFor, type RestorePlan } from './plans.ts';
+import { writeRecoveryBundle } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 import type { ConsoleEvent } from './events.ts';
 
@@ -46,23 +48,22 @@ interface ManifestObject {
 export function createRestoreService(deps: RestoreDeps) {
   const { db, resources } = deps;
 
-  async function chooseBackup(tx: Tx, namespace: string, target: string, request: RestoreRequest): Promise<BackupRow> {
-    if (request.backupID) {
-      const row = await tx.backup.findUnique({ where: { id: request.backupID } });
-      if (!row || row.namespace !== namespace || row.targetName !== target) {
-        throw new AppError('not-found', `Backup ${request.backupID} of ${namespace}/${target} was not found.`);
-      }
-      if (row.phase !== BACKUP_PHASES.succeeded) throw new AppError('not-restorable', `Backup ${row.id} is ${row.phase}; only a completed backup can be restored.`);
-      return row;
+  async function explicitBackup(tx: Tx, namespace: string, target: string, backupID: string): Promise<BackupRow> {
+    const row = await tx.backup.findUnique({ where: { id: backupID } });
+    if (!row || row.namespace !== namespace || row.targetName !== target) {
+      throw new AppError('not-found', `Backup ${backupID} of ${namespace}/${target} was not found.`);
     }
-    const at = !request.at || request.at === 'latest' ? undefined : new Date(request.at);
-    const candidates = await tx.backup.findMany({ where: { namespace, targetName: target, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'desc' } });
-    const timeOf = (row: BackupRow) => new Date(((row.manifest ?? {}) as { consistentAt?: string }).consistentAt ?? row.completedAt ?? row.queuedAt);
-    const found = candidates.filter((row) => !at || timeOf(row) <= at).sort((a, b) => timeOf(b).getTime() - timeOf(a).getTime())[0];
-    if (!found) {
-      throw new AppError('not-restorable', at ? `No backup of ${namespace}/${target} is consistent at or before ${at.toISOString()}.` : `Target ${namespace}/${target} has no completed backup.`);
-    }
-    return found;
+    if (row.phase !== BACKUP_PHASES.succeeded) throw new AppError('not-restorable', `Backup ${row.id} is ${row.phase}; only a completed backup can be restored.`);
+    return row;
+  }
+
+  /** The backup and, for a time, the plan that restores it exactly (with change capture) or as near before it as there is. */
+  async function choose(tx: Tx, bundle: TargetBundle, request: RestoreRequest): Promise<{ backup: BackupRow; plan?: RestorePlan }> {
+    const { namespace, name } = bundle.target.metadata;
+    if (request.backupID) return { backup: await explicitBackup(tx, namespace, name, request.backupID) };
+    const plan = await planFor(tx, resources, bundle.target, request.at);
+    if (!plan.restorable || !plan.backup) throw new AppError('not-restorable', plan.reason ?? `Target ${namespace}/${name} cannot be restored to ${request.at}.`);
+    return { backup: plan.backup, plan };
   }
 
   async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
@@ -75,9 +76,12 @@ export function createRestoreService(deps: RestoreDeps) {
     }
     if (request.mode === 'sandbox') throw new AppError('not-restorable', 'Sandbox restores need the sandbox service, which this deployment does not run.');
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
-    const backup = await chooseBackup(tx, targetNamespace, targetName, request);
-    const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[] };
+    const { backup, plan } = await choose(tx, bundle, request);
+    const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[]; mode?: string };
+    const physical = manifest.mode === 'physical';
     const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
+    const segments: SegmentObject[] = (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size) }));
+    const planRef = plan ? { baseBackupID: backup.id, segments: segments.length, ...(plan.targetTime ? { targetTime: plan.targetTime } : {}), bytes: plan.bytes, message: planMessage(plan) } : undefined;
     const now = deps.clock();
     const id = newRunId(now);
     const namespace = named?.namespace ?? targetNamespace;
@@ -88,9 +92,27 @@ export function createRestoreService(deps: RestoreDeps) {
     const base = {
       id, namespace, name, targetNamespace, targetName, backupId: backup.id, mode: request.mode,
       reason: request.reason ?? '', requestedBy: principal.email || principal.id,
+      ...(planRef ? { plan: planRef } : {}),
     };
     let row: RestoreRow;
-    if (request.mode === 'download') {
+    if (request.mode === 'download' && physical) {
+      const access = await storeAccess(tx, deps.secrets, bundle.store);
+      const bundleUrl = await writeRecoveryBundle(createS3Client(access), access.bucket, { prefix: access.prefix, namespace: targetNamespace, target: targetName, restoreId: id }, {
+        base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: (manifest as { server?: { major?: number } }).server?.major, ttlSeconds: deps.downloadTtlSeconds,
+      });
+      row = await tx.restore.create({
+        data: {
+          ...base,
+          phase: 'Succeeded',
+          message: `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to recover by hand`,
+          destination: { mode: 'download', database: '' },
+          downloadUrl: bundleUrl,
+          downloadExpires: new Date(now.getTime() + deps.downloadTtlSeconds * 1000),
+          startedAt: now,
+          completedAt: now,
+        },
+      });
+    } else if (request.mode === 'download') {
       const object = pickObject(dataObjects, request.database);
       const client = createS3Client(await storeAccess(tx, deps.secrets, bundle.store));
       const url = await presignGet(client, bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
@@ -116,7 +138,7 @@ export function createRestoreService(deps: RestoreDeps) {
       const access = await storeAccess(tx, deps.secrets, bundle.store);
       const identity = await storeIdentity(tx, deps.secrets, bundle.store, 'identitySecret');
       const manifestKey = backup.manifestKey ?? '';
-      const databases = dataObjects.map((o) => o.database ?? '').filter(Boolean);
+      const databases = physical ? (manifest.databases ?? []) : dataObjects.map((o) => o.database ?? '').filter(Boolean);
       const wanted = request.tables?.length ? undefined : databases;
       const job: RestoreJob = {
         restoreId: id,
@@ -130,12 +152,14 @@ export function createRestoreService(deps: RestoreDeps) {
         databases: wanted ?? databases,
         bandwidthBytesPerSecond: bundle.policy.spec.limits?.restoreBandwidth ? parseQuantity(bundle.policy.spec.limits.restoreBandwidth) : 0,
         stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
+        ...(physical && plan?.recoverTo ? { at: plan.recoverTo } : {}),
+        ...(physical && segments.length ? { segments } : {}),
       };
       row = await tx.restore.create({
         data: {
           ...base,
           phase: 'Running',
-          message: 'handed to a mover',
+          message: plan ? `handed to a mover; ${planMessage(plan)}` : 'handed to a mover',
           destination: {
             mode: 'new',
             host: `${request.host}:${job.destination.port}`,
@@ -193,6 +217,12 @@ export function createRestoreService(deps: RestoreDeps) {
 }
 
 export type RestoreService = ReturnType<typeof createRestoreService>;
+
+/** What the plan restores, in words: exactly to a time, or the effective time of the newest full before it. */
+function planMessage(plan: RestorePlan): string {
+  if (plan.choice) return `backup ${plan.baseBackupID} plus ${plan.segments} WAL segments, recovered exactly to ${plan.effectiveTime}`;
+  return `backup ${plan.baseBackupID}, consistent at ${plan.effectiveTime}${plan.targetTime && plan.targetTime !== plan.effectiveTime ? ` (the newest backup at or before ${plan.targetTime}; without change capture that is the time restored)` : ''}`;
+}
 
 /** What a request must carry for its mode, checked before anything is looked up. */
 function checkRequest(request: RestoreRequest): void {

@@ -9,6 +9,10 @@ import type { BackupPolicySpec as PolicySpec, BackupStoreSpec as StoreSpec, Back
 import { STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { findPolicy, findStore, loadTargetBundle } from './stores.ts';
 import { backupRefView } from './views.ts';
+import { mayReplicate } from './backups.ts';
+import { chainReport } from './segments.ts';
+import { pitrSettings } from './streams.ts';
+import type { TargetPitrStatus } from '@sigil/proto/resources';
 
 export interface TargetFilters {
   env?: string;
@@ -60,8 +64,10 @@ export function createTargetService(deps: BackupDeps) {
     const labels = target.metadata.labels ?? {};
     const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
     const store = policy ? await findStore(conn, resources, policy.metadata.namespace, policy.spec.store) : undefined;
-    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: { replicationDenied?: string; replicationFix?: string } };
+    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus };
     const denied = status.pitr?.replicationDenied;
+    const pitr = target.spec.engine === 'postgres' && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
+    const chain = pitr ? await chainReport(conn, target) : undefined;
     const suspended = target.spec.suspend === true;
     const { health, healthReason } = healthOf(target, policy, store, stats, now);
     const last = stats?.lastSuccess;
@@ -81,18 +87,18 @@ export function createTargetService(deps: BackupDeps) {
       running: stats?.running?.name ?? '',
       suspended,
       // Change capture needs replication rights: without them the target takes logical backups and says why.
-      pitr: Boolean(target.spec.pitr?.enabled ?? policy?.spec.pitr?.enabled ?? false) && !denied,
+      pitr,
       ...(denied ? { replicationDenied: denied, replicationFix: status.pitr?.replicationFix ?? '' } : {}),
-      chainBroken: false,
+      chainBroken: chain?.chainBroken ?? false,
       onlyInStore: false,
       lastFull: last ? backupRefView(last) : null,
       ...(last?.completedAt ? { lastSuccess: last.completedAt.toISOString() } : {}),
       ...(!suspended && status.nextRunTime ? { nextRun: status.nextRunTime } : {}),
-      windows: [],
-      gaps: 0,
+      windows: chain?.windows ?? [],
+      gaps: chain?.gaps ?? 0,
       backups: stats?.backups ?? 0,
-      segments: 0,
-      lagSeconds: 0,
+      segments: chain?.segments ?? 0,
+      lagSeconds: pitr ? (status.pitr?.lagSeconds ?? 0) : 0,
       storedBytes: Number(stats?.storedBytes ?? 0n),
     };
   }
@@ -171,6 +177,9 @@ export function createTargetService(deps: BackupDeps) {
 
   return {
     tick,
+    /** The target, if the principal may see it (404 otherwise). */
+    visibleTarget: getVisible,
+    isVisible: visible,
     async list(principal: StrataPrincipal, filters: TargetFilters) {
       const now = deps.clock();
       const [targets, stats, version] = await Promise.all([resources.list<TargetSpec>(db, 'BackupTarget'), statsFor(db), catalogVersion(db)]);

@@ -143,10 +143,10 @@ export function restoreView(row: RestoreRow) {
     created: row.createdAt.toISOString(),
     ...(row.downloadExpires ? { downloadExpires: row.downloadExpires.toISOString() } : {}),
     durationSeconds: row.startedAt && row.completedAt ? Math.round((row.completedAt.getTime() - row.startedAt.getTime()) / 1000) : 0,
-    plan: null,
+    plan: row.plan ?? null,
     progress: progress ? { stage: progress.stage ?? '', bytes: progress.bytes ?? 0, totalBytes: progress.totalBytes ?? 0, updatedAt: progress.updatedAt ?? '' } : null,
     checks: [],
-    source: { backupID: row.backupId, latest: false, targetNamespace: row.targetNamespace },
+    source: { backupID: row.backupId, latest: false, targetNamespace: row.targetNamespace, ...((row.plan as { targetTime?: string } | null)?.targetTime ? { time: (row.plan as { targetTime: string }).targetTime } : {}) },
     destination: {
       mode: row.mode,
       ...(typeof destination.database === 'string' ? { database: destination.database } : {}),

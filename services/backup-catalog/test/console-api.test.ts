@@ -144,13 +144,27 @@ describe('targets', () => {
 
 describe('operations the catalog does not serve yet', () => {
   it('answer 503 naming the operation, after authentication and roles', async () => {
-    expect((await request(h.app).get('/api/v1/targets/default/postgres-main/segments')).status).toBe(401);
-    const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments');
+    expect((await request(h.app).get('/api/v1/targets/default/postgres-main/changes')).status).toBe(401);
+    const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/changes');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: 'The backup-catalog service does not serve listTargetSegments in this deployment.' });
+    expect(res.body).toEqual({ error: 'The backup-catalog service does not serve getTargetChanges in this deployment.' });
     const sandbox = await h.call('viewer', 'get', '/api/v1/sandboxes');
     expect(sandbox.status).toBe(503);
     expect(sandbox.body).toEqual({ error: 'The sandbox service is not available.' });
+  });
+});
+
+describe('segments and plans', () => {
+  it('lists no segments before change capture runs, and a plan before any backup is 422', async () => {
+    const segments = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments');
+    expect(segments.status).toBe(200);
+    expect(segments.body).toEqual({ target: 'default/postgres-main', segments: [] });
+    expect((await h.call('viewer', 'get', '/api/v1/segments?since=2026-01-01T00:00:00Z')).body).toEqual({ segments: [], since: '2026-01-01T00:00:00.000Z' });
+    expect((await h.call('viewer', 'get', '/api/v1/segments?since=yesterday')).status).toBe(400);
+    const plan = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/plan?at=latest');
+    expect(plan.status).toBe(422);
+    expect(plan.body.error).toMatch(/no completed backup/);
+    expect((await h.call('viewer', 'get', '/api/v1/targets/default/nope/plan')).status).toBe(404);
   });
 });
 

@@ -10,6 +10,10 @@ export interface StackDocsOptions {
   identity?: string;
   limits?: Record<string, unknown>;
   databases?: { postgres?: string[]; mysql?: string[] };
+  /** The Postgres target's scope mode (default: physical when its user may replicate). */
+  postgresMode?: 'physical' | 'logical';
+  /** The policy's change capture. */
+  pitr?: { enabled: boolean; partialInterval?: string };
 }
 
 export function s3Env() {
@@ -56,7 +60,7 @@ spec:
   full: { schedule: "${o.schedule ?? '0 3 * * *'}", timeZone: Europe/Paris, startingDeadline: 6h }
   compression: { level: fastest, threads: 1 }
   jobs: { stallTimeout: 60s }
-${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}`,
+${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}`,
   ];
   if (o.identity) {
     docs.push(`apiVersion: v1
@@ -84,7 +88,7 @@ spec:
   engine: ${engine}
   endpoint: { host: ${server.host}, port: ${server.port} }
 ${dbs ? `  databases: [${dbs.join(', ')}]\n` : ''}  credentials: { secretRef: { name: ${engine}-credentials } }
-  policy: nightly`);
+${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}  policy: nightly`);
   }
   return docs.join('\n---\n');
 }

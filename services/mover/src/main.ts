@@ -11,7 +11,7 @@ const SERVICE = 'mover';
 const config = loadConfig(moverConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
-const worker = await startWorker({ bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY), concurrency: config.MOVER_CONCURRENCY, consumerPrefix: config.CONSUMER_PREFIX });
+const worker = await startWorker({ bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY), concurrency: config.MOVER_CONCURRENCY, streams: config.MOVER_STREAMS, consumerPrefix: config.CONSUMER_PREFIX });
 const app = express();
 const health = mountHealth(app, { nats: () => bus.ping() });
 app.get('/status', (_req, res) => res.json({ activeJobs: worker.active() }));

@@ -1,10 +1,11 @@
 import { consumerName, type Bus, type BusMessage, type RunningConsumer } from '@sigil/kit/bus';
 import { unseal } from '@sigil/kit/crypto';
 import type { Logger } from '@sigil/kit/log';
-import { STRATA_JOBS_STREAM, STRATA_JOB_TYPES, strataJobSubject, type BackupJob, type RestoreJob } from '@sigil/proto/strata-jobs';
+import { STRATA_JOBS_STREAM, strataJobSubject, strataStreamControlSubject, type BackupJob, type RestoreJob, type StreamControlMessage, type StreamJob } from '@sigil/proto/strata-jobs';
 import { assertStrataJob, decodeSealedJob } from '@sigil/proto/strata-wire';
 import { runBackup } from './jobs/backup.ts';
 import { runRestore } from './jobs/restore.ts';
+import { runStream, type StreamControl } from './jobs/stream.ts';
 import { createReporter, type Reporter } from './reports.ts';
 
 export interface WorkerOptions {
@@ -12,11 +13,13 @@ export interface WorkerOptions {
   log: Logger;
   secretsKey: Buffer;
   concurrency: number;
+  /** Change-log streams one mover runs at once (long-lived, apart from the backup and restore slots). */
+  streams?: number;
   consumerPrefix: string;
   /** Delays before a job whose reports failed is offered again (default 5 s, 15 s, 1 min). */
   retryDelaysMs?: readonly number[];
   /** Runs one opened job (tests replace the engines). */
-  run?: (job: OpenedJob, reporter: Reporter, signal: AbortSignal) => Promise<void>;
+  run?: (job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl) => Promise<void>;
 }
 
 export interface Worker {
@@ -25,12 +28,16 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export type OpenedJob = { id: string; type: 'backup.run'; payload: BackupJob } | { id: string; type: 'restore.run'; payload: RestoreJob };
+export type OpenedJob =
+  | { id: string; type: 'backup.run'; payload: BackupJob }
+  | { id: string; type: 'restore.run'; payload: RestoreJob }
+  | { id: string; type: 'stream.run'; payload: StreamJob };
 
 const ACK_WAIT_MS = 60_000;
 const HEARTBEAT_MS = 20_000;
 /** A job whose reports could not be sent is offered again after these delays. */
 const RETRY_DELAYS_MS = [5_000, 15_000, 60_000];
+const STREAM_RETRY_DELAYS_MS = [2_000, 5_000, 15_000, 30_000];
 
 /**
  * Works sealed jobs from the work queue, at most `concurrency` at once. A running job tells JetStream it is still
@@ -43,20 +50,36 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const controller = new AbortController();
   const run = options.run ?? runJob;
   let running = 0;
+  const stops = new Map<string, (release: boolean) => void>();
+  const controlSubscription = await bus.listen(strataStreamControlSubject(options.consumerPrefix), (payload) => {
+    const message = payload as StreamControlMessage;
+    for (const key of [message.streamId, message.targetUid]) if (key) stops.get(key)?.(message.release === true);
+  });
+
+  const controlFor = (job: OpenedJob): { control: StreamControl; release(): void } => {
+    if (job.type !== 'stream.run') return { control: { stopped: new Promise(() => {}) }, release: () => {} };
+    let stop!: (release: boolean) => void;
+    const stopped = new Promise<{ release: boolean }>((resolve) => (stop = (release) => resolve({ release })));
+    const keys = [job.payload.streamId, job.payload.targetUid];
+    for (const key of keys) stops.set(key, stop);
+    return { control: { stopped }, release: () => keys.forEach((key) => stops.get(key) === stop && stops.delete(key)) };
+  };
 
   const handle = async (message: BusMessage<OpenedJob>): Promise<void> => {
     const job = message.data;
     running += 1;
     const heartbeat = setInterval(() => message.working(), HEARTBEAT_MS);
+    const { control, release } = controlFor(job);
     try {
       log.info({ job: job.id, type: job.type, attempt: message.deliveryCount }, 'job started');
-      await run(job, reporter, controller.signal);
+      await run(job, reporter, controller.signal, control);
       log.info({ job: job.id, type: job.type }, 'job finished');
     } catch (error) {
       // The job reports its own failures; reaching here means the reports could not be sent (NATS down).
       log.error({ err: error, job: job.id }, 'job could not report; it will be redelivered');
       throw error;
     } finally {
+      release();
       clearInterval(heartbeat);
       running -= 1;
     }
@@ -65,11 +88,24 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const consumer: RunningConsumer = await bus.consume<OpenedJob>({
     stream: STRATA_JOBS_STREAM,
     durable: consumerName(options.consumerPrefix, 'mover'),
-    subjects: STRATA_JOB_TYPES.map((type) => strataJobSubject(type, options.consumerPrefix)),
+    subjects: (['backup.run', 'restore.run'] as const).map((type) => strataJobSubject(type, options.consumerPrefix)),
     concurrency: options.concurrency,
     ackWaitMs: ACK_WAIT_MS,
     maxDeliver: 5,
     retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
+    log,
+    decode: (payload) => openJob(payload, secretsKey),
+    handle,
+  });
+  // A stream runs until stopped; one that ends in failure (or with the mover) is offered again soon, to any mover.
+  const streams: RunningConsumer = await bus.consume<OpenedJob>({
+    stream: STRATA_JOBS_STREAM,
+    durable: consumerName(options.consumerPrefix, 'mover-streams'),
+    subjects: [strataJobSubject('stream.run', options.consumerPrefix)],
+    concurrency: options.streams ?? 16,
+    ackWaitMs: ACK_WAIT_MS,
+    maxDeliver: 1000,
+    retryDelaysMs: options.retryDelaysMs ?? STREAM_RETRY_DELAYS_MS,
     log,
     decode: (payload) => openJob(payload, secretsKey),
     handle,
@@ -79,7 +115,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     async stop() {
       // Running jobs finish on their own unless the process is being killed; abort them so their cleanup runs.
       controller.abort(new Error('the mover is shutting down'));
-      await consumer.stop();
+      controlSubscription.unsubscribe();
+      await Promise.all([consumer.stop(), streams.stop()]);
     },
   };
 }
@@ -100,10 +137,15 @@ export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
     assertStrataJob('backup.run', opened);
     return { id: job.id, type: 'backup.run', payload: opened };
   }
+  if (job.type === 'stream.run') {
+    assertStrataJob('stream.run', opened);
+    return { id: job.id, type: 'stream.run', payload: opened };
+  }
   assertStrataJob('restore.run', opened);
   return { id: job.id, type: 'restore.run', payload: opened };
 }
 
-function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal): Promise<void> {
+function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
+  if (job.type === 'stream.run') return runStream(job.payload, reporter, signal, control);
   return job.type === 'backup.run' ? runBackup(job.payload, reporter, signal) : runRestore(job.payload, reporter, signal);
 }

@@ -78,7 +78,8 @@ export function quickstartDocuments(facts: StackFacts, options: QuickstartOption
       apiVersion: 'backups.strata.dev/v1alpha1',
       kind: 'BackupPolicy',
       metadata: metadata('nightly'),
-      spec: { store: 'local', full: { schedule: '0 3 * * *' }, retain: { daily: 7, weekly: 4 } },
+      // Change capture on: a Postgres target whose user may replicate restores to any second of its window.
+      spec: { store: 'local', full: { schedule: '0 3 * * *' }, retain: { daily: 7, weekly: 4 }, pitr: { enabled: true, partialInterval: '10s' } },
     },
     ...engines.map(({ engine, name, endpoint, databases }) => ({
       apiVersion: 'backups.strata.dev/v1alpha1',

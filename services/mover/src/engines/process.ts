@@ -124,6 +124,8 @@ export interface ToolStep {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Sees what the tool writes to stderr (e.g. positions it reports there). */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 export interface DumpPlan {
@@ -165,7 +167,10 @@ export function runDump(tool: string, plan: () => Promise<DumpPlan>): DumpProces
       const child = spawn(step.command, step.args, { env: step.env, stdio: ['ignore', 'pipe', 'pipe'] });
       current = child;
       let settled = false;
-      child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        tail.push(chunk);
+        step.onStderr?.(chunk);
+      });
       if (tap) child.stdout.on('data', tap);
       child.stdout.pipe(stdout, { end: false });
       child.once('error', (error) => {

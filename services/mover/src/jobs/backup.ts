@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { Readable } from 'node:stream';
 import { STRATA } from '@sigil/proto/strata';
-import { backupPrefix, dataKey, inventoryKey, manifestKey, type BackupJob } from '@sigil/proto/strata-jobs';
+import { backupPrefix, baseKey, dataKey, inventoryKey, manifestKey, type BackupJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
-import type { Inventory, Position } from '../engines/types.ts';
+import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/postgres/physical.ts';
+import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
@@ -39,7 +40,8 @@ export async function runBackup(job: BackupJob, reporter: Reporter, signal: Abor
     }
     await removeAll(client, job.store.bucket, base);
     await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
-    const manifest = await backUp(job, client, base, reporter, signal, startedAt);
+    if (job.activeDeadlineMs > 0) deadlines.set(job.backupId, startedAt.getTime() + job.activeDeadlineMs);
+    const manifest = await backUp(job, client, base, reporter, signal, startedAt).finally(() => deadlines.delete(job.backupId));
     await putObjectUnique(client, job.store.bucket, mKey, Buffer.from(JSON.stringify(manifest, null, 2)), {
       disableConditionalPut: job.store.disableConditionalPut,
       contentType: 'application/json',
@@ -51,71 +53,114 @@ export async function runBackup(job: BackupJob, reporter: Reporter, signal: Abor
   }
 }
 
+type Progress = (stage: string, bytes: number) => void;
+
+/** When each running backup must be done by (spec jobs.activeDeadline, counted from its start). */
+const deadlines = new Map<string, number>();
+
+interface DataResult {
+  objects: ManifestObject[];
+  position: Position;
+  warnings: string[];
+  commands: string[][];
+  rawBytes: number;
+  /** physical: the role a recovered copy of the server is entered as. */
+  superuser?: string;
+}
+
+/** Streams one tool's stdout into the store as an encrypted object; the tool is stopped when the upload fails. */
+async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void) {
+  const deadline = job.activeDeadlineMs > 0 ? deadlines.get(job.backupId) : undefined;
+  const watchdog = deadline !== undefined ? setTimeout(() => dump.kill(), Math.max(0, deadline - Date.now())) : undefined;
+  try {
+    const [result] = await Promise.all([
+      runUploadPipeline({
+        source: dump.stdout,
+        compression: job.compression,
+        recipients: job.store.ageRecipients,
+        client,
+        bucket: job.store.bucket,
+        key,
+        partSizeBytes: job.store.partSizeBytes,
+        concurrency: job.store.concurrency,
+        bandwidthBytesPerSecond: job.bandwidthBytesPerSecond,
+        stallTimeoutMs: job.stallTimeoutMs,
+        onProgress,
+        signal,
+        contentType: 'application/octet-stream',
+      }).catch((error: unknown) => {
+        dump.kill();
+        throw error;
+      }),
+      dump.done,
+    ]);
+    return result;
+  } finally {
+    if (watchdog) clearTimeout(watchdog);
+  }
+}
+
+/** Logical: one dump per database, with the position taken right before (or recorded inside) the dumps. */
+async function dumpDatabases(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: Progress): Promise<DataResult> {
+  const engine = job.database.engine as DriverEngine;
+  const driver = driverFor(engine);
+  const position: Position = await driver.position(job.database);
+  const compressed = job.compression.algorithm === 'zstd';
+  const result: DataResult = { objects: [], position, warnings: [], commands: [], rawBytes: 0 };
+  for (const database of databases) {
+    const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables });
+    result.commands.push(...dump.commands);
+    const key = dataKey(base, database, engine, compressed);
+    progress(`dump ${database}`, result.rawBytes);
+    const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw));
+    const dumpPosition = await dump.position;
+    if (dumpPosition && Object.keys(position).length === 0) Object.assign(position, dumpPosition);
+    result.warnings.push(...dump.warnings.map((w) => `${database}: ${w}`));
+    result.rawBytes += stored.rawBytes;
+    result.objects.push({
+      key, sha256: stored.sha256, role: 'data', database, format: engine === 'postgres' ? 'pg_dump-custom' : 'sql', name: database,
+      compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes,
+    });
+  }
+  return result;
+}
+
+/** Physical (postgres): the whole server as one pg_basebackup tar, with the WAL that makes it consistent and its backup manifest. */
+async function baseBackupServer(job: BackupJob, client: S3Client, base: string, signal: AbortSignal, progress: Progress): Promise<DataResult> {
+  const superuser = await bootstrapSuperuser(job.database);
+  const dump = baseBackup(job.database, `strata ${job.backupId}`);
+  const key = baseKey(base, job.compression.algorithm === 'zstd');
+  progress('base backup', 0);
+  const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw));
+  const position = await dump.position;
+  return {
+    objects: [{ key, sha256: stored.sha256, role: 'data', format: 'pg_basebackup-tar', name: 'base', compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes }],
+    position,
+    warnings: dump.warnings,
+    commands: dump.commands,
+    rawBytes: stored.rawBytes,
+    superuser,
+  };
+}
+
 async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date): Promise<Record<string, unknown>> {
   const engine = job.database.engine;
   if (engine === 'mongodb') throw new Error('mongodb backups are not available in this release');
+  const physical = job.mode === 'physical';
+  if (physical && engine !== 'postgres') throw new Error(`physical backups of ${engine} are not available; use the logical mode`);
   const driver = driverFor(engine);
   const access = job.database;
   const server = await driver.serverInfo(access);
   const databases = await driver.listDatabases(access, job.databases);
   if (databases.length === 0) throw new Error('the target has no database to back up');
-  const position: Position = await driver.position(access);
-  const consistentAt = new Date();
   const compressed = job.compression.algorithm === 'zstd';
-  const objects: ManifestObject[] = [];
-  const warnings: string[] = [];
-  const commands: string[][] = [];
-  let doneBytes = 0;
-  const progress = (stage: string, bytes: number) =>
-    reporter.progress('backup', job.backupId, job.namespace, job.name, { stage, bytes, totalBytes: server.sizeBytes });
-
-  for (const database of databases) {
-    const dump = driver.dump(access, database, { excludeData: job.excludeData, excludeTables: job.excludeTables });
-    commands.push(...dump.commands);
-    const key = dataKey(base, database, engine, compressed);
-    const watchdog = job.activeDeadlineMs > 0 ? setTimeout(() => dump.kill(), job.activeDeadlineMs - (Date.now() - startedAt.getTime())) : undefined;
-    try {
-      progress(`dump ${database}`, doneBytes);
-      const [result] = await Promise.all([
-        runUploadPipeline({
-          source: dump.stdout,
-          compression: job.compression,
-          recipients: job.store.ageRecipients,
-          client,
-          bucket: job.store.bucket,
-          key,
-          partSizeBytes: job.store.partSizeBytes,
-          concurrency: job.store.concurrency,
-          bandwidthBytesPerSecond: job.bandwidthBytesPerSecond,
-          stallTimeoutMs: job.stallTimeoutMs,
-          onProgress: (raw) => progress(`dump ${database}`, doneBytes + raw),
-          signal,
-          contentType: 'application/octet-stream',
-        }).catch((error: unknown) => {
-          dump.kill();
-          throw error;
-        }),
-        dump.done,
-      ]);
-      const dumpPosition = await dump.position;
-      if (dumpPosition && Object.keys(position).length === 0) Object.assign(position, dumpPosition);
-      warnings.push(...dump.warnings.map((w) => `${database}: ${w}`));
-      doneBytes += result.rawBytes;
-      objects.push({
-        key,
-        sha256: result.sha256,
-        role: 'data',
-        database,
-        format: engine === 'postgres' ? 'pg_dump-custom' : 'sql',
-        name: database,
-        compression: job.compression.algorithm,
-        size: result.storedBytes,
-        rawSize: result.rawBytes,
-      });
-    } finally {
-      if (watchdog) clearTimeout(watchdog);
-    }
-  }
+  const progress: Progress = (stage, bytes) => reporter.progress('backup', job.backupId, job.namespace, job.name, { stage, bytes, totalBytes: server.sizeBytes });
+  const beforeData = new Date();
+  const data = physical ? await baseBackupServer(job, client, base, signal, progress) : await dumpDatabases(job, client, base, databases, signal, progress);
+  // A physical base is consistent once its end point is replayed, that is as of its end; a logical dump as of its start.
+  const consistentAt = physical ? new Date() : beforeData;
+  const { objects, position, warnings, commands } = data;
+  const doneBytes = data.rawBytes;
 
   progress('inventory', doneBytes);
   const inventory: Inventory = await driver.inventory(access, databases);
@@ -149,7 +194,8 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
     id: job.backupId,
     kind: 'full',
     engine,
-    mode: 'logical',
+    mode: physical ? 'physical' : 'logical',
+    ...(data.superuser ? { superuser: data.superuser } : {}),
     policy: job.policy,
     reason: job.reason,
     [STRATA.versionField]: STRATA.version,
@@ -179,7 +225,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
       postpones: 0,
       warnings,
     },
-    tools: { ...(await driver.tools()), commands: commands.map((c) => c.join(' ')) },
+    tools: { ...(await driver.tools()), ...(physical ? { pg_basebackup: await baseBackupVersion() } : {}), commands: commands.map((c) => c.join(' ')) },
     scope: { databases: job.databases, excludeData: job.excludeData, excludeTables: job.excludeTables, catalogRecipients: job.store.catalogRecipients },
   };
 }

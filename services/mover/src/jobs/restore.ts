@@ -3,6 +3,7 @@ import { driverFor } from '../engines/index.ts';
 import { createS3Client, downloadStream, runDownloadPipeline } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
+import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -17,8 +18,14 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     if (engine === 'mongodb') throw new Error('mongodb restores are not available in this release');
     const driver = driverFor(engine);
     const client = createS3Client(job.store);
-    const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, job.manifestKey))).toString('utf8')) as { objects?: ManifestObject[]; id?: string };
+    const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, job.manifestKey))).toString('utf8')) as { objects?: ManifestObject[]; id?: string; mode?: string };
     if (manifest.id !== job.backupId) throw new Error(`manifest ${job.manifestKey} belongs to backup ${manifest.id}, not ${job.backupId}`);
+    if (manifest.mode === 'physical') {
+      const { names, stoppedAt } = await recoverPhysical(job, manifest as PhysicalManifest, client, reporter, signal, created);
+      const summary = [...names].map(([from, to]) => `${from} → ${to}`).join(', ');
+      await reporter.report('restore.succeeded', { restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()], message: `restored ${summary} on ${job.destination.host}:${job.destination.port}; ${stoppedAt}` });
+      return;
+    }
     const objects = (manifest.objects ?? []).filter((o) => o.role === 'data' && job.databases.includes(o.database ?? ''));
     if (objects.length === 0) throw new Error('the backup holds none of the databases asked for');
     const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, objects.map((o) => o.database ?? ''))));

@@ -1,0 +1,175 @@
+/**
+ * The change-capture chain of a target, computed from its physical fulls and the segments in the store: which
+ * moments can be restored (windows), where segments are missing (gaps), and whether the newest full's chain is
+ * broken. Pure functions: the callers load the rows.
+ */
+
+export interface FullBase {
+  id: string;
+  /** When the base became consistent (the end of pg_basebackup): the first moment it can restore. */
+  time: Date;
+  endLsn: bigint;
+  timeline: number;
+  storedBytes: number;
+}
+
+export interface SegmentRow {
+  key: string;
+  name: string;
+  timeline: number;
+  startLsn: bigint;
+  endLsn: bigint;
+  firstTime: Date | null;
+  lastTime: Date | null;
+  coveredUntil: Date | null;
+  partial: boolean;
+  missing: boolean;
+  sha256: string;
+  size: bigint;
+  compression: string;
+}
+
+/** What the streamer last said: everything committed before `coveredUntil` is in segments ending by `coveredLsn`. */
+export interface StreamCoverage {
+  coveredUntil?: Date;
+  coveredLsn?: bigint;
+  /** The streamer found WAL gone for good (a slot that lost WAL), at `brokenAt`. */
+  brokenReason?: string;
+  brokenAt?: Date;
+}
+
+export interface Chain {
+  full: FullBase;
+  /** The segments to replay after the base, in order. */
+  segments: SegmentRow[];
+  /** The last moment this chain restores exactly. */
+  end: Date;
+}
+
+export interface Window {
+  from: string;
+  to: string;
+}
+
+export interface ChainReport {
+  chains: Chain[];
+  windows: Window[];
+  gaps: number;
+  chainBroken: boolean;
+  brokenReason?: string;
+  brokenSince?: Date;
+  segments: number;
+  newest?: SegmentRow;
+}
+
+const later = (a: Date, b: Date | null | undefined): Date => (b && b > a ? b : a);
+
+/** One segment per WAL file: a complete upload wins over partial ones, else the partial that reaches furthest. */
+export function bestSegments(rows: SegmentRow[]): SegmentRow[] {
+  const byName = new Map<string, SegmentRow>();
+  for (const row of rows) {
+    if (row.missing) continue;
+    const id = `${row.timeline}/${row.name}`;
+    const kept = byName.get(id);
+    if (!kept || (kept.partial && (!row.partial || row.endLsn > kept.endLsn))) byName.set(id, row);
+  }
+  return [...byName.values()].sort((a, b) => a.timeline - b.timeline || (a.startLsn < b.startLsn ? -1 : a.startLsn > b.startLsn ? 1 : 0));
+}
+
+/** The segments that follow a full without a hole, and the moment they reach. */
+export function chainFrom(full: FullBase, best: SegmentRow[], coverage: StreamCoverage): Chain {
+  const line = best.filter((s) => s.timeline === full.timeline);
+  let first = -1;
+  for (let i = 0; i < line.length; i++) if ((line[i] as SegmentRow).startLsn <= full.endLsn) first = i;
+  const segments: SegmentRow[] = [];
+  let end = full.time;
+  if (first >= 0) {
+    let expected = (line[first] as SegmentRow).startLsn;
+    for (const segment of line.slice(first)) {
+      if (segment.startLsn !== expected) break;
+      segments.push(segment);
+      if (segment.partial) {
+        end = later(end, segment.coveredUntil ?? segment.lastTime);
+        break;
+      }
+      end = later(end, segment.coveredUntil ?? segment.lastTime);
+      expected = segment.endLsn;
+    }
+    const last = segments.at(-1);
+    if (last && last === line.at(-1) && coverage.coveredUntil && coverage.coveredLsn !== undefined && coverage.coveredLsn <= last.endLsn) {
+      end = later(end, coverage.coveredUntil);
+    }
+  }
+  return { full, segments, end };
+}
+
+/** Holes in the segments of each timeline: a segment that does not start where the one before it ended. */
+function countGaps(best: SegmentRow[]): { gaps: number; firstMissing?: { after: SegmentRow } } {
+  let gaps = 0;
+  let firstMissing: { after: SegmentRow } | undefined;
+  for (let i = 1; i < best.length; i++) {
+    const [prev, next] = [best[i - 1] as SegmentRow, best[i] as SegmentRow];
+    if (prev.timeline !== next.timeline) continue;
+    if (prev.partial || next.startLsn !== prev.endLsn) {
+      gaps += 1;
+      firstMissing ??= { after: prev };
+    }
+  }
+  return { gaps, ...(firstMissing ? { firstMissing } : {}) };
+}
+
+function mergeWindows(chains: Chain[]): Window[] {
+  const spans = chains.map((c) => [c.full.time, c.end] as const).sort((a, b) => a[0].getTime() - b[0].getTime());
+  const merged: Array<[Date, Date]> = [];
+  for (const [from, to] of spans) {
+    const last = merged.at(-1);
+    if (last && from <= last[1]) last[1] = later(last[1], to);
+    else merged.push([from, to]);
+  }
+  return merged.map(([from, to]) => ({ from: from.toISOString(), to: to.toISOString() }));
+}
+
+export function analyzeChain(fulls: FullBase[], rows: SegmentRow[], coverage: StreamCoverage): ChainReport {
+  const best = bestSegments(rows);
+  const chains = fulls.map((full) => chainFrom(full, best, coverage));
+  const { gaps } = countGaps(best);
+  const report: ChainReport = { chains, windows: mergeWindows(chains), gaps, chainBroken: false, segments: best.length, ...(best.at(-1) ? { newest: best.at(-1) } : {}) };
+  const newestFull = [...fulls].sort((a, b) => b.time.getTime() - a.time.getTime())[0];
+  if (!newestFull) return report;
+  const chain = chains[fulls.indexOf(newestFull)] as Chain;
+  const newerTimeline = best.find((s) => s.timeline > newestFull.timeline);
+  const onLine = best.filter((s) => s.timeline === newestFull.timeline && s.endLsn > newestFull.endLsn);
+  const lastUsed = chain.segments.at(-1);
+  if (newerTimeline) {
+    return { ...report, chainBroken: true, brokenReason: `the server moved to timeline ${newerTimeline.timeline} (a failover or a restore in place); the next full backup starts a new chain`, brokenSince: chain.end };
+  }
+  if (onLine.length && lastUsed !== onLine.at(-1)) {
+    const missingAfter = lastUsed ?? undefined;
+    const what = missingAfter ? `the segment after ${missingAfter.name}` : `the segment holding the end of backup ${newestFull.id}`;
+    return { ...report, chainBroken: true, brokenReason: `${what} is missing from the store; restores before ${chain.end.toISOString()} still work`, brokenSince: chain.end };
+  }
+  if (coverage.brokenReason && coverage.brokenAt && coverage.brokenAt > newestFull.time) {
+    return { ...report, chainBroken: true, brokenReason: coverage.brokenReason, brokenSince: chain.end };
+  }
+  return report;
+}
+
+export interface PlanChoice {
+  chain: Chain;
+  segments: SegmentRow[];
+  /** Replay every segment given (no commit after `at` is in them) instead of stopping at a time. */
+  toEnd: boolean;
+}
+
+/** The newest full before `at` whose chain reaches it, and the segments up to the first commit after `at`. */
+export function chooseChain(report: ChainReport, at: Date): PlanChoice | undefined {
+  const chain = report.chains.filter((c) => c.full.time <= at && c.end >= at).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
+  if (!chain) return undefined;
+  const segments: SegmentRow[] = [];
+  for (const segment of chain.segments) {
+    segments.push(segment);
+    if (segment.lastTime && segment.lastTime > at) break;
+  }
+  const toEnd = segments.every((s) => !s.lastTime || s.lastTime <= at);
+  return { chain, segments, toEnd };
+}

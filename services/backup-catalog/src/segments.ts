@@ -1,0 +1,145 @@
+import type { StrataReports } from '@sigil/proto/strata-jobs';
+import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
+import { analyzeChain, type ChainReport, type FullBase, type SegmentRow } from './chain.ts';
+import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
+import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
+import type { ResourceRepository, StoredResource } from './resources.ts';
+
+export type SegmentRecord = NonNullable<Awaited<ReturnType<Db['segment']['findUnique']>>>;
+
+export function parseLsn(lsn: string): bigint {
+  const [high = '0', low = '0'] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+}
+
+/** Records an uploaded segment (once per key); a complete segment replaces the partial uploads of the same file. */
+export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReports['segment.uploaded']): Promise<void> {
+  const s = data.segment;
+  const row = {
+    namespace: data.namespace,
+    targetName: data.name,
+    chainId: s.chainID,
+    timeline: s.timeline,
+    name: s.name,
+    startPos: s.startPos,
+    endPos: s.endPos,
+    startLsn: parseLsn(s.startPos),
+    endLsn: parseLsn(s.endPos),
+    firstTime: s.firstTime ? new Date(s.firstTime) : null,
+    lastTime: s.lastTime ? new Date(s.lastTime) : null,
+    coveredUntil: s.coveredUntil ? new Date(s.coveredUntil) : null,
+    commits: s.commits,
+    sha256: s.sha256,
+    size: BigInt(s.size),
+    rawSize: BigInt(s.rawSize),
+    partial: s.partial,
+    compression: s.compression,
+    uploadedAt: new Date(s.uploadedAt),
+    missing: false,
+  };
+  await tx.segment.upsert({ where: { key: s.key }, create: { key: s.key, ...row }, update: row });
+  if (!s.partial) await tx.segment.deleteMany({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: true } });
+  const target = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', data.namespace, data.name);
+  if (!target) return;
+  const report = await refreshChain(tx, deps.resources, target, { lastSegment: s.name });
+  const version = await bumpCatalogVersion(tx);
+  const window = report.windows.at(-1);
+  deps.notify({
+    kind: 'target',
+    namespace: data.namespace,
+    name: data.name,
+    phase: report.chainBroken ? 'ChainBroken' : 'Ready',
+    stage: 'segment',
+    message: `segment ${s.name}${s.partial ? ' (partial)' : ''} uploaded${window ? `; window ${window.from} – ${window.to}` : ''}`,
+    bytes: s.size,
+    version: Number(version),
+  });
+}
+
+/** Recomputes the chain and writes what the target's status says about it. */
+export async function refreshChain(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, extra: Partial<TargetPitrStatus> = {}): Promise<ChainReport> {
+  const report = await chainReport(tx, target);
+  const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
+  const { brokenReason: _r, brokenSince: _s, ...rest } = pitr;
+  await resources.patchStatus(tx, 'BackupTarget', target.metadata.namespace, target.metadata.name, { pitr: { ...rest, ...pitrFields(report), ...extra } });
+  return report;
+}
+
+/** The status members derived from the chain. */
+export function pitrFields(report: ChainReport): Partial<TargetPitrStatus> {
+  const window = report.windows.at(-1);
+  return {
+    chainBroken: report.chainBroken,
+    ...(report.brokenReason ? { brokenReason: report.brokenReason } : {}),
+    ...(report.brokenSince ? { brokenSince: report.brokenSince.toISOString() } : {}),
+    ...(report.windows[0] ? { windowStart: report.windows[0].from } : {}),
+    ...(window ? { windowEnd: window.to } : {}),
+    segments: report.segments,
+    gaps: report.gaps,
+  };
+}
+
+/** The physical fulls of a target that a chain can start from. */
+export async function physicalFulls(conn: DbOrTx, namespace: string, targetName: string): Promise<FullBase[]> {
+  const rows = await conn.backup.findMany({ where: { namespace, targetName, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'asc' } });
+  const fulls: FullBase[] = [];
+  for (const row of rows) {
+    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; position?: { endLSN?: string; timeline?: number } };
+    if (manifest.mode !== 'physical' || !manifest.position?.endLSN) continue;
+    fulls.push({
+      id: row.id,
+      time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt),
+      endLsn: parseLsn(manifest.position.endLSN),
+      timeline: manifest.position.timeline ?? 1,
+      storedBytes: Number(row.storedBytes),
+    });
+  }
+  return fulls;
+}
+
+export async function chainReport(conn: DbOrTx, target: StoredResource<TargetSpec>): Promise<ChainReport> {
+  const { namespace, name } = target.metadata;
+  const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
+  const rows = await conn.segment.findMany({ where: { namespace, targetName: name }, orderBy: { startLsn: 'asc' } });
+  return analyzeChain(await physicalFulls(conn, namespace, name), rows as SegmentRow[], {
+    ...(pitr.coveredUntil ? { coveredUntil: new Date(pitr.coveredUntil) } : {}),
+    ...(pitr.coveredPos ? { coveredLsn: parseLsn(pitr.coveredPos) } : {}),
+    ...(pitr.brokenReason && pitr.brokenAt ? { brokenReason: pitr.brokenReason, brokenAt: new Date(pitr.brokenAt) } : {}),
+  });
+}
+
+/** Spec 2.1 Segment. */
+export function segmentView(row: SegmentRecord) {
+  return {
+    seq: Number(row.seq),
+    target: `${row.namespace}/${row.targetName}`,
+    engine: 'postgres',
+    chainID: row.chainId,
+    timeline: row.timeline,
+    name: row.name,
+    key: row.key,
+    startPos: row.startPos,
+    endPos: row.endPos,
+    ...(row.firstTime ? { firstTime: row.firstTime.toISOString() } : {}),
+    ...(row.lastTime ? { lastTime: row.lastTime.toISOString() } : {}),
+    commits: row.commits,
+    sha256: row.sha256,
+    size: Number(row.size),
+    rawSize: Number(row.rawSize),
+    partial: row.partial,
+    uploadedAt: row.uploadedAt.toISOString(),
+    server: row.chainId.split('-')[0] ?? '',
+    version: 1,
+    ...(row.missing ? { explanation: 'the object is missing from the store' } : {}),
+  };
+}
+
+/** Segments uploaded since a time, oldest first, of one target or of the targets `visible` lets through. */
+export async function listSegments(db: Db, options: { since?: Date; target?: { namespace: string; name: string }; visible?: (namespace: string, name: string) => boolean; limit?: number }) {
+  const rows = await db.segment.findMany({
+    where: { ...(options.since ? { uploadedAt: { gte: options.since } } : {}), ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}) },
+    orderBy: [{ uploadedAt: 'asc' }, { seq: 'asc' }],
+    take: options.limit ?? 1000,
+  });
+  return rows.filter((r) => !options.visible || options.visible(r.namespace, r.targetName)).map(segmentView);
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeChain, chooseChain, type FullBase, type SegmentRow } from '../src/chain.ts';
+
+const MB16 = 16n * 1024n * 1024n;
+const t = (seconds: number) => new Date(Date.UTC(2026, 10, 25, 12, 0, seconds));
+
+/** Segment n (0/n000000) of timeline 1; complete unless an end inside it is given. */
+function segment(n: number, times: { first?: number; last?: number; covered?: number } = {}, partialEnd?: bigint): SegmentRow {
+  const start = BigInt(n) * MB16;
+  return {
+    key: `wal/${n}${partialEnd ? `.partial.${partialEnd}` : ''}`,
+    name: `00000001000000000000000${n.toString(16).toUpperCase()}`,
+    timeline: 1,
+    startLsn: start,
+    endLsn: partialEnd ?? start + MB16,
+    firstTime: times.first !== undefined ? t(times.first) : null,
+    lastTime: times.last !== undefined ? t(times.last) : null,
+    coveredUntil: times.covered !== undefined ? t(times.covered) : null,
+    partial: partialEnd !== undefined,
+    missing: false,
+    sha256: 'a'.repeat(64),
+    size: 100n,
+    compression: 'zstd',
+  };
+}
+
+const full: FullBase = { id: 'f1', time: t(10), endLsn: 2n * MB16 + 500n, timeline: 1, storedBytes: 1000 };
+
+describe('the change-capture chain', () => {
+  it('runs from a full through consecutive segments to the newest partial one, and its window ends where that one covers', () => {
+    const rows = [segment(2, { first: 5, last: 12 }), segment(3, { first: 13, last: 20 }), segment(4, { first: 21, last: 25, covered: 30 }, 4n * MB16 + 900n)];
+    const report = analyzeChain([full], rows, {});
+    expect(report).toMatchObject({ windows: [{ from: t(10).toISOString(), to: t(30).toISOString() }], gaps: 0, chainBroken: false, segments: 3 });
+  });
+
+  it('a complete segment replaces its partial uploads, and the streamer\'s coverage extends an idle end', () => {
+    const rows = [segment(2, { last: 12, covered: 14 }, 2n * MB16 + 800n), segment(2, { first: 5, last: 12 }), segment(3, { last: 15, covered: 16 }, 3n * MB16 + 100n)];
+    const report = analyzeChain([full], rows, { coveredUntil: t(40), coveredLsn: 3n * MB16 + 100n });
+    expect(report.segments).toBe(2);
+    expect(report.windows).toEqual([{ from: t(10).toISOString(), to: t(40).toISOString() }]);
+    // Coverage of a position the segments do not reach yet does not count.
+    expect(analyzeChain([full], rows, { coveredUntil: t(40), coveredLsn: 3n * MB16 + 200n }).windows[0]!.to).toBe(t(16).toISOString());
+  });
+
+  it('a missing segment ends the window, counts as a gap and breaks the newest full\'s chain with the reason', () => {
+    const rows = [segment(2, { last: 12 }), { ...segment(3, { last: 20 }), missing: true }, segment(4, { last: 28 }), segment(5, { last: 33, covered: 35 }, 5n * MB16 + 10n)];
+    const report = analyzeChain([full], rows, {});
+    expect(report.windows).toEqual([{ from: t(10).toISOString(), to: t(12).toISOString() }]);
+    expect(report).toMatchObject({ gaps: 1, chainBroken: true, brokenSince: t(12) });
+    expect(report.brokenReason).toMatch(/after 000000010000000000000002 is missing from the store/);
+    // A newer full past the hole starts a new chain and a new window.
+    const second: FullBase = { id: 'f2', time: t(29), endLsn: 5n * MB16 + 5n, timeline: 1, storedBytes: 10 };
+    const healed = analyzeChain([full, second], rows, {});
+    expect(healed.chainBroken).toBe(false);
+    expect(healed.windows).toEqual([{ from: t(10).toISOString(), to: t(12).toISOString() }, { from: t(29).toISOString(), to: t(35).toISOString() }]);
+  });
+
+  it('a new timeline breaks the chain until a full is taken on it', () => {
+    const rows = [segment(2, { last: 12 }), { ...segment(3, { last: 20 }), timeline: 2 }];
+    expect(analyzeChain([full], rows, {})).toMatchObject({ chainBroken: true, brokenReason: expect.stringMatching(/timeline 2/) });
+  });
+
+  it('a restore takes the newest full whose chain reaches the time and the segments up to the first commit after it', () => {
+    const rows = [segment(2, { first: 5, last: 12 }), segment(3, { first: 13, last: 20 }), segment(4, { first: 21, last: 25, covered: 30 }, 4n * MB16 + 900n)];
+    const report = analyzeChain([full], rows, {});
+    const mid = chooseChain(report, t(14))!;
+    expect(mid.segments.map((s) => s.name)).toEqual(['000000010000000000000002', '000000010000000000000003']);
+    expect(mid.toEnd).toBe(false);
+    // After the last commit but inside the covered end: replay everything, no target time to wait for.
+    const idle = chooseChain(report, t(28))!;
+    expect(idle.segments).toHaveLength(3);
+    expect(idle.toEnd).toBe(true);
+    expect(chooseChain(report, t(9))).toBeUndefined();
+    expect(chooseChain(report, t(31))).toBeUndefined();
+  });
+});

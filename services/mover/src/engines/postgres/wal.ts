@@ -1,0 +1,112 @@
+/**
+ * PostgreSQL write-ahead log arithmetic and reading: LSNs, WAL file names, and what `pg_waldump` says about a
+ * segment (where its last complete record ends, its commits and their times).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { findExecutable } from '../process.ts';
+import { pgBinDirs } from './tools.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** The default WAL segment size; the streamer reads the server's own `wal_segment_size`. */
+export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
+
+export function parseLsn(lsn: string): bigint {
+  const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(lsn.trim());
+  if (!match) throw new Error(`"${lsn}" is not a WAL position (X/Y)`);
+  return (BigInt(`0x${match[1]}`) << 32n) | BigInt(`0x${match[2]}`);
+}
+
+export function formatLsn(value: bigint): string {
+  return `${(value >> 32n).toString(16).toUpperCase()}/${(value & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
+/** The WAL file holding `lsn` on `timeline` (`pg_walfile_name`, but for the segment that contains the position). */
+export function walFileName(timeline: number, lsn: bigint, segmentBytes = DEFAULT_SEGMENT_BYTES): string {
+  const segno = lsn / BigInt(segmentBytes);
+  const perXlogId = 0x100000000n / BigInt(segmentBytes);
+  const hex = (n: bigint | number) => n.toString(16).toUpperCase().padStart(8, '0');
+  return `${hex(timeline)}${hex(segno / perXlogId)}${hex(segno % perXlogId)}`;
+}
+
+/** Timeline and first position of a WAL file name. */
+export function parseWalFileName(name: string, segmentBytes = DEFAULT_SEGMENT_BYTES): { timeline: number; start: bigint } {
+  if (!/^[0-9A-F]{24}$/.test(name)) throw new Error(`"${name}" is not a WAL file name`);
+  const timeline = Number.parseInt(name.slice(0, 8), 16);
+  const perXlogId = 0x100000000n / BigInt(segmentBytes);
+  const segno = BigInt(`0x${name.slice(8, 16)}`) * perXlogId + BigInt(`0x${name.slice(16, 24)}`);
+  return { timeline, start: segno * BigInt(segmentBytes) };
+}
+
+export interface WalSummary {
+  /** Right after the last complete record. */
+  endPos: bigint;
+  commits: number;
+  firstTime?: string;
+  lastTime?: string;
+}
+
+const COMMIT = /desc: (?:COMMIT|COMMIT_PREPARED \d+:?) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) UTC/;
+const RECORD = /lsn: ([0-9A-F]+\/[0-9A-F]+), prev [0-9A-F]+\/[0-9A-F]+, desc:/;
+const END = /(?:invalid record length|invalid magic number|record with incorrect prev-link|could not find a valid record|contrecord is requested) at ([0-9A-F]+\/[0-9A-F]+)/;
+
+/** `2026-11-25 19:25:03.582201` (UTC) as RFC 3339 with microseconds kept. */
+function commitTime(text: string): string {
+  const [date, time] = text.split(' ') as [string, string];
+  const [whole, fraction = ''] = time.split('.');
+  return `${date}T${whole}.${fraction.padEnd(6, '0')}Z`;
+}
+
+/** Reads pg_waldump's record lines (TZ=UTC): the commits and their times, and where the valid records end. */
+export function parseWaldump(output: string, segmentStart: bigint, segmentBytes: number): WalSummary {
+  let commits = 0;
+  let firstTime: string | undefined;
+  let lastTime: string | undefined;
+  let endPos: bigint | undefined;
+  let lastRecord: bigint | undefined;
+  for (const line of output.split('\n')) {
+    const commit = COMMIT.exec(line);
+    if (commit?.[1]) {
+      const at = commitTime(commit[1]);
+      commits += 1;
+      firstTime ??= at;
+      lastTime = at;
+    }
+    const record = RECORD.exec(line);
+    if (record?.[1]) lastRecord = parseLsn(record[1]);
+    const end = END.exec(line);
+    if (end?.[1]) endPos = parseLsn(end[1]);
+  }
+  // No error line: the records run to the end of the segment.
+  if (endPos === undefined) endPos = lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes);
+  return { endPos, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+}
+
+/** pg_waldump of the server's major version (older majors cannot read newer WAL and the reverse). */
+export function waldumpFor(major: number): string {
+  const exact = findExecutable('pg_waldump', [`/usr/lib/postgresql/${major}/bin`, `/usr/pgsql-${major}/bin`]);
+  const found = exact ?? findExecutable('pg_waldump', pgBinDirs());
+  if (!found) throw new Error(`pg_waldump is not installed; the WAL of PostgreSQL ${major} cannot be read (install postgresql-${major} or the matching client tools)`);
+  return found;
+}
+
+/** Summarises one WAL file (complete or the current copy of a partial one), named as the segment it is. */
+export async function summarizeSegment(file: string, major: number, segmentBytes: number): Promise<WalSummary> {
+  const name = path.basename(file);
+  const { start } = parseWalFileName(name, segmentBytes);
+  const result = await execFileAsync(waldumpFor(major), ['--path', path.dirname(file), name], {
+    env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' },
+    maxBuffer: 512 * 1024 * 1024,
+  }).catch((error: { stdout?: string; stderr?: string; code?: number }) => {
+    // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
+    if (typeof error.stdout === 'string' && END.test(error.stderr ?? '')) return { stdout: error.stdout, stderr: error.stderr ?? '' };
+    throw new Error(`pg_waldump ${name}: ${(error.stderr ?? String(error)).trim()}`);
+  });
+  return parseWaldump(`${result.stdout}\n${result.stderr}`, start, segmentBytes);
+}
+
+export function isWalFileName(name: string): boolean {
+  return /^[0-9A-F]{24}$/.test(name);
+}

@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
+import { createS3Client, listKeys, removeObjects, runUploadPipeline, type S3Client } from '@strata/stream';
+import { open } from '../engines/postgres/shared.ts';
+import { formatLsn, parseWalFileName, summarizeSegment } from '../engines/postgres/wal.ts';
+import { advanceSlot, completeSegments, ensureSlot, flushLsn, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal } from '../engines/postgres/wal-receiver.ts';
+import type { Reporter } from '../reports.ts';
+import { messageOf } from './backup.ts';
+
+/** How often finished segments are looked for; partial uploads follow the job's own interval. */
+const SCAN_MS = 1000;
+/** How long a cut waits for the receiver to hold everything the server had flushed when the cut began. */
+const CATCH_UP_MS = 10_000;
+
+export interface StreamControl {
+  /** Resolves when the catalog asks this stream to stop (the target was suspended, deleted or lost change capture). */
+  stopped: Promise<{ release: boolean }>;
+}
+
+interface Cut {
+  coveredUntil?: string;
+  coveredPos?: string;
+}
+
+/**
+ * Streams a Postgres target's WAL into the store until the catalog stops it or the mover shuts down: every
+ * finished segment, and the one being written every `partialIntervalMs`, is compressed, encrypted and uploaded as
+ * a segment; the slot is advanced only past what is in the store, so a crash of the mover or of Postgres loses no WAL.
+ */
+export async function runStream(job: StreamJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
+  if (job.database.engine !== 'postgres') throw new Error(`change capture of ${job.database.engine} is not available in this release`);
+  const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: Cut & { lagSeconds?: number; brokenReason?: string } = {}) =>
+    reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });
+  let client: pg.Client | undefined;
+  let receiver: Receiver | undefined;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-wal-'));
+  try {
+    client = await open(job.database, 'postgres');
+    if (!(await lockStream(client, job.slot))) {
+      await status('stopped', `another streamer already streams ${job.namespace}/${job.name} (slot ${job.slot})`);
+      return;
+    }
+    const server = await serverWal(client);
+    const slot = await ensureSlot(client, job.slot);
+    const from = formatLsn(slot.restartLsn);
+    await status('streaming', `streaming WAL from ${from} on timeline ${server.timeline} (slot ${job.slot}${slot.created ? ', created' : ''})`, slot.lost ? { brokenReason: `replication slot ${job.slot} lost WAL the chain needed (max_slot_wal_keep_size); the next full backup starts a new chain` } : {});
+    receiver = startReceiver(job.database, dir, server.timeline, slot.restartLsn, server.segmentBytes, server.major);
+    const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal);
+    let nextCut = Date.now() + job.partialIntervalMs;
+    let stop = false;
+    let release = false;
+    void control.stopped.then((asked) => {
+      stop = true;
+      release = asked.release;
+    });
+    const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
+    while (!stop && !signal.aborted) {
+      const problem = await Promise.race([failed, sleep(SCAN_MS, signal)]);
+      if (problem) throw new Error(`pg_receivewal: ${problem.message}`);
+      const finished = await streamer.uploadFinished();
+      if (finished !== undefined) await advanceSlot(client, job.slot, finished);
+      if (Date.now() >= nextCut) {
+        nextCut = Date.now() + job.partialIntervalMs;
+        const cut = await streamer.cut(client);
+        await status('streaming', `streaming; covered up to ${cut.coveredPos ?? 'unknown'}`, { ...cut, ...(cut.coveredUntil ? { lagSeconds: Math.max(0, (Date.now() - Date.parse(cut.coveredUntil)) / 1000) } : {}) });
+      }
+    }
+    await receiver.stop();
+    // What finished before the stop is uploaded; the rest stays in the slot for the next streamer.
+    const finished = await streamer.uploadFinished();
+    if (finished !== undefined) await advanceSlot(client, job.slot, finished);
+    if (release) await client.query('SELECT pg_drop_replication_slot($1)', [job.slot]).catch(() => undefined);
+    await status('stopped', signal.aborted ? 'the mover is shutting down; another streamer takes over' : `stopped by the catalog${release ? `; slot ${job.slot} released` : ''}`);
+    if (signal.aborted) throw new Error('the mover is shutting down');
+  } catch (error) {
+    if (!signal.aborted) await status('failed', messageOf(error)).catch(() => undefined);
+    throw error;
+  } finally {
+    await receiver?.stop();
+    await client?.end().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+class SegmentUploader {
+  private lastPartialEnd = -1n;
+  private readonly partialKeys = new Map<string, string[]>();
+  private readonly compressed: boolean;
+  private readonly job: StreamJob;
+  private readonly client: S3Client;
+  private readonly reporter: Reporter;
+  private readonly server: ServerWal;
+  private readonly dir: string;
+  private readonly signal: AbortSignal;
+
+  constructor(job: StreamJob, client: S3Client, reporter: Reporter, server: ServerWal, dir: string, signal: AbortSignal) {
+    this.job = job;
+    this.client = client;
+    this.reporter = reporter;
+    this.server = server;
+    this.dir = dir;
+    this.signal = signal;
+    this.compressed = job.compression.algorithm === 'zstd';
+  }
+
+  /** Uploads every finished segment, oldest first; answers the end of the last one (where the slot may advance to). */
+  async uploadFinished(): Promise<bigint | undefined> {
+    let end: bigint | undefined;
+    for (const name of completeSegments(this.dir, this.server.segmentBytes)) {
+      const file = path.join(this.dir, name);
+      const { start } = parseWalFileName(name, this.server.segmentBytes);
+      const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes);
+      end = start + BigInt(this.server.segmentBytes);
+      await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
+      await this.removePartials(name);
+      fs.rmSync(file);
+    }
+    return end;
+  }
+
+  /**
+   * Uploads the segment being written as a partial one. It covers the moment the cut began once it holds the
+   * server's flush position of that moment; an idle server's unchanged segment is not uploaded again.
+   */
+  async cut(client: pg.Client): Promise<Cut> {
+    const began = new Date();
+    const flushed = await flushLsn(client);
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (;;) {
+      const partial = partialSegment(this.dir);
+      if (!partial) return {};
+      const name = partial.slice(0, -'.partial'.length);
+      const { start } = parseWalFileName(name, this.server.segmentBytes);
+      const copyDir = fs.mkdtempSync(path.join(this.dir, 'cut-'));
+      try {
+        const copy = path.join(copyDir, name);
+        fs.copyFileSync(path.join(this.dir, partial), copy);
+        const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes);
+        const holds = summary.endPos >= flushed || flushed >= start + BigInt(this.server.segmentBytes);
+        if (!holds && Date.now() < deadline) {
+          await sleep(200, this.signal);
+          continue;
+        }
+        const coveredUntil = holds ? began.toISOString() : summary.lastTime;
+        if (summary.endPos > this.lastPartialEnd && summary.endPos > start) {
+          await this.upload(copy, name, summary, true, coveredUntil);
+          this.lastPartialEnd = summary.endPos;
+        }
+        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: formatLsn(summary.endPos) };
+      } finally {
+        fs.rmSync(copyDir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  private async upload(file: string, name: string, summary: { endPos: bigint; commits: number; firstTime?: string; lastTime?: string }, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+    const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
+    const endPos = formatLsn(summary.endPos);
+    const key = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, timeline, name, this.compressed, partial ? endPos : undefined);
+    const stored = await runUploadPipeline({
+      source: fs.createReadStream(file),
+      compression: this.job.compression,
+      recipients: this.job.store.ageRecipients,
+      client: this.client,
+      bucket: this.job.store.bucket,
+      key,
+      partSizeBytes: this.job.store.partSizeBytes,
+      concurrency: 1,
+      bandwidthBytesPerSecond: 0,
+      stallTimeoutMs: 60_000,
+      signal: this.signal,
+      contentType: 'application/octet-stream',
+    });
+    if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
+    const segment: SegmentReport = {
+      chainID: `${this.server.systemId}-${timeline}`,
+      timeline,
+      name,
+      key,
+      startPos: formatLsn(start),
+      endPos,
+      commits: summary.commits,
+      ...(summary.firstTime ? { firstTime: summary.firstTime } : {}),
+      ...(summary.lastTime ? { lastTime: summary.lastTime } : {}),
+      sha256: stored.sha256,
+      size: stored.storedBytes,
+      rawSize: stored.rawBytes,
+      partial,
+      compression: this.job.compression.algorithm,
+      uploadedAt: new Date().toISOString(),
+      ...(coveredUntil ? { coveredUntil } : {}),
+    };
+    await this.reporter.report('segment.uploaded', { streamId: this.job.streamId, namespace: this.job.namespace, name: this.job.name, segment });
+  }
+
+  /** A finished segment replaces its partial uploads (this streamer's and those a stopped one left). */
+  private async removePartials(name: string): Promise<void> {
+    const { timeline } = parseWalFileName(name, this.server.segmentBytes);
+    const prefix = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, timeline, name, false, 'X').replace(/X\.age$/, '');
+    const keys = new Set(this.partialKeys.get(name) ?? []);
+    for await (const key of listKeys(this.client, this.job.store.bucket, prefix)) keys.add(key);
+    if (keys.size) await removeObjects(this.client, this.job.store.bucket, [...keys]).catch(() => undefined);
+    this.partialKeys.delete(name);
+    this.lastPartialEnd = -1n;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve(undefined);
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
