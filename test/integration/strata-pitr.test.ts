@@ -187,6 +187,39 @@ describe('point-in-time restore (postgres)', () => {
     expect(new Set(keys).size).toBe(keys.length);
   }, 180_000);
 
+  it('loses no WAL when Postgres restarts under the streamer', async () => {
+    writing = false;
+    await writer;
+    await server.stop();
+    server = await startPostgres({ stateDir, env: process.env, log: () => {} });
+    await admin.end().catch(() => undefined);
+    admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    writing = true;
+    writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
+    const back = Date.now() + 3000;
+    await waitFor('the window to pass the restart', async () => {
+      const t = await target();
+      return Date.parse(t.windows.at(-1).to) > back ? t : undefined;
+    }, 120_000);
+    expect(await target()).toMatchObject({ chainBroken: false, gaps: 0 });
+  }, 180_000);
+
+  it('pauses the stream while the target is suspended', async () => {
+    expect((await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/suspend', {})).status).toBe(200);
+    await waitFor('the streamer to stop', async () => {
+      const detail = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body;
+      return detail.status.pitr.streamerReady === false && !detail.status.pitr.streamId ? true : undefined;
+    }, 60_000);
+    expect((await h.call('operator', 'post', '/api/v1/targets/default/postgres-main/resume', {})).status).toBe(200);
+    const resumed = Date.now();
+    await waitFor('the stream to resume', async () => {
+      const t = await target();
+      return Date.parse(t.windows.at(-1).to) > resumed + 2000 ? t : undefined;
+    }, 120_000);
+    expect(await target()).toMatchObject({ chainBroken: false, gaps: 0 });
+  }, 240_000);
+
   it('restores exactly the rows committed up to five random moments of the window', async () => {
     const window = (await target()).windows.at(-1);
     const candidates = written.map((w, i) => i).filter((i) => i + 1 < written.length && written[i]!.committedAt > fullTime + 200 && written[i + 1]!.startedAt < Date.parse(window.to) - 200);

@@ -14,6 +14,8 @@ import { messageOf } from './backup.ts';
 const SCAN_MS = 1000;
 /** How long a cut waits for the receiver to hold everything the server had flushed when the cut began. */
 const CATCH_UP_MS = 10_000;
+/** How long a new streamer waits for the lock that a stopping one still holds. */
+const LOCK_WAIT_MS = 60_000;
 
 export interface StreamControl {
   /** Resolves when the catalog asks this stream to stop (the target was suspended, deleted or lost change capture). */
@@ -39,7 +41,20 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-wal-'));
   try {
     client = await open(job.database, 'postgres');
-    if (!(await lockStream(client, job.slot))) {
+    let stop = false;
+    let release = false;
+    void control.stopped.then((asked) => {
+      stop = true;
+      release = asked.release;
+    });
+    // A streamer being stopped (a suspend and a quick resume, a mover shutting down) holds the lock a little longer.
+    const lockedBy = Date.now() + LOCK_WAIT_MS;
+    let locked = await lockStream(client, job.slot);
+    while (!locked && !stop && !signal.aborted && Date.now() < lockedBy) {
+      await sleep(1000, signal);
+      locked = await lockStream(client, job.slot);
+    }
+    if (!locked) {
       await status('stopped', `another streamer already streams ${job.namespace}/${job.name} (slot ${job.slot})`);
       return;
     }
@@ -50,12 +65,6 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     receiver = startReceiver(job.database, dir, server.timeline, slot.restartLsn, server.segmentBytes, server.major);
     const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal);
     let nextCut = Date.now() + job.partialIntervalMs;
-    let stop = false;
-    let release = false;
-    void control.stopped.then((asked) => {
-      stop = true;
-      release = asked.release;
-    });
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     while (!stop && !signal.aborted) {
       const problem = await Promise.race([failed, sleep(SCAN_MS, signal)]);
