@@ -49,6 +49,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 /** One row per transaction, 40 ms apart, with a WAL switch every 50 rows so several segments complete. */
 async function write(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
   await client.connect();
   let n = 0;
   while (writing) {
@@ -96,6 +97,7 @@ async function idsIn(database: string): Promise<number[]> {
 beforeAll(async () => {
   server = await startPostgres({ stateDir, env: process.env, log: () => {} });
   admin = new pg.Client({ connectionString: server.adminUrl });
+  admin.on('error', () => {}); // the server restarts in a test below
   await admin.connect();
   await admin.query('CREATE DATABASE shop');
   const shop = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, '/shop') });
@@ -194,6 +196,7 @@ describe('point-in-time restore (postgres)', () => {
     server = await startPostgres({ stateDir, env: process.env, log: () => {} });
     await admin.end().catch(() => undefined);
     admin = new pg.Client({ connectionString: server.adminUrl });
+    admin.on('error', () => {});
     await admin.connect();
     writing = true;
     writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));

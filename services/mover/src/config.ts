@@ -7,7 +7,7 @@ export const moverConfig = z.object({
   /** Jobs one mover runs at once; the catalog's policy limits decide what is handed out. */
   MOVER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Change-log streams (point-in-time recovery) one mover runs at once, apart from backups and restores. */
-  MOVER_STREAMS: z.coerce.number().int().min(0).max(1000).default(16),
+  MOVER_STREAMS: z.coerce.number().int().min(1).max(1000).default(16),
   CONSUMER_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   HOST: z.string().default('127.0.0.1'),
   /** Health endpoint only; 0 picks a free port. */
