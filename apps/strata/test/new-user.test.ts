@@ -135,6 +135,29 @@ describe('resource status in the CLI', () => {
   });
 });
 
+describe('plan says what a restore to a moment takes, or why it cannot be done', () => {
+  it('prints the base, the segments and the windows; exit 1 with the reason outside every window', async () => {
+    const windows = [{ from: '2025-03-01T01:00:00.000Z', to: '2025-03-01T03:00:00.000Z' }];
+    fake.routes.set('GET /api/v1/targets/prod/orders/plan', (req, res) => {
+      const at = req.query.get('at');
+      const body = at === '2025-03-01T02:00:00.250Z'
+        ? { restorable: true, baseBackupID: 'b1', baseTime: '2025-03-01T01:00:00.000Z', targetTime: at, effectiveTime: at, segments: 7, bytes: 3 * 1024 * 1024, windows }
+        : { restorable: false, reason: `${at} lies outside every change-capture window`, segments: 0, bytes: 0, windows };
+      json(200, body)(req, res);
+    });
+    const ok = await run(['plan', 'prod/orders', '--at', '2025-03-01T02:00:00.250Z']);
+    expect(ok.code, ok.stderr + ok.stdout).toBe(0);
+    expect(ok.stdout).toContain('effective time:  2025-03-01T02:00:00.250Z');
+    expect(ok.stdout).toMatch(/base backup:\s+b1/);
+    expect(ok.stdout).toMatch(/segments:\s+7/);
+    expect(ok.stdout).toContain('restore windows:\n  2025-03-01 01:00:00Z .. 2025-03-01 03:00:00Z');
+    const outside = await run(['plan', 'prod/orders', '--at', '2020-01-01T00:00:00Z']);
+    expect(outside.code).toBe(1);
+    expect(outside.stdout).toMatch(/restorable:\s+no/);
+    expect(outside.stdout).toContain('lies outside every change-capture window');
+  });
+});
+
 describe('restore --mode download prints the link and its expiry', () => {
   const action = { message: 'Restore orders-restore-x of prod/orders from backup b1 is ready.', kind: 'Restore', namespace: 'prod', name: 'orders-restore-x', link: '/restores/prod/orders-restore-x' };
   const ready = { restore: { namespace: 'prod', name: 'orders-restore-x', target: 'prod/orders', phase: 'Succeeded', mode: 'download', downloadURL: 'https://s3.example.com/b/app.pgdump.zst.age?X-Amz-Signature=1', downloadExpires: '2025-03-02T04:00:00.000Z' } };
@@ -207,7 +230,7 @@ describe('the CLI', () => {
   const commands = [
     [], ['login'], ['logout'], ['whoami'], ['settings'], ['quickstart'], ['apply'], ['get'], ['get', 'resources'], ['get', 'resource'],
     ['delete'], ['delete', 'resource'], ['targets'], ['target'], ['suspend'], ['resume'], ['backup-now'], ['backups'], ['backup'],
-    ['inventory'], ['pin'], ['unpin'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
+    ['inventory'], ['pin'], ['unpin'], ['plan'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
     ['secret'], ['secret', 'set'], ['secret', 'list'], ['secret', 'delete'],
   ];
 

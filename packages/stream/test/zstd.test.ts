@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import { Readable, type Transform } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import { createCompressStream, createDecompressStream, resolveThreads, ZSTD_LEVELS, type CompressionOptions } from '../src/zstd.ts';
+import { createCompressStream, createDecompressStream, resolveThreads, zstdBinary, ZSTD_LEVELS, type CompressionOptions } from '../src/zstd.ts';
 
 /** Dump-like text: compressible, but not trivially (xorshift-driven, fast to make). */
 function dumpLike(bytes: number): Buffer {
@@ -31,7 +31,7 @@ function* pieces(data: Buffer, max = 200_000): Generator<Buffer> {
   }
 }
 
-async function run(data: Buffer, stream: Transform): Promise<Buffer> {
+async function run(data: Buffer, stream: Duplex): Promise<Buffer> {
   const out: Buffer[] = [];
   await pipeline(Readable.from(pieces(data)), stream, async (s: AsyncIterable<Buffer>) => {
     for await (const c of s) out.push(c);
@@ -56,10 +56,12 @@ describe('zstd streams', () => {
     { algorithm: 'zstd', level: 'better', threads: 0 },
     { algorithm: 'zstd', level: 'best', threads: 4 },
   ];
-  for (const options of cases) {
-    it(`zstd -d reads what we write (${options.level}, threads ${options.threads})`, async () => {
+  for (const [options, engine] of cases.flatMap((c) => [[c, 'the zstd program'], [c, 'the built-in encoder']] as const)) {
+    it(`zstd -d reads what we write (${options.level}, threads ${options.threads}, ${engine})`, async () => {
       const data = options.level === 'best' ? dumpLike(1_000_000) : dumpLike(14_000_000);
-      const compressed = await run(data, createCompressStream(options));
+      if (engine === 'the zstd program') expect(zstdBinary()).toBeDefined();
+      else process.env.STRATA_ZSTD = 'builtin';
+      const compressed = await run(data, createCompressStream(options)).finally(() => delete process.env.STRATA_ZSTD);
       expect(compressed.length).toBeLessThan(data.length / 2);
       const cli = execFileSync('zstd', ['-d', '-c'], { input: compressed, maxBuffer: 64 << 20 });
       expect(sha(cli)).toBe(sha(data));

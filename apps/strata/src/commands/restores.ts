@@ -37,6 +37,23 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
   }
 
   program
+    .command('plan')
+    .description('what a restore of a target to a moment would use, and whether that moment is restorable')
+    .argument('<target>', 'NS/NAME or NAME')
+    .option('--at <time>', 'point in time (RFC 3339) or "latest" (the default)')
+    .addHelpText('after', examples(
+      ['strata plan prod/orders --at 2025-03-01T02:00:00Z', 'the base backup, the WAL segments and the bytes; exit 1 when the moment is not restorable'],
+      ['strata plan prod/orders', 'the end of the newest change-capture window'],
+    ))
+    .action(async (ref: string, opts: { at?: string }, cmd: Command) => {
+      const r = parseRef(ref);
+      const c = await connect(cmd);
+      const plan = await expectData(c.api.GET('/targets/{ns}/{name}/plan', { params: { path: refParams(r), query: opts.at ? { at: opts.at } : {} } }));
+      emit(cmd, plan, render.plan);
+      if (plan.restorable === false) throw new ExitCode(1);
+    });
+
+  program
     .command('restore')
     .description('restore a target: to a new database, a download, a sandbox, or in place')
     .argument('<target>', 'NS/NAME or NAME of the target to restore')

@@ -72,3 +72,20 @@ export function progressText(p: Schema<'Progress'>): string {
   const bytes = p.totalBytes ? `${humanBytes(p.bytes ?? 0)} of ${humanBytes(p.totalBytes)}` : p.bytes ? humanBytes(p.bytes) : '';
   return [p.stage, bytes].filter(Boolean).join(' ') || '-';
 }
+
+/** A restore plan: what restoring to a moment takes, or why it cannot be done. */
+export function plan(p: Schema<'Plan'>): string {
+  const windows = (p.windows ?? []).map((w) => `${time(w.from)} .. ${time(w.to)}`);
+  let out = keyValues([
+    ['restorable', p.restorable ?? false],
+    ['reason', p.reason],
+    ['target time', p.targetTime],
+    ['effective time', p.effectiveTime],
+    ['base backup', p.baseBackupID],
+    ['base time', p.baseTime ? time(p.baseTime) : undefined],
+    ['segments', p.segments],
+    ['bytes', p.bytes !== undefined ? humanBytes(p.bytes) : undefined],
+  ]);
+  if (windows.length) out += `restore windows:\n${windows.map((w) => `  ${w}\n`).join('')}`;
+  return out;
+}

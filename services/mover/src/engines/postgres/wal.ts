@@ -50,7 +50,10 @@ export interface WalSummary {
 
 const COMMIT = /desc: (?:COMMIT|COMMIT_PREPARED \d+:?) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) UTC/;
 const RECORD = /lsn: ([0-9A-F]+\/[0-9A-F]+), prev [0-9A-F]+\/[0-9A-F]+, desc:/;
-const END = /(?:invalid record length|invalid magic number|record with incorrect prev-link|could not find a valid record|contrecord is requested) at ([0-9A-F]+\/[0-9A-F]+)/;
+/** Where reading stopped: `invalid record length at X/Y` names the end itself. */
+const END = /(?:(?:invalid record length|record with incorrect prev-link|contrecord is requested) at|could not find a valid record after) ([0-9A-F]+\/[0-9A-F]+)/;
+/** Otherwise (e.g. a page not written yet: `invalid magic number`) the start of the last good record is a safe end. */
+const FAILED_AFTER = /error in WAL record at ([0-9A-F]+\/[0-9A-F]+)/;
 
 /** `2026-11-25 19:25:03.582201` (UTC) as RFC 3339 with microseconds kept. */
 function commitTime(text: string): string {
@@ -76,8 +79,8 @@ export function parseWaldump(output: string, segmentStart: bigint, segmentBytes:
     }
     const record = RECORD.exec(line);
     if (record?.[1]) lastRecord = parseLsn(record[1]);
-    const end = END.exec(line);
-    if (end?.[1]) endPos = parseLsn(end[1]);
+    const end = END.exec(line) ?? FAILED_AFTER.exec(line);
+    if (end?.[1] && (endPos === undefined || END.test(line))) endPos = parseLsn(end[1]);
   }
   // No error line: the records run to the end of the segment.
   if (endPos === undefined) endPos = lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes);
@@ -101,7 +104,7 @@ export async function summarizeSegment(file: string, major: number, segmentBytes
     maxBuffer: 512 * 1024 * 1024,
   }).catch((error: { stdout?: string; stderr?: string; code?: number }) => {
     // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
-    if (typeof error.stdout === 'string' && END.test(error.stderr ?? '')) return { stdout: error.stdout, stderr: error.stderr ?? '' };
+    if (typeof error.stdout === 'string' && (FAILED_AFTER.test(error.stderr ?? '') || END.test(error.stderr ?? ''))) return { stdout: error.stdout, stderr: error.stderr ?? '' };
     throw new Error(`pg_waldump ${name}: ${(error.stderr ?? String(error)).trim()}`);
   });
   return parseWaldump(`${result.stdout}\n${result.stderr}`, start, segmentBytes);

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { formatLsn, parseLsn, parseWaldump, parseWalFileName, walFileName } from '../src/engines/postgres/wal.ts';
+
+const SEGMENT = 16 * 1024 * 1024;
+
+describe('WAL positions and files', () => {
+  it('reads and writes LSNs and names the file holding a position, and back', () => {
+    expect(parseLsn('0/301B348')).toBe(0x301b348n);
+    expect(formatLsn(parseLsn('1A/FF000028'))).toBe('1A/FF000028');
+    expect(walFileName(1, parseLsn('0/3000028'))).toBe('000000010000000000000003');
+    expect(walFileName(2, parseLsn('1A/FF000028'))).toBe('000000020000001A000000FF');
+    expect(parseWalFileName('000000020000001A000000FF')).toEqual({ timeline: 2, start: parseLsn('1A/FF000000') });
+    expect(() => parseLsn('3000028')).toThrow(/not a WAL position/);
+    expect(() => parseWalFileName('000000010000000000000003.partial')).toThrow(/not a WAL file name/);
+  });
+});
+
+describe('pg_waldump output', () => {
+  const commit = (lsn: string, at: string) => `rmgr: Transaction len (rec/tot):     34/    34, tx:        725, lsn: ${lsn}, prev 0/0301B2D8, desc: COMMIT ${at} UTC`;
+
+  it('counts commits with their times (microseconds kept) and ends where the next record would start', () => {
+    const out = [commit('0/03000100', '2026-11-25 19:25:03.5822'), commit('0/0301B320', '2026-11-25 19:25:06.938547'), 'pg_waldump: error: error in WAL record at 0/301B320: invalid record length at 0/301B348: wanted 24, got 0'].join('\n');
+    expect(parseWaldump(out, parseLsn('0/3000000'), SEGMENT)).toEqual({ endPos: parseLsn('0/301B348'), commits: 2, firstTime: '2026-11-25T19:25:03.582200Z', lastTime: '2026-11-25T19:25:06.938547Z' });
+  });
+
+  it('takes the last good record as the end when the next page is not written yet, and the start when nothing is', () => {
+    const unwritten = 'pg_waldump: error: error in WAL record at 0/3191DF98: invalid magic number 0000 in log segment 000000010000000000000031, offset 9560064';
+    expect(parseWaldump(unwritten, parseLsn('0/31000000'), SEGMENT).endPos).toBe(parseLsn('0/3191DF98'));
+    expect(parseWaldump('pg_waldump: error: could not find a valid record after 0/4000000', parseLsn('0/4000000'), SEGMENT).endPos).toBe(parseLsn('0/4000000'));
+  });
+
+  it('a segment read to its end without an error ends where the next one begins', () => {
+    expect(parseWaldump(commit('0/03FFFF00', '2026-11-25 19:25:03.5'), parseLsn('0/3000000'), SEGMENT).endPos).toBe(parseLsn('0/4000000'));
+  });
+});
