@@ -118,7 +118,7 @@ async function backup(job: BackupJob): Promise<typeof result> {
   await runBackup(job, reporter, controller.signal);
 
   const summary = reports.map((r) => ({ type: r.type, atSeconds: r.atSeconds }));
-  const firstDump = progress.find((p) => p.progress.stage.startsWith('dump '));
+  const firstDump = progress.find((p) => p.progress.stage.startsWith('dump ') || p.progress.stage === 'base backup');
   const inventory = progress.find((p) => p.progress.stage === 'inventory');
   const base = { reports: summary, progressEvents: progress.length, lastProgress: progress.at(-1)?.progress };
   const last = reports.at(-1);
