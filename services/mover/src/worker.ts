@@ -85,31 +85,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     }
   };
 
-  const consumer: RunningConsumer = await bus.consume<OpenedJob>({
-    stream: STRATA_JOBS_STREAM,
-    durable: consumerName(options.consumerPrefix, 'mover'),
-    subjects: (['backup.run', 'restore.run'] as const).map((type) => strataJobSubject(type, options.consumerPrefix)),
-    concurrency: options.concurrency,
-    ackWaitMs: ACK_WAIT_MS,
-    maxDeliver: 5,
-    retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS,
-    log,
-    decode: (payload) => openJob(payload, secretsKey),
-    handle,
-  });
+  const consume = (name: string, types: Array<OpenedJob['type']>, limits: { concurrency: number; maxDeliver: number; retryDelaysMs: readonly number[] }): Promise<RunningConsumer> =>
+    bus.consume<OpenedJob>({
+      stream: STRATA_JOBS_STREAM,
+      durable: consumerName(options.consumerPrefix, name),
+      subjects: types.map((type) => strataJobSubject(type, options.consumerPrefix)),
+      ackWaitMs: ACK_WAIT_MS,
+      log,
+      decode: (payload) => openJob(payload, secretsKey),
+      handle,
+      ...limits,
+    });
+  const consumer = await consume('mover', ['backup.run', 'restore.run'], { concurrency: options.concurrency, maxDeliver: 5, retryDelaysMs: options.retryDelaysMs ?? RETRY_DELAYS_MS });
   // A stream runs until stopped; one that ends in failure (or with the mover) is offered again soon, to any mover.
-  const streams: RunningConsumer = await bus.consume<OpenedJob>({
-    stream: STRATA_JOBS_STREAM,
-    durable: consumerName(options.consumerPrefix, 'mover-streams'),
-    subjects: [strataJobSubject('stream.run', options.consumerPrefix)],
-    concurrency: options.streams ?? 16,
-    ackWaitMs: ACK_WAIT_MS,
-    maxDeliver: 1000,
-    retryDelaysMs: options.retryDelaysMs ?? STREAM_RETRY_DELAYS_MS,
-    log,
-    decode: (payload) => openJob(payload, secretsKey),
-    handle,
-  });
+  const streams = await consume('mover-streams', ['stream.run'], { concurrency: options.streams ?? 16, maxDeliver: 1000, retryDelaysMs: options.retryDelaysMs ?? STREAM_RETRY_DELAYS_MS });
   return {
     active: () => running,
     async stop() {
