@@ -287,7 +287,7 @@ export interface SegmentReport {
   coveredUntil?: string;
 }
 /**
- * catalog -> mover: stream a target's change log (postgres WAL) into segments until told to stop (sealed on the wire).
+ * catalog -> mover: stream a target's change log (postgres WAL, mysql binlogs) into segments until told to stop (sealed on the wire).
  */
 export interface StreamJob {
   streamId: string;
@@ -317,6 +317,10 @@ export interface StreamJob {
    * How often the segment being written is uploaded as a partial one (pitr.partialInterval).
    */
   partialIntervalMs: number;
+  /**
+   * mysql: the binlog file to start from (the newest one in the store, or the newest full's); absent: the server's current file.
+   */
+  startFile?: string;
 }
 /**
  * mover -> catalog: how a target's streamer is doing (sent at start, on every cut and when it stops).

@@ -50,7 +50,7 @@ export async function planFor(conn: DbOrTx, resources: ResourceRepository, targe
   if (backups.length === 0) throw new AppError('not-restorable', `Target ${namespace}/${name} has no completed backup yet.`);
   const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
   const pitr = (target.status as { pitr?: TargetPitrStatus }).pitr;
-  const capture = target.spec.engine === 'postgres' && pitrSettings(target, policy).enabled && mayReplicate(pitr);
+  const capture = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(pitr);
   const report = capture ? await chainReport(conn, target) : undefined;
   if (report && report.windows.length > 0 && at !== undefined) return exactPlan(report, backups, at, atText as string);
   if (report && report.windows.length > 0 && at === undefined) return exactPlan(report, backups, 'latest', 'latest');

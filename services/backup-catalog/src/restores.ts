@@ -152,8 +152,8 @@ export function createRestoreService(deps: RestoreDeps) {
         databases: wanted ?? databases,
         bandwidthBytesPerSecond: bundle.policy.spec.limits?.restoreBandwidth ? parseQuantity(bundle.policy.spec.limits.restoreBandwidth) : 0,
         stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
-        ...(physical && plan?.recoverTo ? { at: plan.recoverTo } : {}),
-        ...(physical && segments.length ? { segments } : {}),
+        ...(plan?.recoverTo && (physical || segments.length) ? { at: plan.recoverTo } : {}),
+        ...(segments.length ? { segments } : {}),
       };
       row = await tx.restore.create({
         data: {

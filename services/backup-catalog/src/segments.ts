@@ -7,8 +7,11 @@ import type { ResourceRepository, StoredResource } from './resources.ts';
 
 export type SegmentRecord = NonNullable<Awaited<ReturnType<Db['segment']['findUnique']>>>;
 
-export function parseLsn(lsn: string): bigint {
-  const [high = '0', low = '0'] = lsn.split('/');
+/** A position as a number that orders: a Postgres LSN (`X/Y`), or a binlog `<file>.<n>:<offset>` as n·2³² + offset. */
+export function parseLsn(position: string): bigint {
+  const binlog = /\.(\d+):(\d+)$/.exec(position);
+  if (binlog) return (BigInt(binlog[1]!) << 32n) + BigInt(binlog[2]!);
+  const [high = '0', low = '0'] = position.split('/');
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
@@ -79,20 +82,21 @@ export function pitrFields(report: ChainReport): Partial<TargetPitrStatus> {
   };
 }
 
-/** The physical fulls of a target that a chain can start from. */
+/**
+ * The fulls of a target that a chain can start from: Postgres physical ones (consistent at their end LSN), and
+ * MariaDB/MySQL dumps that recorded their binlog position (restorable from their completion on, conservatively).
+ */
 export async function physicalFulls(conn: DbOrTx, namespace: string, targetName: string): Promise<FullBase[]> {
   const rows = await conn.backup.findMany({ where: { namespace, targetName, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'asc' } });
   const fulls: FullBase[] = [];
   for (const row of rows) {
-    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; position?: { endLSN?: string; timeline?: number } };
-    if (manifest.mode !== 'physical' || !manifest.position?.endLSN) continue;
-    fulls.push({
-      id: row.id,
-      time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt),
-      endLsn: parseLsn(manifest.position.endLSN),
-      timeline: manifest.position.timeline ?? 1,
-      storedBytes: Number(row.storedBytes),
-    });
+    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
+    const base = { id: row.id, timeline: manifest.position?.timeline ?? 1, storedBytes: Number(row.storedBytes) };
+    if (manifest.mode === 'physical' && manifest.position?.endLSN) {
+      fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN) });
+    } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
+      fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`) });
+    }
   }
   return fulls;
 }
@@ -113,7 +117,7 @@ export function segmentView(row: SegmentRecord) {
   return {
     seq: Number(row.seq),
     target: `${row.namespace}/${row.targetName}`,
-    engine: 'postgres',
+    engine: row.startPos.includes(':') ? 'mysql' : 'postgres',
     chainID: row.chainId,
     timeline: row.timeline,
     name: row.name,

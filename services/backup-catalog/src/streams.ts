@@ -40,7 +40,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
   async function wants(tx: Tx, target: StoredResource<TargetSpec>) {
     const policy = await findPolicy(tx, resources, target.metadata.namespace, target.spec.policy);
     const settings = pitrSettings(target, policy);
-    const ok = target.spec.engine === 'postgres' && settings.enabled && !target.spec.suspend && mayReplicate(pitrOf(target)) && policy !== undefined;
+    const ok = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && settings.enabled && !target.spec.suspend && mayReplicate(pitrOf(target)) && policy !== undefined;
     return { ok, policy, settings };
   }
 
@@ -58,7 +58,18 @@ export function createStreamSupervisor(deps: StreamDeps) {
       store: { ...(await storeAccess(tx, deps.secrets, store)), ageRecipients: store.spec.encryption.ageRecipients },
       compression: { algorithm: compression.algorithm ?? 'zstd', level: compression.level ?? 'default', threads: compression.threads ?? 0 },
       partialIntervalMs,
+      ...(target.spec.engine === 'mysql' ? await binlogStart(tx, target) : {}),
     };
+  }
+
+  /** A binlog streamer starts at the newest file in the store (uploaded again whole), else at the newest full's file. */
+  async function binlogStart(tx: Tx, target: StoredResource<TargetSpec>): Promise<{ startFile?: string }> {
+    const { namespace, name } = target.metadata;
+    const newest = await tx.segment.findFirst({ where: { namespace, targetName: name, missing: false }, orderBy: { startLsn: 'desc' } });
+    if (newest) return { startFile: newest.name };
+    const fulls = await tx.backup.findMany({ where: { namespace, targetName: name, phase: 'Succeeded' }, orderBy: { completedAt: 'desc' }, take: 1 });
+    const file = ((fulls[0]?.manifest ?? {}) as { position?: { binlogFile?: string } }).position?.binlogFile;
+    return file ? { startFile: file } : {};
   }
 
   /** One pass over the targets. */

@@ -66,7 +66,7 @@ export function createTargetService(deps: BackupDeps) {
     const store = policy ? await findStore(conn, resources, policy.metadata.namespace, policy.spec.store) : undefined;
     const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus };
     const denied = status.pitr?.replicationDenied;
-    const pitr = target.spec.engine === 'postgres' && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
+    const pitr = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
     const chain = pitr ? await chainReport(conn, target) : undefined;
     const suspended = target.spec.suspend === true;
     const { health, healthReason } = healthOf(target, policy, store, stats, now);

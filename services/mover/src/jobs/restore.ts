@@ -1,6 +1,11 @@
 import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
-import { createS3Client, downloadStream, runDownloadPipeline } from '@strata/stream';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createS3Client, downloadStream, runDownloadPipeline, type S3Client } from '@strata/stream';
+import { replayBinlogs } from '../engines/mysql/binlog.ts';
+import type { Position } from '../engines/types.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
@@ -59,13 +64,39 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       created.push(target);
       done += object.rawSize;
     }
+    const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position }, names, reporter, signal) : '';
     const summary = [...names].map(([from, to]) => `${from} → ${to}`).join(', ');
-    await reporter.report('restore.succeeded', { restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()], message: `restored ${summary} on ${job.destination.host}:${job.destination.port}` });
+    await reporter.report('restore.succeeded', { restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()], message: `restored ${summary} on ${job.destination.host}:${job.destination.port}${replayed}` });
   } catch (error) {
     if (engine !== 'mongodb') {
       const driver = driverFor(engine);
       for (const database of created) await driver.dropDatabase(job.destination, database).catch(() => undefined);
     }
     await reporter.report('restore.failed', { restoreId: job.restoreId, message: messageOf(error), finishedAt: new Date().toISOString() });
+  }
+}
+
+/** MariaDB/MySQL to a moment: the binlog segments after the dump's position, replayed into each restored database. */
+async function replayChanges(job: RestoreJob, client: S3Client, manifest: { position?: Position }, names: Map<string, string>, reporter: Reporter, signal: AbortSignal): Promise<string> {
+  const position = manifest.position;
+  if (!position?.binlogFile || position.binlogPos === undefined) throw new Error('the backup records no binlog position; it cannot be rolled forward');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
+  try {
+    const files: string[] = [];
+    for (const segment of job.segments ?? []) {
+      const file = path.join(dir, segment.name);
+      await runDownloadPipeline({
+        client, bucket: job.store.bucket, key: segment.key, expectedSha256: segment.sha256, identity: job.store.identity, compression: segment.compression,
+        sink: fs.createWriteStream(file), bandwidthBytesPerSecond: job.bandwidthBytesPerSecond, stallTimeoutMs: job.stallTimeoutMs, signal,
+      });
+      files.push(file);
+    }
+    for (const [source, target] of names) {
+      reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `replay binlogs into ${target}`, bytes: 0, totalBytes: 0 });
+      await replayBinlogs(job.destination, files, position.binlogPos, source, target, job.at);
+    }
+    return `; binlogs replayed from ${position.binlogFile}:${position.binlogPos}${job.at ? ` to the end of the second of ${job.at}` : ''}`;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ import { formatLsn, parseWalFileName, summarizeSegment } from '../engines/postgr
 import { advanceSlot, completeSegments, ensureSlot, flushLsn, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
+import { runBinlogStream } from './binlog-stream.ts';
 
 /** How often finished segments are looked for; partial uploads follow the job's own interval. */
 const SCAN_MS = 1000;
@@ -33,6 +34,7 @@ interface Cut {
  * a segment; the slot is advanced only past what is in the store, so a crash of the mover or of Postgres loses no WAL.
  */
 export async function runStream(job: StreamJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
+  if (job.database.engine === 'mysql') return runBinlogStream(job, reporter, signal, control);
   if (job.database.engine !== 'postgres') throw new Error(`change capture of ${job.database.engine} is not available in this release`);
   const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: Cut & { lagSeconds?: number; brokenReason?: string } = {}) =>
     reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });

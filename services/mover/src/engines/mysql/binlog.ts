@@ -1,0 +1,133 @@
+/**
+ * MariaDB/MySQL binary logs as a change stream: `mariadb-binlog --read-from-remote-server --raw --stop-never`
+ * copies the server's binlog files into a work directory; each file is a segment. A partial upload ends at the
+ * last transaction end (never inside a GTID group), found by decoding the file locally. Positions are written
+ * `<file>:<offset>`; a finished file ends where the next one starts (`<next file>:0`).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
+import { findExecutable, StderrTail } from '../process.ts';
+import { connectionArgs, envFor, mysqlTool, TOOL_DIRS } from './tools.ts';
+
+const execFileAsync = promisify(execFile);
+
+export function binlogTool(): string {
+  return findExecutable('mariadb-binlog', TOOL_DIRS()) ?? findExecutable('mysqlbinlog', TOOL_DIRS()) ?? 'mariadb-binlog';
+}
+
+/** `mariadb-bin.000003` → 3. */
+export function binlogIndex(name: string): number {
+  const match = /\.(\d+)$/.exec(name);
+  if (!match?.[1]) throw new Error(`"${name}" is not a binlog file name`);
+  return Number(match[1]);
+}
+
+export function nextBinlog(name: string): string {
+  const match = /^(.*\.)(\d+)$/.exec(name);
+  if (!match?.[1] || !match[2]) throw new Error(`"${name}" is not a binlog file name`);
+  return `${match[1]}${String(Number(match[2]) + 1).padStart(match[2].length, '0')}`;
+}
+
+export interface BinlogSummary {
+  /** Offset right after the last complete transaction (or event outside one). */
+  end: number;
+  commits: number;
+  firstTime?: string;
+  lastTime?: string;
+}
+
+const HEADER = /^#(\d\d)(\d\d)(\d\d) +(\d?\d):(\d\d):(\d\d) server id \d+ +end_log_pos (\d+)\b.*?\t(.*)$/;
+
+/** Reads `mariadb-binlog` output (TZ=UTC): transaction ends, commits and their times (whole seconds, as binlogs keep them). */
+export function parseBinlogText(text: string): BinlogSummary {
+  let end = 0;
+  let commits = 0;
+  let firstTime: string | undefined;
+  let lastTime: string | undefined;
+  let group: 'trans' | 'ddl' | undefined;
+  for (const line of text.split('\n')) {
+    const m = HEADER.exec(line);
+    if (!m) continue;
+    const [, yy, mo, dd, hh, mi, ss, pos, what = ''] = m;
+    const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
+    const offset = Number(pos);
+    if (/^GTID /.test(what)) {
+      group = /\btrans\b/.test(what) ? 'trans' : 'ddl';
+      continue;
+    }
+    const closes = group === undefined || (group === 'trans' && (/^Xid = /.test(what) || /^Query\b.*\bCOMMIT\b/.test(what))) || group === 'ddl';
+    if (!closes || offset === 0) continue;
+    if (group !== undefined) {
+      commits += 1;
+      firstTime ??= at;
+      lastTime = at;
+    }
+    group = undefined;
+    end = offset;
+  }
+  return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+}
+
+export async function summarizeBinlog(file: string): Promise<BinlogSummary> {
+  const { stdout } = await execFileAsync(binlogTool(), ['--no-defaults', '--base64-output=never', file], { env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, maxBuffer: 1024 * 1024 * 1024 }).catch(
+    (error: { stdout?: string; stderr?: string }) => {
+      // A copy taken while the server wrote may end inside an event: what came before it still counts.
+      if (typeof error.stdout === 'string' && error.stdout.length > 0) return { stdout: error.stdout };
+      throw new Error(`mariadb-binlog ${file}: ${(error.stderr ?? String(error)).trim()}`);
+    },
+  );
+  return parseBinlogText(stdout);
+}
+
+export interface BinlogReceiver {
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Copies the server's binlogs, from `startFile` on, into `dir` as they are written. */
+export function startBinlogReceiver(access: DatabaseAccess, dir: string, startFile: string): BinlogReceiver {
+  const child: ChildProcess = spawn(binlogTool(), [...connectionArgs(access), '--read-from-remote-server', '--raw', '--stop-never', `--result-file=${dir}/`, startFile], {
+    env: envFor(access),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const tail = new StderrTail();
+  child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
+  let stopping = false;
+  const done = new Promise<void>((resolve, reject) => {
+    child.once('error', (error) => reject(new Error(`mariadb-binlog could not start: ${error.message}`)));
+    child.once('close', (code, signal) => (stopping ? resolve() : reject(new Error(tail.text() || `mariadb-binlog exited (${code ?? signal})`))));
+  });
+  done.catch(() => {});
+  return {
+    done,
+    async stop() {
+      stopping = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await done.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Replays binlog files into `target` (a restored copy of `source`): from `startPosition` of the first file, only
+ * the events of `source`, renamed, up to the end of the second of `until` (binlogs keep whole seconds).
+ */
+export async function replayBinlogs(destination: DatabaseAccess, files: string[], startPosition: number, source: string, target: string, until?: string): Promise<void> {
+  const stop = until ? new Date(Math.floor(Date.parse(until) / 1000) * 1000 + 1000).toISOString().replace('T', ' ').slice(0, 19) : undefined;
+  const args = ['--no-defaults', `--start-position=${startPosition}`, `--database=${source}`, `--rewrite-db=${source}->${target}`, ...(stop ? [`--stop-datetime=${stop}`] : []), ...files];
+  const reader = spawn(binlogTool(), args, { env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const client = mysqlTool('client');
+  const writer = spawn(client.command, [...connectionArgs(destination), target], { env: envFor(destination), stdio: ['pipe', 'ignore', 'pipe'] });
+  reader.stdout.pipe(writer.stdin);
+  writer.stdin.on('error', () => {});
+  const finished = (child: ChildProcess, tool: string) => {
+    const tail = new StderrTail();
+    child.stderr?.on('data', (chunk: Buffer) => tail.push(chunk));
+    return new Promise<void>((resolve, reject) => {
+      child.once('error', (error) => reject(new Error(`${tool} could not start: ${error.message}`)));
+      child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${tool}: ${tail.text() || `exited with ${code}`}`))));
+    });
+  };
+  await Promise.all([finished(reader, 'mariadb-binlog'), finished(writer, client.tool)]);
+}

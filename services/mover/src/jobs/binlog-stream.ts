@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type mysql from 'mysql2/promise';
+import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
+import { createS3Client, runUploadPipeline, type S3Client } from '@strata/stream';
+import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver } from '../engines/mysql/binlog.ts';
+import { open, rows, str, num } from '../engines/mysql/shared.ts';
+import type { Reporter } from '../reports.ts';
+import { messageOf } from './backup.ts';
+import type { StreamControl } from './stream.ts';
+
+const SCAN_MS = 1000;
+const CATCH_UP_MS = 10_000;
+const LOCK_WAIT_MS = 60_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Streams a MariaDB/MySQL target's binlogs into the store: every finished binlog file, and the one being written
+ * every `partialIntervalMs` (cut at its last transaction end), compressed, encrypted and uploaded as a segment.
+ * The server keeps its binlogs (`expire_logs_days`); a new streamer starts at the file the catalog names.
+ */
+export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
+  const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: { coveredUntil?: string; coveredPos?: string; lagSeconds?: number } = {}) =>
+    reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });
+  let connection: mysql.Connection | undefined;
+  let receiver: BinlogReceiver | undefined;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-binlog-'));
+  let stop = false;
+  void control.stopped.then(() => (stop = true));
+  try {
+    connection = await open(job.database, undefined);
+    const lockedBy = Date.now() + LOCK_WAIT_MS;
+    const lock = async () => num((await rows(connection!, 'SELECT GET_LOCK(?, 0) AS l', [`strata-stream:${job.slot}`]))[0]?.l) === 1;
+    let locked = await lock();
+    while (!locked && !stop && !signal.aborted && Date.now() < lockedBy) {
+      await sleep(1000);
+      locked = await lock();
+    }
+    if (!locked) {
+      await status('stopped', `another streamer already streams ${job.namespace}/${job.name}`);
+      return;
+    }
+    const master = async () => {
+      const row = (await rows(connection!, 'SHOW MASTER STATUS'))[0];
+      if (!row) throw new Error('binary logging is off on the server (log_bin); change capture needs it');
+      return { file: str(row.File), position: num(row.Position) };
+    };
+    const serverId = str((await rows(connection, 'SELECT @@server_id AS id'))[0]?.id);
+    const startFile = job.startFile ?? (await master()).file;
+    await status('streaming', `streaming binlogs from ${startFile}`);
+    receiver = startBinlogReceiver(job.database, dir, startFile);
+    const uploader = new BinlogUploader(job, createS3Client(job.store), reporter, serverId, dir, signal);
+    const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
+    let nextCut = Date.now() + job.partialIntervalMs;
+    while (!stop && !signal.aborted) {
+      const problem = await Promise.race([failed, sleep(SCAN_MS).then(() => undefined)]);
+      if (problem) throw new Error(`mariadb-binlog: ${problem.message}`);
+      await uploader.uploadFinished();
+      if (Date.now() < nextCut) continue;
+      nextCut = Date.now() + job.partialIntervalMs;
+      const began = new Date();
+      const at = await master();
+      const cut = await uploader.cut(at, began);
+      await status('streaming', `streaming; covered up to ${cut.coveredPos ?? 'unknown'}`, { ...cut, ...(cut.coveredUntil ? { lagSeconds: Math.max(0, (Date.now() - Date.parse(cut.coveredUntil)) / 1000) } : {}) });
+    }
+    await receiver.stop();
+    await uploader.uploadFinished();
+    await status('stopped', signal.aborted ? 'the mover is shutting down; another streamer takes over' : 'stopped by the catalog');
+    if (signal.aborted) throw new Error('the mover is shutting down');
+  } catch (error) {
+    if (!signal.aborted) await status('failed', messageOf(error)).catch(() => undefined);
+    throw error;
+  } finally {
+    await receiver?.stop();
+    await connection?.end().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+class BinlogUploader {
+  private lastPartialEnd = -1;
+  private readonly job: StreamJob;
+  private readonly client: S3Client;
+  private readonly reporter: Reporter;
+  private readonly serverId: string;
+  private readonly dir: string;
+  private readonly signal: AbortSignal;
+
+  constructor(job: StreamJob, client: S3Client, reporter: Reporter, serverId: string, dir: string, signal: AbortSignal) {
+    this.job = job;
+    this.client = client;
+    this.reporter = reporter;
+    this.serverId = serverId;
+    this.dir = dir;
+    this.signal = signal;
+  }
+
+  private files(): string[] {
+    return fs.readdirSync(this.dir).filter((name) => /\.\d+$/.test(name)).sort((a, b) => binlogIndex(a) - binlogIndex(b));
+  }
+
+  /** Every file but the newest is finished (the server rotated): upload it whole. */
+  async uploadFinished(): Promise<void> {
+    const files = this.files();
+    for (const name of files.slice(0, -1)) {
+      const file = path.join(this.dir, name);
+      const summary = await summarizeBinlog(file);
+      await this.upload(file, name, summary, `${nextBinlog(name)}:0`, false, summary.lastTime);
+      fs.rmSync(file);
+      this.lastPartialEnd = -1;
+    }
+  }
+
+  /** The file being written, up to its last transaction end; it covers `began` once it holds the server's position then. */
+  async cut(master: { file: string; position: number }, began: Date): Promise<{ coveredUntil?: string; coveredPos?: string }> {
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (;;) {
+      const name = this.files().at(-1);
+      if (!name) return {};
+      const copy = path.join(this.dir, `.cut-${name}`);
+      fs.copyFileSync(path.join(this.dir, name), copy);
+      try {
+        const summary = await summarizeBinlog(copy);
+        const holds = binlogIndex(name) > binlogIndex(master.file) || (name === master.file && summary.end >= master.position);
+        if (!holds && Date.now() < deadline) {
+          await sleep(200);
+          continue;
+        }
+        const coveredUntil = holds ? began.toISOString() : summary.lastTime;
+        if (summary.end > this.lastPartialEnd) {
+          fs.truncateSync(copy, summary.end);
+          await this.upload(copy, name, summary, `${name}:${summary.end}`, true, coveredUntil);
+          this.lastPartialEnd = summary.end;
+        }
+        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: `${name}:${summary.end}` };
+      } finally {
+        fs.rmSync(copy, { force: true });
+      }
+    }
+  }
+
+  private async upload(file: string, name: string, summary: { commits: number; firstTime?: string; lastTime?: string }, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+    const compressed = this.job.compression.algorithm === 'zstd';
+    const key = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, 1, name, compressed, partial ? endPos.replace(':', '-') : undefined);
+    const stored = await runUploadPipeline({
+      source: fs.createReadStream(file),
+      compression: this.job.compression,
+      recipients: this.job.store.ageRecipients,
+      client: this.client,
+      bucket: this.job.store.bucket,
+      key,
+      partSizeBytes: this.job.store.partSizeBytes,
+      concurrency: 1,
+      bandwidthBytesPerSecond: 0,
+      stallTimeoutMs: 60_000,
+      signal: this.signal,
+      contentType: 'application/octet-stream',
+    });
+    const segment: SegmentReport = {
+      chainID: `${this.serverId}-1`,
+      timeline: 1,
+      name,
+      key,
+      startPos: `${name}:0`,
+      endPos,
+      commits: summary.commits,
+      ...(summary.firstTime ? { firstTime: summary.firstTime } : {}),
+      ...(summary.lastTime ? { lastTime: summary.lastTime } : {}),
+      sha256: stored.sha256,
+      size: stored.storedBytes,
+      rawSize: stored.rawBytes,
+      partial,
+      compression: this.job.compression.algorithm,
+      uploadedAt: new Date().toISOString(),
+      ...(coveredUntil ? { coveredUntil } : {}),
+    };
+    await this.reporter.report('segment.uploaded', { streamId: this.job.streamId, namespace: this.job.namespace, name: this.job.name, segment });
+  }
+}

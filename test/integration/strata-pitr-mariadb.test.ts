@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@sigil/kit/testing';
+import { startMariadb } from '@sigil/local-stack';
+import { startWorker, type Worker } from '@strata/mover';
+import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { createS3Client, removeObjects } from '@strata/stream';
+
+/**
+ * Point-in-time restore of MariaDB: a server of its own (binlog on, ROW, as the local stack runs it), a logical
+ * full that records its binlog position, binlogs streamed into the store, restores rolled forward to a moment.
+ * Binlogs keep whole seconds, so the writer leaves quiet seconds and the restores aim inside them.
+ */
+const bucket = `strata-pitr-my-${randomBytes(3).toString('hex')}`;
+const stateDir = mkdtempSync(path.join(tmpdir(), 'strata-pitr-my-'));
+let server: { adminUrl: string; port: number; stop(): Promise<void> };
+let admin: mysql.Connection;
+let h: CatalogHarness;
+let worker: Worker;
+let ticker: NodeJS.Timeout;
+const written: Array<{ id: number; at: number }> = [];
+let writing = true;
+let writer: Promise<void>;
+const restored: string[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+/** Three rows early in each second, every third second left quiet (and every sixth rotates the binlog). */
+async function write(): Promise<void> {
+  const c = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: 'root', database: 'shop' });
+  let second = 0;
+  while (writing) {
+    await sleep(1000 - (Date.now() % 1000) + 150);
+    if (++second % 3 === 0) {
+      if (second % 2 === 0) await c.query('FLUSH BINARY LOGS'); // a new file now and then: finished segments
+      continue;
+    }
+    for (let i = 0; i < 3; i++) {
+      const [result] = await c.query<mysql.ResultSetHeader>('INSERT INTO events (note) VALUES (?)', [`row ${second}.${i}`]);
+      written.push({ id: result.insertId, at: Date.now() });
+    }
+  }
+  await c.end();
+}
+
+async function target() {
+  return (await h.call('viewer', 'get', '/api/v1/targets/default/mysql-main')).body.target;
+}
+
+beforeAll(async () => {
+  server = await startMariadb({ stateDir, env: process.env, log: () => {} });
+  admin = await mysql.createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
+  await admin.query('CREATE DATABASE shop');
+  await admin.query('CREATE TABLE shop.events (id INT AUTO_INCREMENT PRIMARY KEY, note TEXT NOT NULL) ENGINE=InnoDB');
+  const dir = mkdtempSync(path.join(tmpdir(), 'strata-age-'));
+  execFileSync('age-keygen', ['-o', path.join(dir, 'identity.txt')], { stdio: 'ignore' });
+  const identity = execFileSync('cat', [path.join(dir, 'identity.txt')]).toString();
+  const recipient = execFileSync('age-keygen', ['-y', path.join(dir, 'identity.txt')]).toString().trim();
+  h = await startCatalogHarness('pitr_mariadb');
+  worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+  const docs = stackDocuments({ bucket, recipients: [recipient], identity, mysql: { host: '127.0.0.1', port: server.port, username: 'root' }, databases: { mysql: ['shop'] }, pitr: { enabled: true, partialInterval: '2s' } });
+  const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
+  expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+  await h.runtime.mirror();
+  await waitFor('the replication check', async () => ((await target()).pitr ? true : undefined), 30_000);
+  ticker = setInterval(() => void h.runtime.tick(), 500);
+  writer = write();
+}, 300_000);
+
+afterAll(async () => {
+  writing = false;
+  await writer?.catch(() => undefined);
+  clearInterval(ticker);
+  await worker?.stop();
+  await h?.close();
+  for (const database of restored) await admin?.query(`DROP DATABASE IF EXISTS \`${database}\``).catch(() => undefined);
+  await admin?.end().catch(() => undefined);
+  await server?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+}, 120_000);
+
+describe('point-in-time restore (mariadb)', () => {
+  let fullDone = 0;
+
+  it('streams binlogs and opens a window at a full that recorded its position', async () => {
+    await sleep(2000);
+    const res = await h.call('operator', 'post', '/api/v1/targets/default/mysql-main/backup-now', { reason: 'pitr test' });
+    expect(res.status).toBe(202);
+    const full = await waitFor('the full backup', async () => {
+      const row = await h.runtime.db.backup.findFirst({ where: { name: res.body.name } });
+      return row && (row.phase === 'Succeeded' || row.phase === 'Failed') ? row : undefined;
+    });
+    expect(full.phase, full.message).toBe('Succeeded');
+    expect((full.manifest as { position?: { binlogFile?: string } }).position?.binlogFile).toMatch(/\.\d+$/);
+    fullDone = full.completedAt!.getTime();
+    const t = await waitFor('a window past the full', async () => {
+      const t = await target();
+      return t.windows?.length && Date.parse(t.windows.at(-1).to) > fullDone + 8000 ? t : undefined;
+    }, 120_000);
+    expect(t).toMatchObject({ pitr: true, chainBroken: false, gaps: 0 });
+  }, 180_000);
+
+  it('loses no binlog when the mover is stopped mid-stream and another takes over', async () => {
+    await worker.stop();
+    await sleep(3000);
+    worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+    const back = Date.now() + 3000;
+    const t = await waitFor('the window to pass the outage', async () => {
+      const t = await target();
+      return Date.parse(t.windows.at(-1).to) > back ? t : undefined;
+    }, 120_000);
+    expect(t).toMatchObject({ chainBroken: false, gaps: 0 });
+  }, 180_000);
+
+  it('restores exactly the rows committed before quiet seconds of the window', async () => {
+    writing = false;
+    await writer;
+    const end = Date.parse((await target()).windows.at(-1).to);
+    const quiet: number[] = [];
+    for (let s = Math.ceil(fullDone / 1000) + 1; s * 1000 + 1000 < end && quiet.length < 3; s++) {
+      if (!written.some((w) => Math.floor(w.at / 1000) === s) && written.some((w) => w.at > s * 1000 + 1000)) quiet.push(s);
+    }
+    expect(quiet.length).toBe(3);
+    for (const [n, second] of quiet.entries()) {
+      const at = new Date(second * 1000 + 500).toISOString();
+      const plan = (await h.call('viewer', 'get', `/api/v1/targets/default/mysql-main/plan?at=${encodeURIComponent(at)}`)).body;
+      expect(plan, JSON.stringify(plan)).toMatchObject({ restorable: true });
+      const database = `pitr_my_${n}_${randomBytes(2).toString('hex')}`;
+      restored.push(database);
+      const res = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/mysql-main', mode: 'new', at, host: '127.0.0.1', port: server.port, database, credentialsSecret: 'mysql-credentials' });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const row = await waitFor(`restore ${res.body.name}`, async () => {
+        const r = await h.runtime.db.restore.findFirst({ where: { name: res.body.name } });
+        return r && (r.phase === 'Succeeded' || r.phase === 'Failed') ? r : undefined;
+      });
+      expect(row.phase, row.message).toBe('Succeeded');
+      expect(row.message).toMatch(/binlogs replayed from .*:\d+ to the end of the second of/);
+      const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${database}\`.events ORDER BY id`);
+      expect(rows.map((r) => r.id as number), `rows at ${at}`).toEqual(written.filter((w) => w.at < second * 1000).map((w) => w.id));
+    }
+  }, 300_000);
+});
+
+describe('a binlog missing from the store (mariadb)', () => {
+  it('breaks the chain with the reason', async () => {
+    const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/mysql-main/segments')).body.segments.filter((s: { partial: boolean }) => !s.partial);
+    expect(segments.length).toBeGreaterThan(2);
+    expect(segments[0]).toMatchObject({ engine: 'mysql', startPos: expect.stringMatching(/\.\d+:0$/) });
+    const victim = segments[segments.length - 2];
+    const s3 = s3Env();
+    const client = createS3Client({ endpoint: s3.endpoint, region: s3.region, pathStyle: true, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey });
+    await removeObjects(client, bucket, [victim.key]);
+    h.setNow(new Date(Date.now() + 120_000));
+    await h.runtime.mirror();
+    const detail = (await h.call('viewer', 'get', '/api/v1/targets/default/mysql-main')).body;
+    expect(detail.target).toMatchObject({ chainBroken: true, gaps: 1 });
+    expect(detail.status.pitr.brokenReason).toContain('missing from the store');
+  });
+});
