@@ -156,6 +156,19 @@ describe('point-in-time restore (mariadb)', () => {
   }, 300_000);
 });
 
+describe('a download to a moment (mariadb)', () => {
+  it('is a README with the dump, the binlogs and the replay command', async () => {
+    const at = new Date(Date.parse((await target()).windows.at(-1).to) - 1500).toISOString();
+    const res = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/mysql-main', mode: 'download', at });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const restore = (await h.call('viewer', 'get', `/api/v1/restores/${res.body.namespace}/${res.body.name}`)).body.restore;
+    expect(restore.phase).toBe('Succeeded');
+    const readme = await (await fetch(restore.downloadURL)).text();
+    expect(readme).toMatch(/mariadb-binlog --start-position=\d+ --database=shop --rewrite-db='shop->restored' --stop-datetime='/);
+    expect(readme).toContain('| mariadb restored');
+  });
+});
+
 describe('a binlog missing from the store (mariadb)', () => {
   it('breaks the chain with the reason', async () => {
     const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/mysql-main/segments')).body.segments.filter((s: { partial: boolean }) => !s.partial);

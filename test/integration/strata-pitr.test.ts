@@ -239,6 +239,19 @@ describe('point-in-time restore (postgres)', () => {
     }
   }, 600_000);
 
+  it('a download to a moment is a README with links to the base and the segments and the commands', async () => {
+    const window = (await target()).windows.at(-1);
+    const at = new Date(Date.parse(window.to) - 1000).toISOString();
+    const res = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'download', at });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const restore = (await h.call('viewer', 'get', `/api/v1/restores/${res.body.namespace}/${res.body.name}`)).body.restore;
+    expect(restore).toMatchObject({ phase: 'Succeeded', plan: { baseBackupID: full.id, targetTime: at } });
+    const readme = await (await fetch(restore.downloadURL)).text();
+    expect(readme).toContain('tar -x -C recovered/data');
+    expect(readme).toContain(`recovery_target_time = '${at}'`);
+    expect(readme.match(/> recovered\/wal\/[0-9A-F]{24}/g)?.length).toBe(restore.plan.segments);
+  });
+
   it('refuses a time outside the window instead of restoring an earlier state', async () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     const plan = (await h.call('viewer', 'get', `/api/v1/targets/default/postgres-main/plan?at=${encodeURIComponent(future)}`)).body;

@@ -20,10 +20,19 @@ export interface BundleContent {
  * A download of a physical restore: a README in the store with signed links to the base and each WAL segment
  * (still encrypted, as stored) and the commands that recover them by hand. Answers the README's signed link.
  */
-export async function writeRecoveryBundle(client: S3Client, bucket: string, where: { prefix: string; namespace: string; target: string; restoreId: string }, content: BundleContent): Promise<string> {
+type Where = { prefix: string; namespace: string; target: string; restoreId: string };
+
+const unpack = (o: { compression?: string }) => (o.compression === 'none' ? 'cat' : 'zstd -d');
+
+/** Puts the README next to the target's backups and answers its signed link. */
+async function putReadme(client: S3Client, bucket: string, where: Where, lines: string[], ttlSeconds: number): Promise<string> {
   const root = where.prefix.replace(/^\/+|\/+$/g, '');
   const key = `${root ? `${root}/` : ''}${where.namespace}/${where.target}/restores/${where.restoreId}/README.md`;
-  const unpack = (o: { compression?: string }) => (o.compression === 'none' ? 'cat' : 'zstd -d');
+  await putObjectUnique(client, bucket, key, Buffer.from(lines.join('\n'), 'utf8'), { disableConditionalPut: true, contentType: 'text/markdown; charset=utf-8' });
+  return await presignGet(client, bucket, key, ttlSeconds);
+}
+
+export async function writeRecoveryBundle(client: S3Client, bucket: string, where: Where, content: BundleContent): Promise<string> {
   const lines = [
     `# Recovery bundle of ${where.namespace}/${where.target}`,
     '',
@@ -62,6 +71,41 @@ export async function writeRecoveryBundle(client: S3Client, bucket: string, wher
     content.recoverTo ? `Recovery stops right after the last transaction committed at or before ${content.recoverTo}.` : 'Recovery replays every segment and stops at the end of the WAL.',
     '',
   );
-  await putObjectUnique(client, bucket, key, Buffer.from(lines.join('\n'), 'utf8'), { disableConditionalPut: true, contentType: 'text/markdown; charset=utf-8' });
-  return await presignGet(client, bucket, key, content.ttlSeconds);
+  return await putReadme(client, bucket, where, lines, content.ttlSeconds);
+}
+
+export interface BinlogBundleContent {
+  dump: BundleObject & { database?: string };
+  segments: SegmentObject[];
+  /** The dump's consistent position in the first binlog. */
+  startPosition: number;
+  recoverTo?: string;
+  ttlSeconds: number;
+}
+
+/** A download of a MariaDB/MySQL restore to a time: the dump, the binlogs after its position, and how to replay them. */
+export async function writeBinlogBundle(client: S3Client, bucket: string, where: Where, content: BinlogBundleContent): Promise<string> {
+  const database = content.dump.database ?? 'DATABASE';
+  const stop = content.recoverTo ? new Date(Math.floor(Date.parse(content.recoverTo) / 1000) * 1000 + 1000).toISOString().replace('T', ' ').slice(0, 19) : undefined;
+  const lines = [
+    `# Point-in-time bundle of ${where.namespace}/${where.target} (database ${database})`,
+    '',
+    `Links expire after ${Math.round(content.ttlSeconds / 60)} minutes. Every object is encrypted with age; you need the store's identity file.`,
+    '',
+    '```sh',
+    `mariadb -e 'CREATE DATABASE restored'`,
+    `curl -fsS '${await presignGet(client, bucket, content.dump.key, content.ttlSeconds)}' | age -d -i identity.txt | ${unpack(content.dump)} | mariadb restored`,
+    'mkdir -p binlogs',
+  ];
+  for (const segment of content.segments) {
+    lines.push(`curl -fsS '${await presignGet(client, bucket, segment.key, content.ttlSeconds)}' | age -d -i identity.txt | ${unpack(segment)} > binlogs/${segment.name}`);
+  }
+  lines.push(
+    `TZ=UTC mariadb-binlog --start-position=${content.startPosition} --database=${database} --rewrite-db='${database}->restored'${stop ? ` --stop-datetime='${stop}'` : ''} ${content.segments.map((s) => `binlogs/${s.name}`).join(' ')} | mariadb restored`,
+    '```',
+    '',
+    stop ? `The replay stops at the end of the second of ${content.recoverTo} (binlogs keep whole seconds).` : 'The replay applies every binlog in the bundle.',
+    '',
+  );
+  return await putReadme(client, bucket, where, lines, content.ttlSeconds);
 }

@@ -9,7 +9,7 @@ import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess, storeIdentity, type TargetBundle } from './stores.ts';
 import { planFor, type RestorePlan } from './plans.ts';
-import { writeRecoveryBundle } from './recovery-bundle.ts';
+import { writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 import type { ConsoleEvent } from './events.ts';
 
@@ -95,40 +95,28 @@ export function createRestoreService(deps: RestoreDeps) {
       ...(planRef ? { plan: planRef } : {}),
     };
     let row: RestoreRow;
+    const ready = (downloadUrl: string, message: string, database: string) =>
+      tx.restore.create({
+        data: { ...base, phase: 'Succeeded', message, destination: { mode: 'download', database }, downloadUrl, downloadExpires: new Date(now.getTime() + deps.downloadTtlSeconds * 1000), startedAt: now, completedAt: now },
+      });
+    const where = { namespace: targetNamespace, target: targetName, restoreId: id };
     if (request.mode === 'download' && physical) {
       const access = await storeAccess(tx, deps.secrets, bundle.store);
-      const bundleUrl = await writeRecoveryBundle(createS3Client(access), access.bucket, { prefix: access.prefix, namespace: targetNamespace, target: targetName, restoreId: id }, {
+      const url = await writeRecoveryBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, {
         base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: (manifest as { server?: { major?: number } }).server?.major, ttlSeconds: deps.downloadTtlSeconds,
       });
-      row = await tx.restore.create({
-        data: {
-          ...base,
-          phase: 'Succeeded',
-          message: `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to recover by hand`,
-          destination: { mode: 'download', database: '' },
-          downloadUrl: bundleUrl,
-          downloadExpires: new Date(now.getTime() + deps.downloadTtlSeconds * 1000),
-          startedAt: now,
-          completedAt: now,
-        },
-      });
+      row = await ready(url, `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to recover by hand`, '');
+    } else if (request.mode === 'download' && segments.length) {
+      const object = pickObject(dataObjects, request.database);
+      const access = await storeAccess(tx, deps.secrets, bundle.store);
+      const startPosition = (manifest as { position?: { binlogPos?: number } }).position?.binlogPos ?? 4;
+      const url = await writeBinlogBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, { dump: object, segments, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
+      row = await ready(url, `Point-in-time bundle of ${object.database ?? 'the backup'} from backup ${backup.id} with ${segments.length} binlogs${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to replay by hand`, object.database ?? '');
     } else if (request.mode === 'download') {
       const object = pickObject(dataObjects, request.database);
       const client = createS3Client(await storeAccess(tx, deps.secrets, bundle.store));
       const url = await presignGet(client, bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
-      const expires = new Date(now.getTime() + deps.downloadTtlSeconds * 1000);
-      row = await tx.restore.create({
-        data: {
-          ...base,
-          phase: 'Succeeded',
-          message: `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`,
-          destination: { mode: 'download', database: object.database ?? '' },
-          downloadUrl: url,
-          downloadExpires: expires,
-          startedAt: now,
-          completedAt: now,
-        },
-      });
+      row = await ready(url, `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`, object.database ?? '');
     } else {
       if (!request.host || !request.database || !request.credentialsSecret) throw new Error('checked by checkRequest');
       const engine = (bundle.target.spec as TargetSpec).engine;

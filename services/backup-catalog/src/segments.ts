@@ -59,12 +59,18 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
   });
 }
 
+/** Changes `status.pitr` under the resource's row lock: the streamer, the chain and the supervisor all write it. */
+export async function updatePitr(tx: Tx, resources: ResourceRepository, namespace: string, name: string, change: (pitr: TargetPitrStatus) => TargetPitrStatus): Promise<void> {
+  await resources.updateStatus(tx, 'BackupTarget', namespace, name, (current) => ({ ...current.status, pitr: change(((current.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus) }));
+}
+
 /** Recomputes the chain and writes what the target's status says about it. */
 export async function refreshChain(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, extra: Partial<TargetPitrStatus> = {}): Promise<ChainReport> {
   const report = await chainReport(tx, target);
-  const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
-  const { brokenReason: _r, brokenSince: _s, ...rest } = pitr;
-  await resources.patchStatus(tx, 'BackupTarget', target.metadata.namespace, target.metadata.name, { pitr: { ...rest, ...pitrFields(report), ...extra } });
+  await updatePitr(tx, resources, target.metadata.namespace, target.metadata.name, (pitr) => {
+    const { brokenReason: _r, brokenSince: _s, ...rest } = pitr;
+    return { ...rest, ...pitrFields(report), ...extra };
+  });
   return report;
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
 import { enqueueJob, mayReplicate, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import type { StoredResource } from './resources.ts';
+import { updatePitr } from './segments.ts';
 import { databaseCredentials, findPolicy, findStore, storeAccess } from './stores.ts';
 
 export interface StreamDeps extends BackupDeps {
@@ -85,7 +86,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
         if (!ok || !policy) {
           if (pitr.streamId) {
             stops.push({ action: 'stop', targetUid: target.metadata.uid });
-            await resources.patchStatus(tx, 'BackupTarget', namespace, name, { pitr: { ...withoutStream(pitr), enabled: false, streamerReady: false } });
+            await updatePitr(tx, resources, namespace, name, (now) => ({ ...withoutStream(now), enabled: false, streamerReady: false }));
           }
           continue;
         }
@@ -96,13 +97,13 @@ export function createStreamSupervisor(deps: StreamDeps) {
         try {
           job = await buildJob(tx, target, policy, settings.partialIntervalMs, streamId);
         } catch (error) {
-          await resources.patchStatus(tx, 'BackupTarget', namespace, name, { pitr: { ...pitr, enabled: true, streamerReady: false, streamMessage: (error as Error).message } });
+          await updatePitr(tx, resources, namespace, name, (now) => ({ ...now, enabled: true, streamerReady: false, streamMessage: (error as Error).message }));
           continue;
         }
         await enqueueJob(tx, deps.secretsKey, { id: `stream-${streamId}`, type: 'stream.run', cell: deps.cell }, job);
-        await resources.patchStatus(tx, 'BackupTarget', namespace, name, {
-          pitr: { ...pitr, enabled: true, streamId, streamRequestedAt: now.toISOString(), streamerReady: false, streamMessage: pitr.streamId ? 'the streamer stopped reporting; handed to a mover again' : 'handed to a mover' },
-        });
+        await updatePitr(tx, resources, namespace, name, (current) => ({
+          ...current, enabled: true, streamId, streamRequestedAt: now.toISOString(), streamerReady: false, streamMessage: pitr.streamId ? 'the streamer stopped reporting; handed to a mover again' : 'handed to a mover',
+        }));
       }
     });
     for (const stop of stops) deps.control(stop);
@@ -115,27 +116,24 @@ export function createStreamSupervisor(deps: StreamDeps) {
       deps.control({ action: 'stop', streamId: data.streamId, release: true });
       return;
     }
-    const pitr = pitrOf(target);
     if (data.state === 'streaming') {
       if (!(await wants(tx, target)).ok) {
         deps.control({ action: 'stop', streamId: data.streamId });
         return;
       }
-      await resources.patchStatus(tx, 'BackupTarget', data.namespace, data.name, {
-        pitr: {
-          ...pitr,
-          enabled: true,
-          streamId: data.streamId,
-          streamSeenAt: data.at,
-          streamerReady: true,
-          streamMessage: data.message,
-          ...(data.coveredUntil && (!pitr.coveredUntil || data.coveredUntil > pitr.coveredUntil) ? { coveredUntil: data.coveredUntil, coveredPos: data.coveredPos ?? '' } : {}),
-          ...(data.lagSeconds !== undefined ? { lagSeconds: Math.round(data.lagSeconds) } : {}),
-          ...(data.brokenReason ? { brokenReason: data.brokenReason, brokenAt: data.at } : {}),
-        },
-      });
-    } else if (data.streamId === pitr.streamId) {
-      await resources.patchStatus(tx, 'BackupTarget', data.namespace, data.name, { pitr: { ...pitr, streamerReady: false, streamMessage: data.message, streamSeenAt: at.toISOString() } });
+      await updatePitr(tx, resources, data.namespace, data.name, (pitr) => ({
+        ...pitr,
+        enabled: true,
+        streamId: data.streamId,
+        streamSeenAt: data.at,
+        streamerReady: true,
+        streamMessage: data.message,
+        ...(data.coveredUntil && (!pitr.coveredUntil || data.coveredUntil > pitr.coveredUntil) ? { coveredUntil: data.coveredUntil, coveredPos: data.coveredPos ?? '' } : {}),
+        ...(data.lagSeconds !== undefined ? { lagSeconds: Math.round(data.lagSeconds) } : {}),
+        ...(data.brokenReason ? { brokenReason: data.brokenReason, brokenAt: data.at } : {}),
+      }));
+    } else {
+      await updatePitr(tx, resources, data.namespace, data.name, (pitr) => (data.streamId === pitr.streamId ? { ...pitr, streamerReady: false, streamMessage: data.message, streamSeenAt: at.toISOString() } : pitr));
     }
     await bumpCatalogVersion(tx);
   }
