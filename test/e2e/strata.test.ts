@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -74,6 +74,15 @@ describe('a new user backs up and restores with the strata CLI', () => {
     expect(quickstart.out).toMatch(/backuptarget\/default\/mariadb created/i);
     const targets = await strata('targets', '-o', 'json');
     expect(JSON.parse(targets.out).targets.map((t: { name: string }) => t.name).sort()).toEqual(['mariadb', 'postgres']);
+    // The stack here shares its database servers with every other test: logical dumps of the two databases, no
+    // change capture of everything the suite writes (point-in-time restore: test/integration/strata-pitr*.test.ts).
+    const overrides = path.join(configDir, 'logical.yaml');
+    writeFileSync(overrides, [
+      'apiVersion: backups.strata.dev/v1alpha1\nkind: BackupPolicy\nmetadata: { name: nightly, namespace: default }\nspec: { store: local, full: { schedule: "0 3 * * *" }, retain: { daily: 7, weekly: 4 } }',
+      `apiVersion: backups.strata.dev/v1alpha1\nkind: BackupTarget\nmetadata: { name: postgres, namespace: default }\nspec: { engine: postgres, endpoint: { host: 127.0.0.1, port: ${pg.port} }, databases: [${sources.postgres}], credentials: { secretRef: { name: postgres-credentials } }, policy: nightly, scope: { mode: logical } }`,
+    ].join('\n---\n'));
+    const applied = await strata('apply', '-f', overrides);
+    expect(applied.code, applied.err).toBe(0);
   });
 
   for (const engine of ['postgres', 'mysql'] as const) {

@@ -293,4 +293,28 @@ describe('point-in-time restore (postgres)', () => {
     expect(row.phase, row.message).toBe('Succeeded');
     expect(await idsIn(restored.at(-1)!)).toEqual(moment.ids);
   }, 300_000);
+
+  it('reports a slot that lost WAL (max_slot_wal_keep_size) as a broken chain, never hidden', async () => {
+    await worker.stop();
+    await admin.query(`ALTER SYSTEM SET max_slot_wal_keep_size = '64MB'`);
+    await admin.query('SELECT pg_reload_conf()');
+    const shop = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, '/shop') });
+    shop.on('error', () => {});
+    await shop.connect();
+    await shop.query('CREATE TABLE filler AS SELECT g, md5(g::text) AS h FROM generate_series(1, 2000000) g');
+    await shop.end();
+    const lost = await waitFor('the slot to lose WAL', async () => {
+      await admin.query('SELECT pg_switch_wal()');
+      await admin.query('CHECKPOINT');
+      const { rows } = await admin.query<{ status: string }>(`SELECT wal_status AS status FROM pg_replication_slots WHERE slot_name LIKE 'strata_%'`);
+      return rows[0]?.status === 'lost' ? true : undefined;
+    }, 60_000);
+    expect(lost).toBe(true);
+    worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+    const detail = await waitFor('the broken chain', async () => {
+      const d = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body;
+      return d.target.chainBroken && /lost WAL/.test(d.status.pitr.brokenReason ?? '') ? d : undefined;
+    }, 120_000);
+    expect(detail.status.pitr.brokenReason).toMatch(/max_slot_wal_keep_size/);
+  }, 240_000);
 });

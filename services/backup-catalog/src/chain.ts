@@ -143,13 +143,14 @@ export function analyzeChain(fulls: FullBase[], rows: SegmentRow[], coverage: St
   if (newerTimeline) {
     return { ...report, chainBroken: true, brokenReason: `the server moved to timeline ${newerTimeline.timeline} (a failover or a restore in place); the next full backup starts a new chain`, brokenSince: chain.end };
   }
+  // The streamer's own finding (WAL gone from the server) says more than the hole it leaves in the store.
+  if (coverage.brokenReason && coverage.brokenAt && coverage.brokenAt > newestFull.time) {
+    return { ...report, chainBroken: true, brokenReason: coverage.brokenReason, brokenSince: chain.end };
+  }
   if (onLine.length && lastUsed !== onLine.at(-1)) {
     const missingAfter = lastUsed ?? undefined;
     const what = missingAfter ? `the segment after ${missingAfter.name}` : `the segment holding the end of backup ${newestFull.id}`;
     return { ...report, chainBroken: true, brokenReason: `${what} is missing from the store; restores before ${chain.end.toISOString()} still work`, brokenSince: chain.end };
-  }
-  if (coverage.brokenReason && coverage.brokenAt && coverage.brokenAt > newestFull.time) {
-    return { ...report, chainBroken: true, brokenReason: coverage.brokenReason, brokenSince: chain.end };
   }
   return report;
 }

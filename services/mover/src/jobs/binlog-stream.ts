@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type mysql from 'mysql2/promise';
 import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
-import { createS3Client, runUploadPipeline, type S3Client } from '@strata/stream';
-import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver } from '../engines/mysql/binlog.ts';
+import { createS3Client, listKeys, runUploadPipeline, type S3Client } from '@strata/stream';
+import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver, type BinlogSummary } from '../engines/mysql/binlog.ts';
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
@@ -48,10 +48,12 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
       return { file: str(row.File), position: num(row.Position) };
     };
     const serverId = str((await rows(connection, 'SELECT @@server_id AS id'))[0]?.id);
-    const startFile = job.startFile ?? (await master()).file;
+    const client = createS3Client(job.store);
+    // The store says where the last streamer got to (a redelivered job's own startFile may be older than that).
+    const startFile = (await newestStoredBinlog(client, job)) ?? job.startFile ?? (await master()).file;
     await status('streaming', `streaming binlogs from ${startFile}`);
     receiver = startBinlogReceiver(job.database, dir, startFile);
-    const uploader = new BinlogUploader(job, createS3Client(job.store), reporter, serverId, dir, signal);
+    const uploader = new BinlogUploader(job, client, reporter, serverId, dir, signal);
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     let nextCut = Date.now() + job.partialIntervalMs;
     while (!stop && !signal.aborted) {
@@ -79,8 +81,21 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
   }
 }
 
+/** The newest binlog file with a segment in the store, finished or partial. */
+async function newestStoredBinlog(client: S3Client, job: StreamJob): Promise<string | undefined> {
+  const prefix = segmentKey(job.store.prefix, job.namespace, job.name, 1, 'x', false).replace(/x\.age$/, '');
+  let newest: string | undefined;
+  for await (const key of listKeys(client, job.store.bucket, prefix)) {
+    const name = /^([^/]*\.\d+)(?:\.partial\.|\.zst\.age$|\.age$)/.exec(key.slice(prefix.length))?.[1];
+    if (name && (!newest || binlogIndex(name) > binlogIndex(newest))) newest = name;
+  }
+  return newest;
+}
+
 class BinlogUploader {
   private lastPartialEnd = -1;
+  /** What the last look at the file being written found, so the next one decodes only what follows. */
+  private scanned: { name: string; summary: BinlogSummary } | undefined;
   private readonly job: StreamJob;
   private readonly client: S3Client;
   private readonly reporter: Reporter;
@@ -106,10 +121,11 @@ class BinlogUploader {
     const files = this.files();
     for (const name of files.slice(0, -1)) {
       const file = path.join(this.dir, name);
-      const summary = await summarizeBinlog(file);
+      const summary = await summarizeBinlog(file, this.scanned?.name === name ? this.scanned.summary : undefined);
       await this.upload(file, name, summary, `${nextBinlog(name)}:0`, false, summary.lastTime);
       fs.rmSync(file);
       this.lastPartialEnd = -1;
+      this.scanned = undefined;
     }
   }
 
@@ -122,7 +138,8 @@ class BinlogUploader {
       const copy = path.join(this.dir, `.cut-${name}`);
       fs.copyFileSync(path.join(this.dir, name), copy);
       try {
-        const summary = await summarizeBinlog(copy);
+        const summary = await summarizeBinlog(copy, this.scanned?.name === name ? this.scanned.summary : undefined);
+        this.scanned = { name, summary };
         const holds = binlogIndex(name) > binlogIndex(master.file) || (name === master.file && summary.end >= master.position);
         if (!holds && Date.now() < deadline) {
           await sleep(200);

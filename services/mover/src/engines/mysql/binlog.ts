@@ -4,13 +4,11 @@
  * last transaction end (never inside a GTID group), found by decoding the file locally. Positions are written
  * `<file>:<offset>`; a finished file ends where the next one starts (`<next file>:0`).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { findExecutable, StderrTail } from '../process.ts';
+import { readToolLines } from '../tool-lines.ts';
 import { connectionArgs, envFor, mysqlTool, TOOL_DIRS } from './tools.ts';
-
-const execFileAsync = promisify(execFile);
 
 export function binlogTool(): string {
   return findExecutable('mariadb-binlog', TOOL_DIRS()) ?? findExecutable('mysqlbinlog', TOOL_DIRS()) ?? 'mariadb-binlog';
@@ -39,45 +37,61 @@ export interface BinlogSummary {
 
 const HEADER = /^#(\d\d)(\d\d)(\d\d) +(\d?\d):(\d\d):(\d\d) server id \d+ +end_log_pos (\d+)\b.*?\t(.*)$/;
 
-/** Reads `mariadb-binlog` output (TZ=UTC): transaction ends, commits and their times (whole seconds, as binlogs keep them). */
-export function parseBinlogText(text: string): BinlogSummary {
+/** Reads `mariadb-binlog` output (TZ=UTC) a line at a time: transaction ends, commits and their times (whole seconds, as binlogs keep them). */
+export function binlogReader() {
   let end = 0;
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
   let group: 'trans' | 'ddl' | undefined;
-  for (const line of text.split('\n')) {
-    const m = HEADER.exec(line);
-    if (!m) continue;
-    const [, yy, mo, dd, hh, mi, ss, pos, what = ''] = m;
-    const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
-    const offset = Number(pos);
-    if (/^GTID /.test(what)) {
-      group = /\btrans\b/.test(what) ? 'trans' : 'ddl';
-      continue;
-    }
-    const closes = group === undefined || (group === 'trans' && (/^Xid = /.test(what) || /^Query\b.*\bCOMMIT\b/.test(what))) || group === 'ddl';
-    if (!closes || offset === 0) continue;
-    if (group !== undefined) {
-      commits += 1;
-      firstTime ??= at;
-      lastTime = at;
-    }
-    group = undefined;
-    end = offset;
-  }
-  return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+  return {
+    line(line: string): void {
+      const m = HEADER.exec(line);
+      if (!m) return;
+      const [, yy, mo, dd, hh, mi, ss, pos, what = ''] = m;
+      const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
+      const offset = Number(pos);
+      if (/^GTID /.test(what)) {
+        group = /\btrans\b/.test(what) ? 'trans' : 'ddl';
+        return;
+      }
+      const closes = group === undefined || group === 'ddl' || /^Xid = /.test(what) || /^Query\b.*\bCOMMIT\b/.test(what);
+      if (!closes || offset === 0) return;
+      if (group !== undefined) {
+        commits += 1;
+        firstTime ??= at;
+        lastTime = at;
+      }
+      group = undefined;
+      end = offset;
+    },
+    result(): BinlogSummary {
+      return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+    },
+  };
 }
 
-export async function summarizeBinlog(file: string): Promise<BinlogSummary> {
-  const { stdout } = await execFileAsync(binlogTool(), ['--no-defaults', '--base64-output=never', file], { env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, maxBuffer: 1024 * 1024 * 1024 }).catch(
-    (error: { stdout?: string; stderr?: string }) => {
-      // A copy taken while the server wrote may end inside an event: what came before it still counts.
-      if (typeof error.stdout === 'string' && error.stdout.length > 0) return { stdout: error.stdout };
-      throw new Error(`mariadb-binlog ${file}: ${(error.stderr ?? String(error)).trim()}`);
-    },
-  );
-  return parseBinlogText(stdout);
+export function parseBinlogText(text: string): BinlogSummary {
+  const reader = binlogReader();
+  for (const line of text.split('\n')) reader.line(line);
+  return reader.result();
+}
+
+/**
+ * Summarises a binlog file; with `before` (what an earlier look at the same file found) only the part after its end
+ * is decoded, so a file of a gigabyte is not read again at every cut.
+ */
+export async function summarizeBinlog(file: string, before?: BinlogSummary): Promise<BinlogSummary> {
+  const reader = binlogReader();
+  const from = before && before.end > 0 ? [`--start-position=${before.end}`] : [];
+  const { code, stderr } = await readToolLines(binlogTool(), ['--no-defaults', '--base64-output=never', ...from, file], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
+  // A copy taken while the server wrote may end inside an event: what came before it still counts.
+  const tail = reader.result();
+  if (code !== 0 && tail.end === 0 && !before) throw new Error(`mariadb-binlog ${file}: ${stderr.trim() || `exited with ${code}`}`);
+  if (!before) return tail;
+  const firstTime = before.firstTime ?? tail.firstTime;
+  const lastTime = tail.lastTime ?? before.lastTime;
+  return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
 }
 
 export interface BinlogReceiver {

@@ -2,13 +2,10 @@
  * PostgreSQL write-ahead log arithmetic and reading: LSNs, WAL file names, and what `pg_waldump` says about a
  * segment (where its last complete record ends, its commits and their times).
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { findExecutable } from '../process.ts';
+import { readToolLines } from '../tool-lines.ts';
 import { pgBinDirs } from './tools.ts';
-
-const execFileAsync = promisify(execFile);
 
 /** The default WAL segment size; the streamer reads the server's own `wal_segment_size`. */
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
@@ -62,29 +59,39 @@ function commitTime(text: string): string {
   return `${date}T${whole}.${fraction.padEnd(6, '0')}Z`;
 }
 
-/** Reads pg_waldump's record lines (TZ=UTC): the commits and their times, and where the valid records end. */
-export function parseWaldump(output: string, segmentStart: bigint, segmentBytes: number): WalSummary {
+/** Reads pg_waldump's record lines (TZ=UTC) one at a time: the commits and their times, and where the valid records end. */
+export function waldumpReader(segmentStart: bigint, segmentBytes: number) {
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
   let endPos: bigint | undefined;
   let lastRecord: bigint | undefined;
-  for (const line of output.split('\n')) {
-    const commit = COMMIT.exec(line);
-    if (commit?.[1]) {
-      const at = commitTime(commit[1]);
-      commits += 1;
-      firstTime ??= at;
-      lastTime = at;
-    }
-    const record = RECORD.exec(line);
-    if (record?.[1]) lastRecord = parseLsn(record[1]);
-    const end = END.exec(line) ?? FAILED_AFTER.exec(line);
-    if (end?.[1] && (endPos === undefined || END.test(line))) endPos = parseLsn(end[1]);
-  }
-  // No error line: the records run to the end of the segment.
-  if (endPos === undefined) endPos = lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes);
-  return { endPos, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+  return {
+    line(line: string): void {
+      const commit = COMMIT.exec(line);
+      if (commit?.[1]) {
+        const at = commitTime(commit[1]);
+        commits += 1;
+        firstTime ??= at;
+        lastTime = at;
+      }
+      const record = RECORD.exec(line);
+      if (record?.[1]) lastRecord = parseLsn(record[1]);
+      const end = END.exec(line) ?? FAILED_AFTER.exec(line);
+      if (end?.[1] && (endPos === undefined || END.test(line))) endPos = parseLsn(end[1]);
+    },
+    result(): WalSummary {
+      // No error line: the records run to the end of the segment.
+      const end = endPos ?? (lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes));
+      return { endPos: end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+    },
+  };
+}
+
+export function parseWaldump(output: string, segmentStart: bigint, segmentBytes: number): WalSummary {
+  const reader = waldumpReader(segmentStart, segmentBytes);
+  for (const line of output.split('\n')) reader.line(line);
+  return reader.result();
 }
 
 /** pg_waldump of the server's major version (older majors cannot read newer WAL and the reverse). */
@@ -99,15 +106,11 @@ export function waldumpFor(major: number): string {
 export async function summarizeSegment(file: string, major: number, segmentBytes: number): Promise<WalSummary> {
   const name = path.basename(file);
   const { start } = parseWalFileName(name, segmentBytes);
-  const result = await execFileAsync(waldumpFor(major), ['--path', path.dirname(file), name], {
-    env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' },
-    maxBuffer: 512 * 1024 * 1024,
-  }).catch((error: { stdout?: string; stderr?: string; code?: number }) => {
-    // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
-    if (typeof error.stdout === 'string' && (FAILED_AFTER.test(error.stderr ?? '') || END.test(error.stderr ?? ''))) return { stdout: error.stdout, stderr: error.stderr ?? '' };
-    throw new Error(`pg_waldump ${name}: ${(error.stderr ?? String(error)).trim()}`);
-  });
-  return parseWaldump(`${result.stdout}\n${result.stderr}`, start, segmentBytes);
+  const reader = waldumpReader(start, segmentBytes);
+  const { code, stderr } = await readToolLines(waldumpFor(major), ['--path', path.dirname(file), name], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
+  // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
+  if (code !== 0 && !FAILED_AFTER.test(stderr) && !END.test(stderr)) throw new Error(`pg_waldump ${name}: ${stderr.trim() || `exited with ${code}`}`);
+  return reader.result();
 }
 
 export function isWalFileName(name: string): boolean {
