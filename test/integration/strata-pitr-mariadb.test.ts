@@ -110,7 +110,7 @@ describe('point-in-time restore (mariadb)', () => {
     fullDone = full.completedAt!.getTime();
     const t = await waitFor('a window past the full', async () => {
       const t = await target();
-      return t.windows?.length && Date.parse(t.windows.at(-1).to) > fullDone + 8000 ? t : undefined;
+      return t.windows?.length && Date.parse(t.windows.at(-1).to) > fullDone + 16_000 ? t : undefined;
     }, 120_000);
     expect(t).toMatchObject({ pitr: true, chainBroken: false, gaps: 0 });
   }, 180_000);
@@ -131,11 +131,13 @@ describe('point-in-time restore (mariadb)', () => {
     writing = false;
     await writer;
     const end = Date.parse((await target()).windows.at(-1).to);
-    const quiet: number[] = [];
-    for (let s = Math.ceil(fullDone / 1000) + 1; s * 1000 + 1000 < end && quiet.length < 3; s++) {
-      if (!written.some((w) => Math.floor(w.at / 1000) === s) && written.some((w) => w.at > s * 1000 + 1000)) quiet.push(s);
+    const all: number[] = [];
+    for (let s = Math.ceil(fullDone / 1000) + 1; s * 1000 + 1000 < end; s++) {
+      if (!written.some((w) => Math.floor(w.at / 1000) === s) && written.some((w) => w.at > s * 1000 + 1000)) all.push(s);
     }
-    expect(quiet.length).toBe(3);
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    // Five of them at random, in order.
+    const quiet = all.map((s) => ({ s, r: Math.random() })).sort((a, b) => a.r - b.r).slice(0, 5).map((x) => x.s).sort((a, b) => a - b);
     for (const [n, second] of quiet.entries()) {
       const at = new Date(second * 1000 + 500).toISOString();
       const plan = (await h.call('viewer', 'get', `/api/v1/targets/default/mysql-main/plan?at=${encodeURIComponent(at)}`)).body;

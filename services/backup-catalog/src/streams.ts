@@ -4,7 +4,7 @@ import type { StreamControlMessage, StreamJob, StrataReports } from '@sigil/prot
 import type { BackupPolicySpec as PolicySpec, BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
 import { enqueueJob, mayReplicate, type BackupDeps } from './backups.ts';
-import { bumpCatalogVersion, type Tx } from './db.ts';
+import type { Tx } from './db.ts';
 import type { StoredResource } from './resources.ts';
 import { updatePitr } from './segments.ts';
 import { databaseCredentials, findPolicy, findStore, storeAccess } from './stores.ts';
@@ -135,7 +135,6 @@ export function createStreamSupervisor(deps: StreamDeps) {
     } else {
       await updatePitr(tx, resources, data.namespace, data.name, (pitr) => (data.streamId === pitr.streamId ? { ...pitr, streamerReady: false, streamMessage: data.message, streamSeenAt: at.toISOString() } : pitr));
     }
-    await bumpCatalogVersion(tx);
   }
 
   return { tick, applyStatus };

@@ -223,8 +223,9 @@ export function createTargetService(deps: BackupDeps) {
       const now = deps.clock();
       const { row, version } = await db.$transaction(async (tx) => {
         const bundle = await loadTargetBundle(tx, resources, namespace, name);
-        const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id }, now);
+        // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
         await resources.patchStatus(tx, 'BackupTarget', namespace, name, { handledBackupNow: now.toISOString() });
+        const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id }, now);
         return { row, version: await catalogVersion(tx) };
       });
       deps.notify(backupEvent(row, version));
