@@ -16,6 +16,18 @@ export async function freePort(host: string = LOOPBACK): Promise<number> {
   });
 }
 
+/**
+ * A free port for a server that is told its port before it starts (the gateway): below the kernel's ephemeral range
+ * (32768 and up on Linux), so an outgoing connection made meanwhile cannot take it.
+ */
+export async function freeListenPort(host: string = LOOPBACK): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await isPortFree(port, host)) return port;
+  }
+  return await freePort(host);
+}
+
 /** True when nothing listens on host:port and we may bind it. */
 export async function isPortFree(port: number, host: string = LOOPBACK): Promise<boolean> {
   if (!Number.isInteger(port) || port <= 0 || port > 65535) return false;

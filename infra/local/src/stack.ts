@@ -10,7 +10,7 @@ import { generateSealingIdentity, type SealingIdentity } from '@sigil/kit/sealin
 import { generateNoteKey } from '@sigil/tlog/note';
 import { startLocalTsa, type LocalTsa } from './tsa.ts';
 import { missingTools } from './tools.ts';
-import { freePort } from './net.ts';
+import { freeListenPort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -82,7 +82,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     const serviceUrls = {} as Record<StackService, string>;
     // Known before the services start: envelopes puts it in e-mailed signing links.
-    const gatewayPort = options.gatewayPort ?? (await freePort());
+    const gatewayPort = options.gatewayPort ?? (await freeListenPort());
     // Without a fixed gateway port the catalog reports the address its callers used.
     const strata = {
       STRATA_SECRETS_KEY: strataSecretsKey,

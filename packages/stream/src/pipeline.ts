@@ -112,7 +112,13 @@ function progressReporter(onProgress: ((raw: number, stored: number) => void) | 
 /** Compresses, encrypts, hashes and uploads `source` to `bucket/key`. */
 export async function runUploadPipeline(options: UploadPipelineOptions): Promise<UploadPipelineResult> {
   const { signal, clock = systemClock } = options;
-  if (signal?.aborted) throw abortReason(signal);
+  // The source may fail before the pipeline is assembled (a file that cannot be opened), or be left unread when the
+  // run is aborted at once: the pipeline reports its errors, so they must never surface as uncaught 'error' events.
+  options.source.on('error', () => {});
+  if (signal?.aborted) {
+    options.source.destroy();
+    throw abortReason(signal);
+  }
   const raw = createByteCounter();
   const compress = createCompressStream(options.compression);
   const encrypt = await createAgeEncryptStream(options.recipients);

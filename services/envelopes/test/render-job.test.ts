@@ -37,11 +37,11 @@ describe('the render job', () => {
     });
     expect(created.status).toBe(201);
     await relay.drain();
-    await consumer.idle(20_000);
+    await consumer.idle(60_000); // three render attempts; under a loaded CI machine they take their time
     const row = await h.db.envelope.findUniqueOrThrow({ where: { id: created.body.id } });
     expect(row).toMatchObject({ status: 'sent', renderAttempts: 2, renderError: null });
     expect(bus.published().filter((m) => m.subject === 'sigil.jobs.envelopes.render').map((m) => m.id)).toEqual([`render-${created.body.id}`]);
     await relay.drain();
     expect(bus.published().map((m) => m.subject)).toEqual(expect.arrayContaining(['sigil.events.envelope.created', 'sigil.events.envelope.ready', 'sigil.events.recipient.sent']));
-  });
+  }, 90_000);
 });

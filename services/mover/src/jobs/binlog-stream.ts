@@ -113,7 +113,8 @@ class BinlogUploader {
   }
 
   private files(): string[] {
-    return fs.readdirSync(this.dir).filter((name) => /\.\d+$/.test(name)).sort((a, b) => binlogIndex(a) - binlogIndex(b));
+    // The receiver's files only: not the copies a cut makes (`.cut-<name>`).
+    return fs.readdirSync(this.dir).filter((name) => !name.startsWith('.') && /\.\d+$/.test(name)).sort((a, b) => binlogIndex(a) - binlogIndex(b));
   }
 
   /** Every file but the newest is finished (the server rotated): upload it whole. */
