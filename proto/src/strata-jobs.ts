@@ -112,7 +112,7 @@ export function baseKey(base: string, compressed: boolean): string {
 export function segmentKey(storePrefix: string, namespace: string, target: string, timeline: number, name: string, compressed: boolean, partialEnd?: string): string {
   const root = storePrefix.replace(/^\/+|\/+$/g, '');
   const tl = timeline.toString(16).toUpperCase().padStart(8, '0');
-  const partial = partialEnd ? `.partial.${partialEnd.replace('/', '-')}` : '';
+  const partial = partialEnd ? `.partial.${partialEnd.replace(/[/:]/g, '-')}` : '';
   return `${root ? `${root}/` : ''}${namespace}/${target}/wal/${tl}/${name}${partial}${compressed ? '.zst' : ''}.age`;
 }
 

@@ -19,6 +19,7 @@ import {
   uniqueDatabaseName,
 } from '@strata/mover/testing';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { waitFor } from './wait.ts';
 
 /**
  * Backups and restores for real: the catalog and a mover in this process, Postgres and MariaDB servers,
@@ -39,15 +40,6 @@ let identityFile: string;
 let identity: string;
 let secondIdentityFile: string;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function backupNow(target: string): Promise<{ id: string; name: string; phase: string; message: string }> {
   const res = await h.call('operator', 'post', `/api/v1/targets/default/${target}/backup-now`, { reason: 'test' });

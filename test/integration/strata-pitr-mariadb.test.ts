@@ -10,6 +10,7 @@ import { startMariadb } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { createS3Client, removeObjects } from '@strata/stream';
+import { waitFor } from './wait.ts';
 
 /**
  * Point-in-time restore of MariaDB: a server of its own (binlog on, ROW, as the local stack runs it), a logical
@@ -30,15 +31,6 @@ const restored: string[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 /** Three rows early in each second, every third second left quiet (and every sixth rotates the binlog). */
 async function write(): Promise<void> {

@@ -10,6 +10,7 @@ import { startPostgres, type PostgresHandle } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { createS3Client, listKeys, removeObjects } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { waitFor } from './wait.ts';
 
 /**
  * Point-in-time restore for real: a Postgres server of its own (replication allowed, as a fresh initdb makes it),
@@ -36,15 +37,6 @@ let writer: Promise<void>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 /** One row per transaction, 40 ms apart, with a WAL switch every 50 rows so several segments complete. */
 async function write(url: string): Promise<void> {

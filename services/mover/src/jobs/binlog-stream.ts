@@ -2,17 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type mysql from 'mysql2/promise';
-import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
-import { createS3Client, listKeys, runUploadPipeline, type S3Client } from '@strata/stream';
+import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
+import { createS3Client, listKeys, type S3Client } from '@strata/stream';
 import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver, type BinlogSummary } from '../engines/mysql/binlog.ts';
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
+import { uploadSegment, waitForLock } from './segment-upload.ts';
 import type { StreamControl } from './stream.ts';
 
 const SCAN_MS = 1000;
 const CATCH_UP_MS = 10_000;
-const LOCK_WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,14 +31,9 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
   void control.stopped.then(() => (stop = true));
   try {
     connection = await open(job.database, undefined);
-    const lockedBy = Date.now() + LOCK_WAIT_MS;
-    const lock = async () => num((await rows(connection!, 'SELECT GET_LOCK(?, 0) AS l', [`strata-stream:${job.slot}`]))[0]?.l) === 1;
-    let locked = await lock();
-    while (!locked && !stop && !signal.aborted && Date.now() < lockedBy) {
-      await sleep(1000);
-      locked = await lock();
-    }
-    if (!locked) {
+    const held = connection;
+    const lock = async () => num((await rows(held, 'SELECT GET_LOCK(?, 0) AS l', [`strata-stream:${job.slot}`]))[0]?.l) === 1;
+    if (!(await waitForLock(lock, () => stop, signal))) {
       await status('stopped', `another streamer already streams ${job.namespace}/${job.name}`);
       return;
     }
@@ -160,40 +155,9 @@ class BinlogUploader {
   }
 
   private async upload(file: string, name: string, summary: { commits: number; firstTime?: string; lastTime?: string }, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
-    const compressed = this.job.compression.algorithm === 'zstd';
-    const key = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, 1, name, compressed, partial ? endPos.replace(':', '-') : undefined);
-    const stored = await runUploadPipeline({
-      source: fs.createReadStream(file),
-      compression: this.job.compression,
-      recipients: this.job.store.ageRecipients,
-      client: this.client,
-      bucket: this.job.store.bucket,
-      key,
-      partSizeBytes: this.job.store.partSizeBytes,
-      concurrency: 1,
-      bandwidthBytesPerSecond: 0,
-      stallTimeoutMs: 60_000,
-      signal: this.signal,
-      contentType: 'application/octet-stream',
-    });
-    const segment: SegmentReport = {
-      chainID: `${this.serverId}-1`,
-      timeline: 1,
-      name,
-      key,
-      startPos: `${name}:0`,
-      endPos,
-      commits: summary.commits,
-      ...(summary.firstTime ? { firstTime: summary.firstTime } : {}),
-      ...(summary.lastTime ? { lastTime: summary.lastTime } : {}),
-      sha256: stored.sha256,
-      size: stored.storedBytes,
-      rawSize: stored.rawBytes,
-      partial,
-      compression: this.job.compression.algorithm,
-      uploadedAt: new Date().toISOString(),
-      ...(coveredUntil ? { coveredUntil } : {}),
-    };
-    await this.reporter.report('segment.uploaded', { streamId: this.job.streamId, namespace: this.job.namespace, name: this.job.name, segment });
+    await uploadSegment(this.job, this.client, this.reporter, {
+      file, name, timeline: 1, chainID: `${this.serverId}-1`, startPos: `${name}:0`, endPos, partial,
+      commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+    }, this.signal);
   }
 }

@@ -2,21 +2,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
-import { createS3Client, listKeys, removeObjects, runUploadPipeline, type S3Client } from '@strata/stream';
+import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
+import { createS3Client, listKeys, removeObjects, type S3Client } from '@strata/stream';
 import { open } from '../engines/postgres/shared.ts';
 import { formatLsn, parseWalFileName, summarizeSegment } from '../engines/postgres/wal.ts';
 import { advanceSlot, completeSegments, ensureSlot, flushLsn, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
+import { uploadSegment, waitForLock } from './segment-upload.ts';
 import { runBinlogStream } from './binlog-stream.ts';
 
 /** How often finished segments are looked for; partial uploads follow the job's own interval. */
 const SCAN_MS = 1000;
 /** How long a cut waits for the receiver to hold everything the server had flushed when the cut began. */
 const CATCH_UP_MS = 10_000;
-/** How long a new streamer waits for the lock that a stopping one still holds. */
-const LOCK_WAIT_MS = 60_000;
 
 export interface StreamControl {
   /** Resolves when the catalog asks this stream to stop (the target was suspended, deleted or lost change capture). */
@@ -50,13 +49,8 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
       release = asked.release;
     });
     // A streamer being stopped (a suspend and a quick resume, a mover shutting down) holds the lock a little longer.
-    const lockedBy = Date.now() + LOCK_WAIT_MS;
-    let locked = await lockStream(client, job.slot);
-    while (!locked && !stop && !signal.aborted && Date.now() < lockedBy) {
-      await sleep(1000, signal);
-      locked = await lockStream(client, job.slot);
-    }
-    if (!locked) {
+    const held = client;
+    if (!(await waitForLock(() => lockStream(held, job.slot), () => stop, signal))) {
       await status('stopped', `another streamer already streams ${job.namespace}/${job.name} (slot ${job.slot})`);
       return;
     }
@@ -169,42 +163,11 @@ class SegmentUploader {
 
   private async upload(file: string, name: string, summary: { endPos: bigint; commits: number; firstTime?: string; lastTime?: string }, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
-    const endPos = formatLsn(summary.endPos);
-    const key = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, timeline, name, this.compressed, partial ? endPos : undefined);
-    const stored = await runUploadPipeline({
-      source: fs.createReadStream(file),
-      compression: this.job.compression,
-      recipients: this.job.store.ageRecipients,
-      client: this.client,
-      bucket: this.job.store.bucket,
-      key,
-      partSizeBytes: this.job.store.partSizeBytes,
-      concurrency: 1,
-      bandwidthBytesPerSecond: 0,
-      stallTimeoutMs: 60_000,
-      signal: this.signal,
-      contentType: 'application/octet-stream',
-    });
+    const key = await uploadSegment(this.job, this.client, this.reporter, {
+      file, name, timeline, chainID: `${this.server.systemId}-${timeline}`, startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
+      commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+    }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
-    const segment: SegmentReport = {
-      chainID: `${this.server.systemId}-${timeline}`,
-      timeline,
-      name,
-      key,
-      startPos: formatLsn(start),
-      endPos,
-      commits: summary.commits,
-      ...(summary.firstTime ? { firstTime: summary.firstTime } : {}),
-      ...(summary.lastTime ? { lastTime: summary.lastTime } : {}),
-      sha256: stored.sha256,
-      size: stored.storedBytes,
-      rawSize: stored.rawBytes,
-      partial,
-      compression: this.job.compression.algorithm,
-      uploadedAt: new Date().toISOString(),
-      ...(coveredUntil ? { coveredUntil } : {}),
-    };
-    await this.reporter.report('segment.uploaded', { streamId: this.job.streamId, namespace: this.job.namespace, name: this.job.name, segment });
   }
 
   /** A finished segment replaces its partial uploads (this streamer's and those a stopped one left). */

@@ -1,0 +1,73 @@
+/** What the WAL and binlog streamers share: uploading one segment and reporting it, and waiting for a streamer's lock. */
+import fs from 'node:fs';
+import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
+import { runUploadPipeline, type S3Client } from '@strata/stream';
+import type { Reporter } from '../reports.ts';
+
+export interface SegmentFile {
+  /** Where the bytes are (a finished file, or a copy of the one being written). */
+  file: string;
+  name: string;
+  timeline: number;
+  chainID: string;
+  startPos: string;
+  endPos: string;
+  partial: boolean;
+  commits: number;
+  firstTime?: string;
+  lastTime?: string;
+  coveredUntil?: string;
+}
+
+/** Compresses, encrypts and uploads a segment, then reports it; answers its key. */
+export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
+  const key = segmentKey(job.store.prefix, job.namespace, job.name, segment.timeline, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
+  const stored = await runUploadPipeline({
+    source: fs.createReadStream(segment.file),
+    compression: job.compression,
+    recipients: job.store.ageRecipients,
+    client,
+    bucket: job.store.bucket,
+    key,
+    partSizeBytes: job.store.partSizeBytes,
+    concurrency: 1,
+    bandwidthBytesPerSecond: 0,
+    stallTimeoutMs: 60_000,
+    signal,
+    contentType: 'application/octet-stream',
+  });
+  const report: SegmentReport = {
+    chainID: segment.chainID,
+    timeline: segment.timeline,
+    name: segment.name,
+    key,
+    startPos: segment.startPos,
+    endPos: segment.endPos,
+    commits: segment.commits,
+    ...(segment.firstTime ? { firstTime: segment.firstTime } : {}),
+    ...(segment.lastTime ? { lastTime: segment.lastTime } : {}),
+    sha256: stored.sha256,
+    size: stored.storedBytes,
+    rawSize: stored.rawBytes,
+    partial: segment.partial,
+    compression: job.compression.algorithm,
+    uploadedAt: new Date().toISOString(),
+    ...(segment.coveredUntil ? { coveredUntil: segment.coveredUntil } : {}),
+  };
+  await reporter.report('segment.uploaded', { streamId: job.streamId, namespace: job.namespace, name: job.name, segment: report });
+  return key;
+}
+
+/** How long a new streamer waits for the lock that a stopping one still holds (a suspend and a quick resume). */
+const LOCK_WAIT_MS = 60_000;
+
+/** Tries `lock` every second for a while, unless the stream is stopped or the mover shuts down meanwhile. */
+export async function waitForLock(lock: () => Promise<boolean>, stopped: () => boolean, signal: AbortSignal): Promise<boolean> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  let locked = await lock();
+  while (!locked && !stopped() && !signal.aborted && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    locked = await lock();
+  }
+  return locked;
+}
