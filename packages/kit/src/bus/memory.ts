@@ -147,7 +147,11 @@ function runGroup<T>(group: Group, options: ConsumeOptions<T>): RunningConsumer 
     while (!stopping.signal.aborted) {
       const pending = take();
       if (!pending) {
-        await Promise.race([group.changed, stopped]);
+        // A message waiting for its retry is taken when it is due, even if the timer that wakes the group fired a
+        // millisecond early by the clock (which left it waiting for a wake that never came).
+        const due = group.queue.reduce((first, p) => Math.min(first, p.dueAt), Number.POSITIVE_INFINITY);
+        const waitForDue = Number.isFinite(due) ? [sleep(Math.max(1, due - Date.now() + 1), undefined, { signal: stopping.signal }).catch(() => undefined)] : [];
+        await Promise.race([group.changed, stopped, ...waitForDue]);
         continue;
       }
       group.inFlight += 1;
