@@ -47,6 +47,12 @@ export interface AuthenticatorOptions {
   now?: () => number;
 }
 
+interface InflightLookup {
+  promise: Promise<Resolution>;
+  /** Evictions made while the look-up was in flight: an answer one of them matches is not cached. */
+  evicted: Array<(principal: Principal) => boolean>;
+}
+
 export interface LookupContext {
   requestId?: string;
 }
@@ -97,16 +103,19 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const accountsUrl = options.accountsUrl?.replace(/\/+$/, '');
   const now = options.now ?? Date.now;
   const cache = new LRUCache<string, Principal>({ max: options.max ?? 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
-  /** De-duplicates concurrent look-ups of one credential. */
-  const inflight = new Map<string, Promise<Resolution>>();
-  /** Bumped by every eviction: a look-up that started before it must not repopulate the cache. */
-  let generation = 0;
+  /**
+   * De-duplicates concurrent look-ups of one credential. An eviction while a look-up is in flight is
+   * remembered on it, so its answer is not cached if the eviction concerns it (and only then).
+   */
+  const inflight = new Map<string, InflightLookup>();
   let lookups = 0;
   let hits = 0;
 
-  function invalidateInflight(): void {
-    generation++;
-    inflight.clear();
+  function invalidateInflight(cacheKey: string): void {
+    const pending = inflight.get(cacheKey);
+    if (!pending) return;
+    pending.evicted.push(() => true);
+    inflight.delete(cacheKey);
   }
 
   async function lookup(body: AuthenticateRequest, context: LookupContext): Promise<AuthenticateResponse> {
@@ -149,20 +158,20 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       return Promise.resolve({ principal: cached });
     }
     const pending = inflight.get(cacheKey);
-    if (pending) return pending;
-    const startedAt = generation;
+    if (pending) return pending.promise;
+    const evicted: InflightLookup['evicted'] = [];
     const promise = lookup(body, context)
       .then((answer): Resolution => {
         if (answer.principal === null) return { principal: null, reason: answer.reason };
         const principal = Object.freeze({ ...answer.principal }) as Principal;
         const ttl = entryTtl(ttlMs, 'expiresAt' in answer ? answer.expiresAt : undefined, now());
-        if (ttl > 0 && generation === startedAt) cache.set(cacheKey, principal, { ttl });
+        if (ttl > 0 && !evicted.some((matches) => matches(principal))) cache.set(cacheKey, principal, { ttl });
         return { principal };
       })
       .finally(() => {
-        if (inflight.get(cacheKey) === promise) inflight.delete(cacheKey);
+        if (inflight.get(cacheKey)?.promise === promise) inflight.delete(cacheKey);
       });
-    inflight.set(cacheKey, promise);
+    inflight.set(cacheKey, { promise, evicted });
     return promise;
   }
 
@@ -170,7 +179,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const doomed: string[] = [];
     for (const [key, principal] of cache.entries()) if (predicate(principal)) doomed.push(key);
     for (const key of doomed) cache.delete(key);
-    invalidateInflight();
+    for (const pending of inflight.values()) pending.evicted.push(predicate);
     return doomed.length;
   }
 
@@ -193,11 +202,11 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     },
     evictApiKeyHash(keyHash) {
       cache.delete(API_KEY_PREFIX + keyHash);
-      invalidateInflight();
+      invalidateInflight(API_KEY_PREFIX + keyHash);
     },
     evictSessionHash(sessionHash) {
       cache.delete(SESSION_PREFIX + sessionHash);
-      invalidateInflight();
+      invalidateInflight(SESSION_PREFIX + sessionHash);
     },
     evictSessionToken(token) {
       authenticator.evictSessionHash(sha256Hex(token));
@@ -209,7 +218,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     },
     clear() {
       cache.clear();
-      invalidateInflight();
+      for (const cacheKey of [...inflight.keys()]) invalidateInflight(cacheKey);
     },
     async subscribeRevocations(bus) {
       const handlers: Partial<Record<EventType, (event: DomainEvent) => void>> = {

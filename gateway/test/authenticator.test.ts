@@ -72,6 +72,37 @@ describe('authenticator', () => {
     expect(accounts.calls).toHaveLength(2);
   });
 
+  it('caches a look-up when an eviction in flight concerns another credential', async () => {
+    const principal = apiKeyPrincipal();
+    const accounts = fakeFetch(() => ({ principal, expiresAt: null }));
+    const auth = await authenticatorWith(accounts.impl);
+    const key = newApiKey();
+    const release = accounts.hold();
+    const pending = auth.resolveApiKey(key);
+    await waitFor(async () => accounts.calls.length === 1);
+    auth.evictApiKey('some-other-key-id');
+    auth.evictApiKeyHash(sha256Hex(newApiKey()));
+    auth.evictUser('some-user');
+    release();
+    await pending;
+    await auth.resolveApiKey(key);
+    expect(accounts.calls).toHaveLength(1);
+  });
+
+  it('does not cache a look-up whose key hash was revoked while it was in flight', async () => {
+    const principal = apiKeyPrincipal();
+    const accounts = fakeFetch(() => ({ principal, expiresAt: null }));
+    const auth = await authenticatorWith(accounts.impl);
+    const key = newApiKey();
+    const release = accounts.hold();
+    const pending = auth.resolveApiKey(key);
+    await waitFor(async () => accounts.calls.length === 1);
+    auth.evictApiKeyHash(sha256Hex(key));
+    release();
+    await pending;
+    expect(auth.stats().size).toBe(0);
+  });
+
   it('does not keep an entry past the credential expiry', async () => {
     const principal = apiKeyPrincipal();
     let now = Date.parse('2026-01-01T00:00:00Z');
