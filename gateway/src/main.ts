@@ -10,6 +10,7 @@ import { createAuthenticator } from './authenticator.ts';
 import { gatewayConfigSchema, serviceUrlsOf, strataAuthOptionsOf, type GatewayConfig } from './config.ts';
 import { createDevIssuer } from './dev-issuer.ts';
 import { createStrataAuthenticator } from './strata-auth.ts';
+import { attachStrataTunnel } from './strata-tunnel.ts';
 
 let config: GatewayConfig;
 try {
@@ -50,7 +51,7 @@ const gateway = await createGatewayApp({
   graphLimits: { maxDepth: config.GRAPHQL_MAX_DEPTH, maxCost: config.GRAPHQL_MAX_COST, maxAliases: config.GRAPHQL_MAX_ALIASES },
   strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
 });
-await runServer({
+const running = await runServer({
   app: gateway.app,
   host: config.HOST,
   port: config.PORT,
@@ -58,3 +59,4 @@ await runServer({
   health: gateway.health,
   resources: [() => gateway.close(), async () => revocations.unsubscribe(), () => bus.close()],
 });
+attachStrataTunnel(running.server, { authenticator: strataAuthenticator, principalToken: signStrataPrincipal, sandboxUrl: serviceUrls.sandbox, log });

@@ -148,3 +148,10 @@ export function resolveService(path: string): ServiceName | undefined {
   }
   return undefined;
 }
+
+/**
+ * The WebSocket tunnel of an exposed sandbox (outside the OpenAPI document: it is an upgrade, not an operation). The
+ * gateway authenticates the upgrade like any console call (role restorer) and forwards it to the sandbox service.
+ */
+export const SANDBOX_TUNNEL_PATTERN = /^\/api\/v1\/sandboxes\/([A-Za-z0-9][A-Za-z0-9.-]{0,252})\/tunnel$/;
+export const sandboxTunnelPath = (name: string): string => `/api/v1/sandboxes/${encodeURIComponent(name)}/tunnel`;

@@ -42,7 +42,7 @@ export type StrataReport<K extends keyof StrataReports = keyof StrataReports> = 
   data: StrataReports[K];
 };
 
-export const STRATA_JOB_TYPES = ['backup.run', 'restore.run', 'stream.run'] as const satisfies readonly (keyof StrataJobs)[];
+export const STRATA_JOB_TYPES = ['backup.run', 'restore.run', 'stream.run', 'sandbox.create'] as const satisfies readonly (keyof StrataJobs)[];
 export const STRATA_REPORT_TYPES = [
   'backup.started',
   'backup.succeeded',
@@ -52,6 +52,7 @@ export const STRATA_REPORT_TYPES = [
   'restore.failed',
   'segment.uploaded',
   'stream.status',
+  'audit.recorded',
 ] as const satisfies readonly (keyof StrataReports)[];
 
 // Compile-time proof that the lists above name every job and report type of the schemas.
@@ -126,6 +127,6 @@ export function isManifestKey(key: string): boolean {
 }
 
 /** The databases a `new` restore creates: one source keeps the name asked for, several get `<database>_<source>`. */
-export function restoredDatabaseNames(database: string, sources: string[]): Record<string, string> {
-  return Object.fromEntries(sources.map((source) => [source, sources.length > 1 ? `${database}_${source}` : database]));
+export function restoredDatabaseNames(database: string, sources: string[], keepNames = false): Record<string, string> {
+  return Object.fromEntries(sources.map((source) => [source, keepNames ? source : sources.length > 1 ? `${database}_${source}` : database]));
 }

@@ -89,6 +89,7 @@ const reports: Record<(typeof STRATA_REPORT_TYPES)[number], StrataReport['data']
   'restore.failed': { restoreId: 'rs_1', message: 'bad', finishedAt: '2026-11-24T09:00:00.000Z' },
   'segment.uploaded': { streamId: 'st_1', namespace: 'default', name: 'main', segment },
   'stream.status': { streamId: 'st_1', namespace: 'default', name: 'main', state: 'streaming', message: 'streaming from 0/3000000', at: '2026-11-24T09:00:00.000Z', coveredUntil: '2026-11-24T09:00:00.000Z', coveredPos: '0/3000100', lagSeconds: 0.2 },
+  'audit.recorded': { time: '2026-11-24T09:00:00.000Z', user: 'ops@example.test', role: 'restorer', action: 'getSandboxCredentials', target: 'default/main', object: 'main-sbx-1a2b3c', outcome: 'ok', from: '127.0.0.1', detail: { status: 200 } },
 };
 
 const errorsOf = (run: () => void): string[] => {
@@ -103,13 +104,14 @@ const errorsOf = (run: () => void): string[] => {
 
 describe('Strata jobs on the wire (proto/jobs)', () => {
   it('accepts a job of each type as the catalog builds it', () => {
-    expect(STRATA_JOB_TYPES).toEqual(['backup.run', 'restore.run', 'stream.run']);
+    expect(STRATA_JOB_TYPES).toEqual(['backup.run', 'restore.run', 'stream.run', 'sandbox.create']);
     expect(errorsOf(() => assertStrataJob('backup.run', backupJob))).toEqual([]);
     expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, mode: 'physical' }))).toEqual([]);
     expect(errorsOf(() => assertStrataJob('restore.run', restoreJob))).toEqual([]);
     const segmentObject = { name: segment.name, key: segment.key, sha256: segment.sha256, partial: false, compression: 'zstd' };
     expect(errorsOf(() => assertStrataJob('restore.run', { ...restoreJob, at: '2026-11-24T09:00:30.000Z', segments: [segmentObject] }))).toEqual([]);
     expect(errorsOf(() => assertStrataJob('stream.run', streamJob))).toEqual([]);
+    expect(errorsOf(() => assertStrataJob('sandbox.create', { plan: { backupID: 'bk_1' }, sandbox: { namespace: 'default', name: 'main-sbx-1a2b3c' }, owner: 'ops@example.test', orgs: [], projects: [], ttl: '1h' }))).toEqual([]);
     expect(errorsOf(() => assertStrataJob('stream.run', { ...streamJob, slot: 'Bad-Slot', partialIntervalMs: 10 }))).toEqual([
       expect.stringMatching(/^\/slot must match pattern/),
       expect.stringMatching(/^\/partialIntervalMs must be >= 1000/),

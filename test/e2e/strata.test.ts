@@ -2,11 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '@strata/cli';
 import { driverFor } from '@strata/mover/engines';
 import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
 import { call, startTestStack, type TestStack } from './stack.ts';
+import { waitFor } from '../integration/wait.ts';
 
 /**
  * The story of a new user, through the gateway and the `strata` CLI: log in with the dev issuer, apply a
@@ -21,6 +24,8 @@ const sources = { postgres: uniqueDatabaseName('e2epg'), mysql: uniqueDatabaseNa
 const restored: Array<{ engine: 'postgres' | 'mysql'; name: string }> = [];
 /** The targets `strata quickstart` writes. */
 const TARGET = { postgres: 'postgres', mysql: 'mariadb' } as const;
+
+const execFileAsync = promisify(execFile);
 
 let stack: TestStack;
 let configDir: string;
@@ -106,6 +111,42 @@ describe('a new user backs up and restores with the strata CLI', () => {
     }, 400_000);
   }
 
+  it('opens a sandbox of the backup, queries it with masks, connects psql through `strata connect`, extends and deletes it', async () => {
+    const masked = `apiVersion: backups.strata.dev/v1alpha1\nkind: BackupTarget\nmetadata: { name: postgres, namespace: default }\nspec: { engine: postgres, endpoint: { host: 127.0.0.1, port: ${pg.port} }, databases: [${sources.postgres}], credentials: { secretRef: { name: postgres-credentials } }, policy: nightly, scope: { mode: logical }, mask: ['^email$'] }`;
+    const maskFile = path.join(configDir, 'masked.yaml');
+    writeFileSync(maskFile, masked);
+    expect((await strata('apply', '-f', maskFile)).code).toBe(0);
+    const created = await strata('sandbox', 'create', 'default/postgres', '--ttl', '1h', '--expose', '--watch', '--timeout', '4m', '-o', 'json');
+    expect(created.code, created.err + created.out).toBe(0);
+    const name = JSON.parse(created.out.trim().split('\n')[0] as string).name as string;
+    try {
+      const query = await strata('sandbox', 'query', name, 'SELECT id, email FROM customers ORDER BY id', '--limit', '3', '-o', 'json');
+      expect(query.code, query.err).toBe(0);
+      expect(JSON.parse(query.out)).toMatchObject({ columns: ['id', 'email'], masked: ['email'], truncated: true });
+      const refused = await strata('sandbox', 'query', name, "SELECT id FROM customers WHERE email LIKE 'a%'");
+      expect(refused.code).toBe(1);
+      const credentials = JSON.parse((await strata('sandbox', 'credentials', name, '-o', 'json')).out);
+      const controller = new AbortController();
+      const stdout = new PassThrough();
+      let tunnelOut = '';
+      stdout.on('data', (c) => (tunnelOut += c));
+      const tunnel = runCli(['connect', name, '-o', 'json'], { stdout, stderr: new PassThrough(), env: { STRATA_CONFIG: path.join(configDir, 'config.json'), HOME: configDir }, signal: controller.signal });
+      try {
+        const port = await waitFor('the tunnel to listen', async () => (tunnelOut.includes('\n') ? (JSON.parse(tunnelOut) as { port: number }).port : undefined));
+        const { stdout: counted } = await execFileAsync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', credentials.username, '-d', credentials.database, '-tAc', 'SELECT count(*) FROM customers'], { env: { ...process.env, PGPASSWORD: credentials.password } });
+        expect(counted.trim()).toBe('40');
+      } finally {
+        controller.abort();
+        await tunnel;
+      }
+      const extended = await strata('sandbox', 'extend', name, '--by', '30m', '--reason', 'e2e');
+      expect(extended.code, extended.err).toBe(0);
+    } finally {
+      expect((await strata('sandbox', 'delete', name)).code).toBe(0);
+    }
+    await waitFor('the sandbox to be gone', async () => ((await strata('sandbox', 'get', name)).code === 1 ? true : undefined));
+  }, 400_000);
+
   it('shows every resource Ready, and each target with its last backup, in `strata get resources`', async () => {
     const list = await strata('get', 'resources');
     expect(list.code, list.err).toBe(0);
@@ -123,7 +164,7 @@ describe('a new user backs up and restores with the strata CLI', () => {
   it('shows it all in activity and audit', async () => {
     const activity = JSON.parse((await strata('activity', '-o', 'json')).out);
     expect(activity.backups.filter((b: { phase: string }) => b.phase === 'Succeeded')).toHaveLength(2);
-    expect(activity.restores.filter((r: { phase: string }) => r.phase === 'Succeeded')).toHaveLength(2);
+    expect(activity.restores.filter((r: { phase: string; mode: string }) => r.phase === 'Succeeded' && r.mode === 'new')).toHaveLength(2);
     const audit = JSON.parse((await strata('audit', '-o', 'json')).out);
     const actions = audit.events.map((e: { action: string }) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['applyResources', 'backupNow', 'createRestore']));

@@ -10,6 +10,8 @@ import { registerResources } from './commands/resources.ts';
 import { registerTargets } from './commands/targets.ts';
 import { registerBackups } from './commands/backups.ts';
 import { registerRestores } from './commands/restores.ts';
+import { registerSandboxes } from './commands/sandboxes.ts';
+import { registerConnect } from './commands/connect.ts';
 import { registerActivity } from './commands/activity.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerQuickstart } from './commands/quickstart.ts';
@@ -84,6 +86,8 @@ function buildProgram(io: CliIo, state: RunState): Command {
   registerTargets(program, ctx);
   registerBackups(program, ctx);
   registerRestores(program, ctx);
+  registerSandboxes(program, ctx);
+  registerConnect(program, ctx);
   registerActivity(program, ctx);
   registerSecrets(program, ctx);
   registerQuickstart(program, ctx);

@@ -31,6 +31,8 @@ export interface ClientOptions {
 export interface StrataClient {
   readonly server: string;
   readonly hasToken: boolean;
+  /** The access token sent with each call (a tunnel sends it on its upgrade). */
+  readonly token?: string;
   /** Every operation of the document: `api.GET('/targets', { params: { query } })`. */
   readonly api: Client<paths>;
 }
@@ -51,7 +53,7 @@ export function createStrataClient(opts: ClientOptions): StrataClient {
     querySerializer,
     fetch: (request) => sendOrExplain(opts.fetch, opts.server, request),
   });
-  return { server: opts.server, hasToken: Boolean(opts.token), api };
+  return { server: opts.server, hasToken: Boolean(opts.token), ...(opts.token ? { token: opts.token } : {}), api };
 }
 
 /** Sends `request`; a request that never got an answer becomes an ApiError with status 0. */

@@ -4,5 +4,6 @@ export * from './render/overview.ts';
 export * from './render/targets.ts';
 export * from './render/backups.ts';
 export * from './render/restores.ts';
+export * from './render/sandboxes.ts';
 export * from './render/activity.ts';
 export * from './render/resources.ts';

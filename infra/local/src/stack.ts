@@ -19,7 +19,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../../..');
 /** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
 export const LOCAL_WEBHOOK_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
 
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -27,7 +27,7 @@ const WORKERS: readonly StackService[] = ['mover'];
 const STATELESS: readonly StackService[] = ['mover'];
 
 const databaseName = (namespace: string, service: StackService) =>
-  `${namespace}${service === 'backup-catalog' ? 'strata' : 'sigil'}_${service.replace(/-/g, '_')}`.toLowerCase();
+  `${namespace}${service === 'backup-catalog' || service === 'sandbox' ? 'strata' : 'sigil'}_${service.replace(/-/g, '_')}`.toLowerCase();
 
 export interface StackOptions {
   stateDir: string;
@@ -92,7 +92,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Port 0: each process binds a port of its own and writes its address to LISTEN_URL_FILE.
       const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
-      if (service === 'backup-catalog' || service === 'mover') Object.assign(env, strata);
+      if (service === 'backup-catalog' || service === 'mover' || service === 'sandbox') Object.assign(env, strata);
+      // Sandboxes: real servers under the state directory; the catalog plans and records their restores.
+      if (service === 'sandbox') {
+        serviceUrls['backup-catalog'] ??= await waitReady(options.stateDir, 'backup-catalog', children);
+        Object.assign(env, { BACKUP_CATALOG_URL: serviceUrls['backup-catalog'], INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SANDBOX_DIR: path.join(options.stateDir, 'sandboxes') });
+      }
       // Template files, envelope documents and signers' attachments live in the stack's S3.
       if (service === 'templates' || service === 'envelopes' || service === 'signing') {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });

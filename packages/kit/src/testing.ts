@@ -4,7 +4,7 @@ import { migrate, recreateDatabase } from './db/migrate.ts';
 import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './auth/principal.ts';
 import { ROLE_PERMISSIONS } from './auth/permissions.ts';
 import { newId } from './ids.ts';
-import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from './auth/strata-principal.ts';
+import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalSigner, type StrataPrincipalVerifier } from './auth/strata-principal.ts';
 import type { StrataPrincipal, StrataRole } from '@sigil/proto/strata';
 
 export function testPostgresAdminUrl(): string {
@@ -76,6 +76,8 @@ export interface StrataTestAuth {
   verify: StrataPrincipalVerifier;
   /** Headers carrying a signed Strata principal, as the gateway would send them. */
   headers(principal: StrataPrincipal): Promise<Record<string, string>>;
+  /** Signs a principal with the same key (a service calling another as itself). */
+  sign: StrataPrincipalSigner;
 }
 
 export async function createStrataTestAuth(): Promise<StrataTestAuth> {
@@ -85,6 +87,7 @@ export async function createStrataTestAuth(): Promise<StrataTestAuth> {
     publicJwk: JSON.stringify(keys.publicJwk),
     verify: await createStrataPrincipalVerifier(keys.publicJwk),
     headers: async (principal) => ({ [STRATA_PRINCIPAL_HEADER]: await sign(principal) }),
+    sign,
   };
 }
 

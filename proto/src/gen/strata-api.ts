@@ -1426,6 +1426,8 @@ export interface components {
             affected?: number;
             /** @description Columns masked by the target's mask rules. */
             masked?: string[];
+            /** @description The cells holding SQL NULL, as [row, column] index pairs (their text in rows is empty): NULL, the empty string and the text NULL are told apart. */
+            nulls?: number[][];
         };
         /** @description One table of a sandbox database. */
         TableInfo: {
@@ -1470,6 +1472,22 @@ export interface components {
             /** Format: date-time */
             time?: string;
             port?: number;
+            /** @description The databases the sandbox holds; `database` is the default one. */
+            databases?: string[];
+            /**
+             * Format: int64
+             * @description Disk space the data of the sandbox use, as the reconciler last measured it.
+             */
+            usedBytes?: number;
+            /** @description Every extend, oldest first. */
+            extensions?: {
+                by?: string;
+                granted?: string;
+                reason?: string;
+                user?: string;
+                /** Format: date-time */
+                at?: string;
+            }[];
         };
         /** @description How to connect to a sandbox database. */
         SandboxCredentials: {

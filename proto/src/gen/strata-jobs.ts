@@ -3,6 +3,7 @@
 export type StrataEngine = "postgres" | "mysql" | "mongodb";
 
 export interface StrataJobsAndReports {
+  "audit.recorded"?: AuditRecordedReport;
   "backup.failed"?: BackupFailedReport;
   "backup.run"?: BackupJob;
   "backup.started"?: BackupStartedReport;
@@ -13,10 +14,27 @@ export interface StrataJobsAndReports {
   "restore.run"?: RestoreJob;
   "restore.started"?: RestoreStartedReport;
   "restore.succeeded"?: RestoreSucceededReport;
+  "sandbox.create"?: SandboxCreateJob;
   "sealed-job"?: SealedJob;
   "segment.uploaded"?: SegmentUploadedReport;
   "stream.run"?: StreamJob;
   "stream.status"?: StreamStatusReport;
+}
+/**
+ * sandbox -> catalog: an audit record of a sandbox operation, for the one audit log the console reads.
+ */
+export interface AuditRecordedReport {
+  time: string;
+  user: string;
+  role: string;
+  action: string;
+  target: string;
+  object: string;
+  outcome: string;
+  from: string;
+  detail: {
+    [k: string]: unknown;
+  };
 }
 /**
  * mover -> catalog: the data of a backup.failed report.
@@ -158,7 +176,8 @@ export interface StrataReportEnvelope {
     | "restore.succeeded"
     | "restore.failed"
     | "segment.uploaded"
-    | "stream.status";
+    | "stream.status"
+    | "audit.recorded";
   occurredAt: string;
   data: {
     [k: string]: unknown;
@@ -195,6 +214,10 @@ export interface RestoreJob {
    * Source databases to restore; several get <database>_<source> names.
    */
   databases: string[];
+  /**
+   * Restore each source database under its own name (a sandbox holds what the backup holds).
+   */
+  keepNames?: boolean;
   bandwidthBytesPerSecond: number;
   stallTimeoutMs: number;
   /**
@@ -234,11 +257,31 @@ export interface RestoreSucceededReport {
   message: string;
 }
 /**
+ * catalog -> sandbox: a restore in mode sandbox was requested through POST /restores; the catalog prepared it (plan, Pending Restore) and the sandbox service creates the sandbox it names.
+ */
+export interface SandboxCreateJob {
+  /**
+   * The SandboxRestorePlan of proto/src/internal-catalog.ts.
+   */
+  plan: {
+    [k: string]: unknown;
+  };
+  sandbox: {
+    namespace: string;
+    name: string;
+  };
+  ttl?: string;
+  expose?: boolean;
+  owner: string;
+  orgs: string[];
+  projects: string[];
+}
+/**
  * A job on the wire: the job is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials.
  */
 export interface SealedJob {
   id: string;
-  type: "backup.run" | "restore.run" | "stream.run";
+  type: "backup.run" | "restore.run" | "stream.run" | "sandbox.create";
   sealed: string;
 }
 /**

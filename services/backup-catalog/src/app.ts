@@ -15,6 +15,8 @@ import { createPinService } from './pins.ts';
 import { createResourceAdmin } from './resource-admin.ts';
 import type { RestoreRequest, RestoreService } from './restores.ts';
 import { readSettings } from './settings.ts';
+import { mountInternalRoutes } from './internal-routes.ts';
+import { createSandboxRestores } from './sandbox-restores.ts';
 import { streamEvents } from './sse.ts';
 import type { StatusWriter } from './status.ts';
 import type { TargetService } from './targets.ts';
@@ -44,6 +46,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
   const audit = createAuditLog(db);
   const admin = createResourceAdmin(deps);
   const changes = createChangeQueries({ db, resources: deps.resources, targets });
+  const sandboxRestores = createSandboxRestores({ ...deps, targets });
   let health: Health | undefined;
   const app = await createStrataApp({
     document: loadStrataOpenApi(),
@@ -53,6 +56,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
     recordWrite: (record) => audit.record(record),
     mount: (app) => {
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, sandboxRestores, log: deps.log });
     },
     handlers: {
       getWhoami: async ({ principal, req }) => ok({ principal, version: STRATA.version, externalURL: deps.externalUrl ?? addressUsed(req) }),
@@ -88,7 +92,8 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       },
       listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target as string | undefined) }),
       createRestore: async ({ principal, body, setAuditObject }) => {
-        const action = await restores.request(principal, body as RestoreRequest);
+        const request = body as RestoreRequest;
+        const action = request.mode === 'sandbox' ? await sandboxRestores.request(principal, request) : await restores.request(principal, request);
         setAuditObject(action.name);
         return { status: 202, body: action };
       },

@@ -105,6 +105,11 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     case 'stream.status':
       await streams?.applyStatus(tx, report.data as StrataReports['stream.status'], at);
       return;
+    case 'audit.recorded': {
+      const data = report.data as StrataReports['audit.recorded'];
+      await tx.auditEvent.create({ data: { ...data, time: new Date(data.time), detail: data.detail as never } });
+      return;
+    }
   }
 }
 

@@ -87,7 +87,7 @@ function validateOne(doc: unknown, ref: DocumentRef): Validated | ApplyProblem[]
   const resource = result.resource as unknown as { kind: string; metadata: Record<string, unknown> & { name: string; namespace: string }; spec: Record<string, unknown> };
   const { kind, metadata } = resource;
   if (kind === 'Sandbox') {
-    return [problem(ref, '', 'Sandbox resources are served by the sandbox service, which this deployment does not run', 'unprocessable')];
+    return [problem(ref, '', 'Sandbox documents are not applied in this release; create a sandbox with POST /api/v1/sandboxes (strata sandbox create)', 'unprocessable')];
   }
   return { kind: kind as StoredKind | 'Backup' | 'Restore', namespace: metadata.namespace, name: metadata.name, doc: { metadata, spec: resource.spec } } as Validated;
 }

@@ -48,24 +48,6 @@ interface ManifestObject {
 export function createRestoreService(deps: RestoreDeps) {
   const { db, resources } = deps;
 
-  async function explicitBackup(tx: Tx, namespace: string, target: string, backupID: string): Promise<BackupRow> {
-    const row = await tx.backup.findUnique({ where: { id: backupID } });
-    if (!row || row.namespace !== namespace || row.targetName !== target) {
-      throw new AppError('not-found', `Backup ${backupID} of ${namespace}/${target} was not found.`);
-    }
-    if (row.phase !== BACKUP_PHASES.succeeded) throw new AppError('not-restorable', `Backup ${row.id} is ${row.phase}; only a completed backup can be restored.`);
-    return row;
-  }
-
-  /** The backup and, for a time, the plan that restores it exactly (with change capture) or as near before it as there is. */
-  async function choose(tx: Tx, bundle: TargetBundle, request: RestoreRequest): Promise<{ backup: BackupRow; plan?: RestorePlan }> {
-    const { namespace, name } = bundle.target.metadata;
-    if (request.backupID) return { backup: await explicitBackup(tx, namespace, name, request.backupID) };
-    const plan = await planFor(tx, resources, bundle.target, request.at);
-    if (!plan.restorable || !plan.backup) throw new AppError('not-restorable', plan.reason ?? `Target ${namespace}/${name} cannot be restored to ${request.at}.`);
-    return { backup: plan.backup, plan };
-  }
-
   async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
     const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
     checkRequest(request);
@@ -74,14 +56,14 @@ export function createRestoreService(deps: RestoreDeps) {
       if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
       throw new AppError('not-restorable', 'In-place restores are not available in this release; restore into a new database instead.');
     }
-    if (request.mode === 'sandbox') throw new AppError('not-restorable', 'Sandbox restores need the sandbox service, which this deployment does not run.');
+    if (request.mode === 'sandbox') throw new AppError('not-restorable', 'A Restore document in mode sandbox is not applied in this release; POST /api/v1/restores or /api/v1/sandboxes creates one.');
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
-    const { backup, plan } = await choose(tx, bundle, request);
+    const { backup, plan } = await chooseBackup(resources, tx, bundle, request);
     const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[]; mode?: string };
     const physical = manifest.mode === 'physical';
     const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
-    const segments: SegmentObject[] = (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size) }));
-    const planRef = plan ? { baseBackupID: backup.id, segments: segments.length, ...(plan.targetTime ? { targetTime: plan.targetTime } : {}), bytes: plan.bytes, message: planMessage(plan) } : undefined;
+    const segments = segmentsOf(plan);
+    const planRef = planRefOf(backup, plan);
     const now = deps.clock();
     const id = newRunId(now);
     const namespace = named?.namespace ?? targetNamespace;
@@ -123,26 +105,11 @@ export function createRestoreService(deps: RestoreDeps) {
       const [secretNamespace, secretName] = splitTarget(request.credentialsSecret, namespace);
       const username = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'username' });
       const password = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'password', optional: true });
-      const access = await storeAccess(tx, deps.secrets, bundle.store);
-      const identity = await storeIdentity(tx, deps.secrets, bundle.store, 'identitySecret');
-      const manifestKey = backup.manifestKey ?? '';
-      const databases = physical ? (manifest.databases ?? []) : dataObjects.map((o) => o.database ?? '').filter(Boolean);
-      const wanted = request.tables?.length ? undefined : databases;
-      const job: RestoreJob = {
-        restoreId: id,
-        namespace,
-        name,
-        mode: 'new',
-        backupId: backup.id,
-        manifestKey,
-        store: { ...access, identity },
+      const databases = databasesOf(manifest);
+      const job = await restoreJob(deps, tx, { bundle, backup, plan, id, namespace, name }, {
         destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
-        databases: wanted ?? databases,
-        bandwidthBytesPerSecond: bundle.policy.spec.limits?.restoreBandwidth ? parseQuantity(bundle.policy.spec.limits.restoreBandwidth) : 0,
-        stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
-        ...(plan?.recoverTo && (physical || segments.length) ? { at: plan.recoverTo } : {}),
-        ...(segments.length ? { segments } : {}),
-      };
+        databases,
+      });
       row = await tx.restore.create({
         data: {
           ...base,
@@ -205,6 +172,71 @@ export function createRestoreService(deps: RestoreDeps) {
 }
 
 export type RestoreService = ReturnType<typeof createRestoreService>;
+
+export async function explicitBackup(tx: Tx, namespace: string, target: string, backupID: string): Promise<BackupRow> {
+  const row = await tx.backup.findUnique({ where: { id: backupID } });
+  if (!row || row.namespace !== namespace || row.targetName !== target) {
+    throw new AppError('not-found', `Backup ${backupID} of ${namespace}/${target} was not found.`);
+  }
+  if (row.phase !== BACKUP_PHASES.succeeded) throw new AppError('not-restorable', `Backup ${row.id} is ${row.phase}; only a completed backup can be restored.`);
+  return row;
+}
+
+/** The backup and, for a time, the plan that restores it exactly (with change capture) or as near before it as there is. */
+export async function chooseBackup(resources: RestoreDeps['resources'], tx: Tx, bundle: TargetBundle, request: Pick<RestoreRequest, 'backupID' | 'at'>): Promise<{ backup: BackupRow; plan?: RestorePlan }> {
+  const { namespace, name } = bundle.target.metadata;
+  if (request.backupID) return { backup: await explicitBackup(tx, namespace, name, request.backupID) };
+  const plan = await planFor(tx, resources, bundle.target, request.at);
+  if (!plan.restorable || !plan.backup) throw new AppError('not-restorable', plan.reason ?? `Target ${namespace}/${name} cannot be restored to ${request.at}.`);
+  return { backup: plan.backup, plan };
+}
+
+
+/** The sealed job a mover runs to restore `backup` (to the plan's moment, when there is one) into `destination`. */
+export async function restoreJob(
+  deps: BackupDeps,
+  tx: Tx,
+  chosen: { bundle: TargetBundle; backup: BackupRow; plan?: RestorePlan; id: string; namespace: string; name: string },
+  into: { destination: RestoreJob['destination']; databases: string[]; keepNames?: boolean },
+): Promise<RestoreJob> {
+  const { bundle, backup, plan } = chosen;
+  const manifest = (backup.manifest ?? {}) as { mode?: string };
+  const segments = segmentsOf(plan);
+  const access = await storeAccess(tx, deps.secrets, bundle.store);
+  const identity = await storeIdentity(tx, deps.secrets, bundle.store, 'identitySecret');
+  return {
+    restoreId: chosen.id,
+    namespace: chosen.namespace,
+    name: chosen.name,
+    mode: 'new',
+    backupId: backup.id,
+    manifestKey: backup.manifestKey ?? '',
+    store: { ...access, identity },
+    destination: into.destination,
+    databases: into.databases,
+    ...(into.keepNames ? { keepNames: true } : {}),
+    bandwidthBytesPerSecond: bundle.policy.spec.limits?.restoreBandwidth ? parseQuantity(bundle.policy.spec.limits.restoreBandwidth) : 0,
+    stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
+    ...(plan?.recoverTo && (manifest.mode === 'physical' || segments.length) ? { at: plan.recoverTo } : {}),
+    ...(segments.length ? { segments } : {}),
+  };
+}
+
+/** The source databases a backup holds: a physical backup lists them; a logical one has an object per database. */
+export function databasesOf(manifest: { objects?: ManifestObject[]; databases?: string[]; mode?: string }): string[] {
+  if (manifest.mode === 'physical') return manifest.databases ?? [];
+  return (manifest.objects ?? []).filter((o) => o.role === 'data').map((o) => o.database ?? '').filter(Boolean);
+}
+
+function segmentsOf(plan: RestorePlan | undefined): SegmentObject[] {
+  return (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size) }));
+}
+
+/** What the Restore records of its plan (RestorePlanRef). */
+export function planRefOf(backup: BackupRow, plan: RestorePlan | undefined) {
+  if (!plan) return undefined;
+  return { baseBackupID: backup.id, segments: segmentsOf(plan).length, ...(plan.targetTime ? { targetTime: plan.targetTime } : {}), bytes: plan.bytes, message: planMessage(plan) };
+}
 
 /** What the plan restores, in words: exactly to a time, or the effective time of the newest full before it. */
 function planMessage(plan: RestorePlan): string {

@@ -137,7 +137,7 @@ export function restoreView(row: RestoreRow) {
     phase: row.phase,
     message: row.message,
     requestedBy: row.requestedBy,
-    sandbox: '',
+    sandbox: typeof destination.sandbox === 'string' ? destination.sandbox : '',
     downloadURL: row.downloadUrl ?? '',
     mode: row.mode,
     created: row.createdAt.toISOString(),
@@ -152,6 +152,8 @@ export function restoreView(row: RestoreRow) {
       ...(typeof destination.database === 'string' ? { database: destination.database } : {}),
       ...(typeof destination.host === 'string' ? { host: destination.host } : {}),
       ...(Array.isArray(destination.tables) ? { tables: destination.tables } : {}),
+      ...(typeof destination.sandboxTTL === 'string' ? { sandboxTTL: destination.sandboxTTL } : {}),
+      ...(typeof destination.expose === 'boolean' ? { expose: destination.expose } : {}),
     },
   };
 }

@@ -14,6 +14,10 @@ export interface StackDocsOptions {
   postgresMode?: 'physical' | 'logical';
   /** The policy's change capture. */
   pitr?: { enabled: boolean; partialInterval?: string };
+  /** The targets' masked columns and sandbox settings, and the policy's sandbox lifetimes. */
+  mask?: string[];
+  targetSandbox?: { sizeLimit?: string; postRestoreSQL?: string[] };
+  policySandbox?: { defaultTTL?: string; maxTTL?: string };
 }
 
 export function s3Env() {
@@ -60,7 +64,7 @@ spec:
   full: { schedule: "${o.schedule ?? '0 3 * * *'}", timeZone: Europe/Paris, startingDeadline: 6h }
   compression: { level: fastest, threads: 1 }
   jobs: { stallTimeout: 60s }
-${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}`,
+${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}${o.policySandbox ? `  sandbox: ${JSON.stringify(o.policySandbox)}\n` : ''}`,
   ];
   if (o.identity) {
     docs.push(`apiVersion: v1
@@ -88,7 +92,7 @@ spec:
   engine: ${engine}
   endpoint: { host: ${server.host}, port: ${server.port} }
 ${dbs ? `  databases: [${dbs.join(', ')}]\n` : ''}  credentials: { secretRef: { name: ${engine}-credentials } }
-${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}  policy: nightly`);
+${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}${o.mask ? `  mask: ${JSON.stringify(o.mask)}\n` : ''}${o.targetSandbox ? `  sandbox: ${JSON.stringify(o.targetSandbox)}\n` : ''}  policy: nightly`);
   }
   return docs.join('\n---\n');
 }

@@ -53,7 +53,7 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
     stage(job.at ? `recover to ${job.at}` : 'recover to the end of the backup', done);
     const server = await startRecovery(workDir, major, manifest.superuser ?? 'postgres', job.at ? { time: job.at } : {});
     try {
-      const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, wanted)));
+      const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, wanted, job.keepNames)));
       for (const [source, target] of names) {
         stage(`copy ${source} into ${target}`, done);
         const dump = postgresDriver.dump(server.access, source, { excludeData: [], excludeTables: [] });

@@ -33,7 +33,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     }
     const objects = (manifest.objects ?? []).filter((o) => o.role === 'data' && job.databases.includes(o.database ?? ''));
     if (objects.length === 0) throw new Error('the backup holds none of the databases asked for');
-    const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, objects.map((o) => o.database ?? ''))));
+    const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, objects.map((o) => o.database ?? ''), job.keepNames)));
     const total = objects.reduce((sum, o) => sum + o.rawSize, 0);
     let done = 0;
     for (const object of objects) {

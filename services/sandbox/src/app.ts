@@ -1,0 +1,68 @@
+import type { Express } from 'express';
+import { createStrataApp, type WriteRecord } from '@sigil/kit/api';
+import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import type { Logger } from '@sigil/kit/log';
+import type { StrataPrincipalVerifier } from '@sigil/kit/auth';
+import { loadStrataOpenApi } from '@sigil/proto/strata-openapi';
+import { recordAudit } from './audit.ts';
+import type { Db } from './db.ts';
+import { renderTextTable } from './query/index.ts';
+import { createSandboxQueries, type QueryRequest } from './sandbox-queries.ts';
+import { createSandboxService, type SandboxDeps, type SandboxRequest, type SandboxService } from './sandboxes.ts';
+
+export interface SandboxAppDeps extends SandboxDeps {
+  db: Db;
+  log: Logger;
+  verifyPrincipal: StrataPrincipalVerifier;
+  queryTimeoutMs: number;
+  readiness?: Record<string, ReadinessCheck>;
+}
+
+/** The sandbox operations of the console API (`/api/v1/sandboxes*`): thin handlers over the use cases. */
+export async function createApp(deps: SandboxAppDeps): Promise<{ app: Express; health: Health; sandboxes: SandboxService }> {
+  const sandboxes = createSandboxService(deps);
+  const queries = createSandboxQueries({ sandboxes, secretsKey: deps.secretsKey, timeoutMs: deps.queryTimeoutMs });
+  let health: Health | undefined;
+  const app = await createStrataApp({
+    document: loadStrataOpenApi(),
+    service: 'sandbox',
+    log: deps.log,
+    verifyPrincipal: deps.verifyPrincipal,
+    recordWrite: (record: WriteRecord) => recordAudit(deps.db, deps.cell, record),
+    mount: (app) => {
+      health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+    },
+    handlers: {
+      listSandboxes: async () => ok({ sandboxes: await sandboxes.list() }),
+      createSandbox: async ({ principal, body, setAuditObject }) => {
+        const action = await sandboxes.create(principal, body as SandboxRequest);
+        setAuditObject(action.name);
+        return { status: 202, body: action };
+      },
+      getSandbox: async ({ params }) => ok({ sandbox: await sandboxes.get(params.name as string) }),
+      deleteSandbox: async ({ params, setAuditObject }) => {
+        setAuditObject(params.name as string);
+        return ok(await sandboxes.remove(params.name as string));
+      },
+      extendSandbox: async ({ principal, params, body, setAuditObject }) => {
+        const request = (body ?? {}) as { by?: string; reason?: string };
+        setAuditObject(params.name as string, { by: request.by });
+        return ok(await sandboxes.extend(params.name as string, request, principal));
+      },
+      getSandboxCredentials: async ({ principal, params, from }) => ok(await sandboxes.credentials(params.name as string, principal, from)),
+      querySandbox: async ({ params, body, req, setAuditObject }) => {
+        setAuditObject(params.name as string);
+        const result = await queries.query(params.name as string, body as QueryRequest);
+        if (req.accepts(['application/json', 'text/plain']) === 'text/plain') {
+          return { status: 200, body: renderTextTable(result), headers: { 'content-type': 'text/plain; charset=utf-8' } };
+        }
+        return ok(result);
+      },
+      listSandboxTables: async ({ params, query }) => ok(await queries.tables(params.name as string, query.database as string | undefined)),
+      browseSandboxTable: async ({ params, query }) => ok(await queries.browse(params.name as string, params.table as string, query.database as string | undefined)),
+    },
+  });
+  return { app, health: health as Health, sandboxes };
+}
+
+const ok = (body: unknown) => ({ status: 200, body });

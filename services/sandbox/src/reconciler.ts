@@ -1,0 +1,126 @@
+import { AppError } from '@sigil/kit/errors';
+import { unseal } from '@sigil/kit/crypto';
+import type { Logger } from '@sigil/kit/log';
+import type { CatalogClient } from './catalog-client.ts';
+import type { Db, SandboxRow } from './db.ts';
+import { formatQuantity } from './quantity.ts';
+import type { RuntimeState, SandboxRuntime, ServerSpec } from './runtime/types.ts';
+import { LIVING, PHASES, passwordContext } from './sandboxes.ts';
+
+export interface ReconcilerDeps {
+  db: Db;
+  runtime: SandboxRuntime;
+  catalog: CatalogClient;
+  secretsKey: Buffer;
+  clock: () => Date;
+  log: Logger;
+}
+
+/**
+ * Brings every sandbox to what its record says: starts the server of a new one and hands its restore to a mover,
+ * restarts a server that stopped (after a restart of this service or of the machine), stops and wipes a sandbox that
+ * expired, outgrew its size limit or was deleted. Everything it acts on is in the database, so a restarted service
+ * carries on where the last one stopped: an expiry that fell due while it was down is carried out on its first pass.
+ */
+export function createReconciler(deps: ReconcilerDeps) {
+  const { db, runtime, log } = deps;
+  /** Sandboxes a pass is working on: a slow start (MariaDB's install takes seconds) never runs twice. */
+  const busy = new Set<string>();
+
+  const specOf = (row: SandboxRow): ServerSpec => ({
+    id: row.id,
+    engine: row.engine as ServerSpec['engine'],
+    major: row.major,
+    username: row.username,
+    password: unseal(deps.secretsKey, row.sealedPassword, passwordContext(row)),
+  });
+  const stateOf = (row: SandboxRow): RuntimeState | undefined => ((row.runtime as { dir?: string }).dir ? (row.runtime as unknown as RuntimeState) : undefined);
+
+  /** The phase is recorded first (a restore failing because its server stopped must not say otherwise), then the wipe. */
+  async function end(row: SandboxRow, phase: string, message: string): Promise<void> {
+    await db.sandbox.update({ where: { id: row.id }, data: { phase, message } });
+    const state = stateOf(row);
+    if (state) await runtime.wipe(state);
+    await db.sandbox.update({ where: { id: row.id }, data: { endedAt: deps.clock() } });
+    log.info({ sandbox: row.name, phase }, message);
+  }
+
+  async function provision(row: SandboxRow): Promise<void> {
+    let state = stateOf(row);
+    try {
+      state = await runtime.start(specOf(row), state);
+      await db.sandbox.update({ where: { id: row.id }, data: { runtime: state as never, host: state.host, port: state.port, message: 'server started; handing the restore to a mover' } });
+      try {
+        await deps.catalog.start(row.namespace, row.restoreName, { host: state.host, port: state.port, username: row.username, password: specOf(row).password });
+      } catch (error) {
+        // Started by a pass that stopped before it could record it: the mover has it already.
+        if (!(error instanceof AppError && error.status === 409)) throw error;
+      }
+      await db.sandbox.updateMany({ where: { id: row.id, phase: PHASES.pending }, data: { phase: PHASES.restoring, message: `restoring backup ${row.backupId}` } });
+    } catch (error) {
+      const message = `the sandbox could not start: ${(error as Error).message}`;
+      if (error instanceof AppError && error.status === 503) {
+        log.warn({ sandbox: row.name, err: error }, 'the catalog did not answer; the next pass tries again');
+        return;
+      }
+      await deps.catalog.fail(row.namespace, row.restoreName, message).catch(() => undefined);
+      await end({ ...row, runtime: (state ?? row.runtime) as never }, PHASES.failed, message);
+    }
+  }
+
+  async function watch(row: SandboxRow): Promise<void> {
+    const state = stateOf(row);
+    if (!state) return;
+    if (!(await runtime.alive(state))) {
+      log.info({ sandbox: row.name }, 'the sandbox server is not running; starting it again on its data');
+      const started = await runtime.start(specOf(row), state);
+      await db.sandbox.update({ where: { id: row.id }, data: { runtime: started as never, host: started.host, port: started.port } });
+    }
+    const used = await runtime.usedBytes(state);
+    if (used > Number(row.sizeLimitBytes)) {
+      await end(row, PHASES.failed, `the sandbox uses ${formatQuantity(used)}, over its size limit of ${formatQuantity(Number(row.sizeLimitBytes))}; its server was stopped and its data wiped`);
+      return;
+    }
+    if (BigInt(used) !== row.usedBytes) await db.sandbox.update({ where: { id: row.id }, data: { usedBytes: BigInt(used) } });
+  }
+
+  async function reconcile(row: SandboxRow): Promise<void> {
+    const now = deps.clock();
+    if (row.phase === PHASES.deleting) return await end(row, PHASES.deleted, 'deleted');
+    // Failed elsewhere (a restore report) with its server still there: nothing in it is worth keeping.
+    if (row.phase === PHASES.failed) return await end(row, PHASES.failed, row.message);
+    if (LIVING.includes(row.phase as never) && row.expiresAt <= now) {
+      if (row.phase === PHASES.pending) await deps.catalog.fail(row.namespace, row.restoreName, 'the sandbox expired before it started').catch(() => undefined);
+      return await end(row, PHASES.expired, `expired at ${row.expiresAt.toISOString()}; its server was stopped and its data wiped`);
+    }
+    if (row.phase === PHASES.pending) return await provision(row);
+    if (row.phase === PHASES.restoring || row.phase === PHASES.ready) return await watch(row);
+  }
+
+  return {
+    /** One pass over every sandbox that needs something; each sandbox is handled on its own. */
+    async pass(): Promise<void> {
+      const rows = await db.sandbox.findMany({ where: { OR: [{ phase: { in: [...LIVING, PHASES.deleting] } }, { phase: PHASES.failed, endedAt: null }] } });
+      await Promise.all(
+        rows
+          .filter((row) => !busy.has(row.id))
+          .map(async (row) => {
+            busy.add(row.id);
+            try {
+              await reconcile(row);
+            } catch (error) {
+              log.error({ err: error, sandbox: row.name }, 'sandbox reconcile failed');
+            } finally {
+              busy.delete(row.id);
+            }
+          }),
+      );
+    },
+    /** Waits for the work a pass started (tests, shutdown). */
+    get busy(): number {
+      return busy.size;
+    },
+  };
+}
+
+export type Reconciler = ReturnType<typeof createReconciler>;

@@ -1,0 +1,34 @@
+/** What a sandbox's server needs: its engine (and for postgres the backup's major) and the admin it is created with. */
+export interface ServerSpec {
+  id: string;
+  engine: 'postgres' | 'mysql';
+  major: number;
+  username: string;
+  password: string;
+}
+
+/** Where a runtime keeps one sandbox's server; stored with the sandbox so a restarted service finds it again. */
+export interface RuntimeState {
+  engine: ServerSpec['engine'];
+  dir: string;
+  host: string;
+  port: number;
+  pid?: number;
+}
+
+/**
+ * Runs sandbox database servers. The local runtime starts real server processes on loopback ports; a Kubernetes
+ * runtime would create a pod, a service and a secret. Same interface.
+ */
+export interface SandboxRuntime {
+  readonly kind: 'local' | 'kubernetes';
+  /** Creates the server when `previous` is absent, else starts it again on its data (or adopts it when it still runs). */
+  start(spec: ServerSpec, previous?: RuntimeState): Promise<RuntimeState>;
+  /** True while the server runs and answers. */
+  alive(state: RuntimeState): Promise<boolean>;
+  stop(state: RuntimeState): Promise<void>;
+  /** Stops the server and deletes its data. */
+  wipe(state: RuntimeState): Promise<void>;
+  /** Bytes the server's data use. */
+  usedBytes(state: RuntimeState): Promise<number>;
+}
