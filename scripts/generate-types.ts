@@ -57,10 +57,13 @@ function requireDefaulted(schema: unknown): unknown {
 }
 
 /** A subgraph's resolver types; `mappers` name the service's own types its resolvers return. */
-function fromSubgraph(service: string, mappers: Record<string, string>): () => Promise<string> {
+function fromSubgraph(service: string, mappers: Record<string, string>, contextType?: string): () => Promise<string> {
   const src = (file: string) => path.join(root, 'services', service, 'src', file);
-  return () => subgraphResolverTypes({ schemaFile: src('schema.graphql'), outputFile: src('gen/graphql.ts'), mappers }, HEADER);
+  return () => subgraphResolverTypes({ schemaFile: src('schema.graphql'), outputFile: src('gen/graphql.ts'), mappers, contextType }, HEADER);
 }
+
+/** Strata's subgraphs: their resolvers see the Strata caller, not a Sigil principal. */
+const STRATA_CONTEXT = '@sigil/kit/graphql#StrataSubgraphContext';
 
 const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/sigil-api.ts': () => fromOpenApi('sigil.v1.yaml'),
@@ -79,6 +82,12 @@ const outputs: Record<string, () => Promise<string>> = {
     Member: '../views.ts#MemberView',
     User: '../views.ts#UserView',
   }),
+  'services/backup-catalog/src/gen/graphql.ts': fromSubgraph(
+    'backup-catalog',
+    { Target: '../subgraph.ts#TargetNode', Backup: '../subgraph.ts#BackupNode', Restore: '../subgraph.ts#RestoreNode' },
+    STRATA_CONTEXT,
+  ),
+  'services/sandbox/src/gen/graphql.ts': fromSubgraph('sandbox', { Sandbox: '../subgraph.ts#SandboxNode' }, STRATA_CONTEXT),
 };
 
 const check = process.argv.includes('--check');

@@ -15,6 +15,8 @@ export interface SubgraphTypesOptions {
   outputFile: string;
   /** GraphQL type → the service's own type its resolvers return, as `./module.ts#Name`. */
   mappers: Record<string, string>;
+  /** The resolvers' context, as `module#Name`; default Sigil's `SubgraphContext`. */
+  contextType?: string;
 }
 
 /** What a subgraph's `createResolvers` must satisfy, including `__resolveReference` of each entity. */
@@ -33,7 +35,7 @@ export async function subgraphResolverTypes(options: SubgraphTypesOptions, heade
     config: {
       federation: true,
       useTypeImports: true,
-      contextType: '@sigil/kit/graphql#SubgraphContext',
+      contextType: options.contextType ?? '@sigil/kit/graphql#SubgraphContext',
       mappers: options.mappers,
       enumsAsTypes: true,
       avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },

@@ -1,7 +1,8 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Principal, PrincipalSigner } from '@sigil/kit/auth';
 import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
-import { mountHealth, problemErrorHandler, requestIdMiddleware, type Health } from '@sigil/kit/http';
+import { AppError } from '@sigil/kit/errors';
+import { REQUEST_ID_HEADER, mountHealth, problemErrorHandler, requestIdMiddleware, type Health } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import type { ServiceName } from '@sigil/proto/routes';
 import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
@@ -13,6 +14,7 @@ import { createSigilEdge } from './sigil-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
 import { verifyPageRouter } from './verify-page.ts';
 import { createStrataEdge, type StrataGatewayDeps } from './strata-edge.ts';
+import type { StrataAuthenticator } from './strata-auth.ts';
 
 export type { StrataGatewayDeps };
 
@@ -55,10 +57,12 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   const sigilToken = reuseSignedTokens<Principal>(deps.signPrincipal);
   const sigil = createSigilEdge({ serviceUrls, authenticator: deps.authenticator, principalToken: sigilToken, upstream, trustedProxies, log });
   const strataSigner = deps.strata?.signPrincipal;
+  const strataToken = strataSigner ? reuseSignedTokens<StrataPrincipal>(strataSigner) : async () => Promise.reject(new Error('no Strata signer'));
+  const strataAuthenticator = deps.strata?.authenticator;
   const strata = createStrataEdge({
     strata: deps.strata,
     serviceUrls,
-    principalToken: strataSigner ? reuseSignedTokens<StrataPrincipal>(strataSigner) : async () => Promise.reject(new Error('no Strata signer')),
+    principalToken: strataToken,
     upstream,
     trustedProxies,
     log,
@@ -98,6 +102,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
           log,
           limits: deps.graphLimits,
           principalOf: (res) => res.locals.principal as Principal | undefined,
+          strata: strataAuthenticator && { principalOf: (res) => res.locals.strataPrincipal as StrataPrincipal | undefined, principalToken: strataToken },
         }),
       )
       .then((loaded) => ({ graph: loaded, router: express.Router().use(...loaded.handler) }))
@@ -107,8 +112,9 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
       }));
   app.use('/graphql', async (req, res, next) => {
     try {
-      // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs.
+      // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs, and so is a bad access token.
       res.locals.principal = await sigil.resolveCaller('K', req);
+      res.locals.strataPrincipal = strataAuthenticator && (await strataCallerOf(strataAuthenticator, req, log));
       (await loadGraph()).router(req, res, next);
     } catch (error) {
       next(error);
@@ -125,6 +131,25 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
       await upstream.close();
     },
   };
+}
+
+/** A GraphQL request's Strata caller: its access token judged as on `/api/v1`, a refusal thrown as a problem. */
+async function strataCallerOf(authenticator: StrataAuthenticator, req: Request, log: Logger): Promise<StrataPrincipal | undefined> {
+  const result = await authenticator.authenticate(req.headers);
+  switch (result.kind) {
+    case 'anonymous':
+      return undefined;
+    case 'authenticated':
+      return result.principal;
+    case 'invalid':
+      log.info({ requestId: req.headers[REQUEST_ID_HEADER], reason: result.reason }, 'access token refused');
+      throw new AppError('unauthorized', `The access token is invalid: ${result.reason}`);
+    case 'no-role':
+      throw new AppError('forbidden', 'Your groups grant no Strata role.');
+    case 'keys-unavailable':
+      log.warn({ err: result.error }, "could not fetch the access proxy's keys");
+      throw new AppError('bad-gateway', "The access proxy's signing keys could not be fetched.");
+  }
 }
 
 async function checkReady(baseUrl: string): Promise<void> {

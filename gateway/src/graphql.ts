@@ -6,15 +6,18 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import type { GraphQLError, GraphQLFormattedError, ValidationContext } from 'graphql';
-import { PRINCIPAL_HEADER, type Principal } from '@sigil/kit/auth';
+import { PRINCIPAL_HEADER, STRATA_PRINCIPAL_HEADER, type Principal } from '@sigil/kit/auth';
 import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import type { ServiceName } from '@sigil/proto/routes';
+import type { StrataPrincipal } from '@sigil/proto/strata';
 
 /** What every subgraph request of one incoming operation carries. */
 export interface GatewayGraphQLContext {
   /** Signed once per caller (re-used while fresh); absent for an anonymous caller. */
   principalToken: string | undefined;
+  /** The Strata caller's `x-strata-principal`, signed the same way; absent without an access token. */
+  strataPrincipalToken: string | undefined;
   requestId: string;
 }
 
@@ -44,6 +47,14 @@ export interface FederatedGraphOptions {
   limits?: Partial<GraphLimits>;
   /** The caller, resolved by the middleware in front (same rules as a K operation). */
   principalOf: (res: express.Response) => Principal | undefined;
+  /** Strata callers (access proxy tokens). Absent: Strata authentication is not configured on this gateway. */
+  strata?: StrataCallers;
+}
+
+export interface StrataCallers {
+  /** The Strata caller, resolved by the middleware in front (the access token judged as on `/api/v1`). */
+  principalOf: (res: express.Response) => StrataPrincipal | undefined;
+  principalToken: (principal: StrataPrincipal) => Promise<string>;
 }
 
 export interface FederatedGraph {
@@ -64,7 +75,8 @@ function unconfiguredSubgraph(name: string): GraphQLDataSource<GatewayGraphQLCon
 /**
  * The federated GraphQL endpoint: `@apollo/gateway` plans over the checked-in supergraph (composed at build time, never
  * fetched at run time) and calls each subgraph at `serviceUrls[name] + '/graphql'` with the caller's principal token,
- * exactly as the REST proxy does. Anonymous callers are refused before planning; answers never carry stack traces.
+ * exactly as the REST proxy does, and the Strata caller's in `x-strata-principal` (a request may carry both). Callers
+ * with neither are refused before planning; answers never carry stack traces.
  */
 export async function createFederatedGraph(options: FederatedGraphOptions): Promise<FederatedGraph> {
   const { serviceUrls, log } = options;
@@ -83,7 +95,9 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
         willSendRequest({ request, context }) {
           const ctx = context as Partial<GatewayGraphQLContext>;
           request.http?.headers.delete(PRINCIPAL_HEADER);
+          request.http?.headers.delete(STRATA_PRINCIPAL_HEADER);
           if (ctx.principalToken) request.http?.headers.set(PRINCIPAL_HEADER, ctx.principalToken);
+          if (ctx.strataPrincipalToken) request.http?.headers.set(STRATA_PRINCIPAL_HEADER, ctx.strataPrincipalToken);
           if (ctx.requestId) request.http?.headers.set(REQUEST_ID_HEADER, ctx.requestId);
         },
       });
@@ -103,22 +117,28 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
     ],
   });
   await server.start();
+  const anonymousMessage = options.strata ? 'A valid API key, dashboard session or access token is required.' : 'A valid API key or dashboard session is required.';
   return {
     handler: [
       (_req, res, next) => {
-        if (options.principalOf(res)) return next();
+        if (options.principalOf(res) || options.strata?.principalOf(res)) return next();
         res.status(401).setHeader('www-authenticate', 'Bearer realm="sigil"');
-        res.json({ errors: [{ message: 'A valid API key or dashboard session is required.', extensions: { code: 'UNAUTHENTICATED' } }] });
+        res.json({ errors: [{ message: anonymousMessage, extensions: { code: 'UNAUTHENTICATED' } }] });
       },
       express.json({ limit: '1mb' }),
-      expressMiddleware(server, {
-        context: async ({ res }) => {
-          const principal = options.principalOf(res);
-          return { principalToken: principal ? await options.principalToken(principal) : undefined, requestId: String(res.locals.requestId) };
-        },
-      }),
+      expressMiddleware(server, { context: async ({ res }) => contextOf(options, res) }),
     ],
     stop: () => server.stop(),
+  };
+}
+
+async function contextOf(options: FederatedGraphOptions, res: express.Response): Promise<GatewayGraphQLContext> {
+  const principal = options.principalOf(res);
+  const strataPrincipal = options.strata?.principalOf(res);
+  return {
+    principalToken: principal ? await options.principalToken(principal) : undefined,
+    strataPrincipalToken: strataPrincipal ? await options.strata?.principalToken(strataPrincipal) : undefined,
+    requestId: String(res.locals.requestId),
   };
 }
 

@@ -257,3 +257,78 @@ describe('lifetimes', () => {
     expect(failed.message).toMatch(/over its size limit of 8Mi/);
   }, 300_000);
 });
+
+describe('verification restores', () => {
+  let minutesAhead = 0;
+  async function verifyOnce(target: string) {
+    // The catalog's clock moves past another minute: the verify schedule is due again.
+    minutesAhead += 2;
+    h.setNow(new Date(Date.now() + minutesAhead * 60_000));
+    try {
+      expect(await h.runtime.verifier.tick()).toBeGreaterThanOrEqual(1);
+    } finally {
+      h.setNow(undefined as never);
+    }
+    const restore = await waitFor('the verification restore', async () => {
+      await s.reconciler.pass();
+      const row = await h.runtime.db.restore.findFirst({ where: { targetName: target, reason: 'scheduled verification' }, orderBy: { createdAt: 'desc' } });
+      return row && (row.phase === 'Succeeded' || row.phase === 'Failed') ? row : undefined;
+    }, 240_000);
+    return restore;
+  }
+
+  it('restores the latest backup into a throwaway sandbox, runs the checks and marks the backup verified', async () => {
+    const options = { ...docsOptions, verify: { schedule: '* * * * *', randomPointInTime: false }, targetChecks: [{ name: 'customers-exist', sql: 'SELECT count(*) > 0 FROM customers' }] };
+    expect((await h.call('restorer-admin', 'post', '/api/v1/resources', stackDocuments(options), 'application/yaml')).status).toBe(200);
+    const restore = await verifyOnce('postgres-main');
+    expect(restore.phase, restore.message).toBe('Succeeded');
+    const view = (await h.call('viewer', 'get', `/api/v1/restores/default/${restore.name}`)).body.restore;
+    expect(view.mode).toBe('sandbox');
+    expect(view.checks.map((c: { name: string }) => c.name)).toEqual(['inventory-matches', 'schema-matches', 'row-estimates-within-10pct', 'target-checks:customers-exist']);
+    expect(view.checks.every((c: { passed: boolean }) => c.passed), JSON.stringify(view.checks)).toBe(true);
+    const backup = (await h.call('viewer', 'get', `/api/v1/backups/${restore.backupId}`)).body;
+    expect(backup.backup ?? backup).toMatchObject({ verified: true, verifyFailed: false });
+    const tags = (await h.call('viewer', 'get', `/api/v1/backups/${restore.backupId}/tags`));
+    if (tags.status === 200) expect(tags.body).toMatchObject({ verified: true, verifiedAt: expect.any(String), verifyRTOSeconds: expect.any(Number) });
+    const target = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body;
+    expect(JSON.stringify(target)).toContain('"lastVerification"');
+    // Its sandbox is gone once the checks are in.
+    const sandboxName = view.sandbox as string;
+    await waitFor('the verification sandbox deleted', async () => {
+      await s.reconciler.pass();
+      return (await s.call('viewer', 'get', `/api/v1/sandboxes/${sandboxName}`)).status === 404 ? true : undefined;
+    });
+  }, 300_000);
+
+  it('marks the backup verifyFailed when a check fails', async () => {
+    const options = { ...docsOptions, verify: { schedule: '* * * * *', randomPointInTime: false, checks: ['target-checks'] }, targetChecks: [{ name: 'impossible', sql: 'SELECT count(*) > 1000000 FROM customers' }] };
+    expect((await h.call('restorer-admin', 'post', '/api/v1/resources', stackDocuments(options), 'application/yaml')).status).toBe(200);
+    const restore = await verifyOnce('postgres-main');
+    const view = (await h.call('viewer', 'get', `/api/v1/restores/default/${restore.name}`)).body.restore;
+    expect(view.checks).toEqual([expect.objectContaining({ name: 'target-checks:impossible', passed: false, message: expect.stringMatching(/not true/) })]);
+    const row = await h.runtime.db.backup.findUniqueOrThrow({ where: { id: restore.backupId } });
+    expect(row).toMatchObject({ verified: false, verifyFailed: true });
+  }, 300_000);
+
+  it('runs checks on an ordinary restore into a new database when asked', async () => {
+    const name = uniqueDatabaseName('sbxchk');
+    try {
+      const res = await h.call('restorer', 'post', '/api/v1/restores', {
+        target: 'default/postgres-main', mode: 'new', host: '127.0.0.1', port: pgSource.port, database: name, credentialsSecret: 'postgres-credentials', checks: ['inventory-matches', 'schema-matches'],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const restore = await waitFor('the restore', async () => {
+        const row = await h.runtime.db.restore.findFirst({ where: { name: res.body.name } });
+        return row && (row.phase === 'Succeeded' || row.phase === 'Failed') ? row : undefined;
+      });
+      expect(restore.phase, restore.message).toBe('Succeeded');
+      expect(restore.checks).toEqual([expect.objectContaining({ name: 'inventory-matches', passed: true }), expect.objectContaining({ name: 'schema-matches', passed: true })]);
+      const unknown = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'new', host: '127.0.0.1', port: pgSource.port, database: `${name}x`, credentialsSecret: 'postgres-credentials', checks: ['no-such-check'] });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error).toMatch(/no-such-check/);
+    } finally {
+      await dropPostgresDatabase(pgAdmin, name);
+    }
+  }, 300_000);
+});
+

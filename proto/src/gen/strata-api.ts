@@ -1638,6 +1638,13 @@ export interface components {
             /** @description Mode in-place: skip the safety backup (not recommended). */
             skipSafetyBackup?: boolean;
             reason?: string;
+            /**
+             * @description Modes new, in-place and sandbox: run checks on what was restored (`checks`, else the policy's verification checks, else inventory-matches, schema-matches, row-estimates-within-10pct and target-checks); the results are the Restore's `checks`.
+             * @default false
+             */
+            runChecks?: boolean;
+            /** @description Checks to run after the restore: built-in names (inventory-matches, schema-matches, row-estimates-within-<N>pct, target-checks) or names of the target's SQL checks. Implies runChecks. */
+            checks?: string[];
         };
         /** @description Restores, newest first. */
         RestoreList: {

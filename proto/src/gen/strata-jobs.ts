@@ -228,6 +228,18 @@ export interface RestoreJob {
    * WAL segments to replay after the base, oldest first.
    */
   segments?: SegmentObject[];
+  /**
+   * Built-in checks run on the restored databases: inventory-matches, schema-matches, row-estimates-within-<N>pct, target-checks.
+   */
+  checks?: string[];
+  /**
+   * The target's SQL checks (target-checks): each must return a single true.
+   */
+  targetChecks?: {
+    name: string;
+    sql: string;
+    database?: string;
+  }[];
 }
 export interface SegmentObject {
   /**
@@ -255,6 +267,14 @@ export interface RestoreSucceededReport {
   finishedAt: string;
   databases: string[];
   message: string;
+  /**
+   * The results of the checks the job asked for (CheckResult).
+   */
+  checks?: {
+    name: string;
+    passed: boolean;
+    message: string;
+  }[];
 }
 /**
  * catalog -> sandbox: a restore in mode sandbox was requested through POST /restores; the catalog prepared it (plan, Pending Restore) and the sandbox service creates the sandbox it names.
@@ -275,6 +295,10 @@ export interface SandboxCreateJob {
   owner: string;
   orgs: string[];
   projects: string[];
+  /**
+   * Delete the sandbox once its restore finished (verification restores).
+   */
+  deleteAfter?: boolean;
 }
 /**
  * A job on the wire: the job is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials.

@@ -1,5 +1,6 @@
 import type { Express, Request } from 'express';
 import { createStrataApp } from '@sigil/kit/api';
+import { mountStrataSubgraph } from '@sigil/kit/graphql';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import type { StrataPrincipalVerifier } from '@sigil/kit/auth';
@@ -16,8 +17,9 @@ import { createResourceAdmin } from './resource-admin.ts';
 import type { RestoreRequest, RestoreService } from './restores.ts';
 import { readSettings } from './settings.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
-import { createSandboxRestores } from './sandbox-restores.ts';
+import type { SandboxRestores } from './sandbox-restores.ts';
 import { streamEvents } from './sse.ts';
+import { createResolvers, typeDefs } from './subgraph.ts';
 import type { StatusWriter } from './status.ts';
 import type { TargetService } from './targets.ts';
 
@@ -26,6 +28,7 @@ export interface CatalogAppDeps extends BackupDeps {
   verifyPrincipal: StrataPrincipalVerifier;
   targets: TargetService;
   restores: RestoreService;
+  sandboxRestores: SandboxRestores;
   /** Writes the resources' status and finds what an apply names that is missing. */
   status: StatusWriter;
   hub: EventHub;
@@ -46,7 +49,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
   const audit = createAuditLog(db);
   const admin = createResourceAdmin(deps);
   const changes = createChangeQueries({ db, resources: deps.resources, targets });
-  const sandboxRestores = createSandboxRestores({ ...deps, targets });
+  const { sandboxRestores } = deps;
   let health: Health | undefined;
   const app = await createStrataApp({
     document: loadStrataOpenApi(),
@@ -54,9 +57,10 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,
     recordWrite: (record) => audit.record(record),
-    mount: (app) => {
+    mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, sandboxRestores, log: deps.log });
+      await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers({ db, targets, backups, restores }), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
     },
     handlers: {
       getWhoami: async ({ principal, req }) => ok({ principal, version: STRATA.version, externalURL: deps.externalUrl ?? addressUsed(req) }),

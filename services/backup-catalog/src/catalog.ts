@@ -9,6 +9,8 @@ import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
 import { followProgress, startReportConsumer } from './reports.ts';
 import { createResourceRepository } from './resources.ts';
 import { createRestoreService, type RestoreService } from './restores.ts';
+import { createSandboxRestores, type SandboxRestores } from './sandbox-restores.ts';
+import { createVerifier, type Verifier } from './verification.ts';
 import { createSecretStore } from './secrets.ts';
 import { createStatusWriter, type StatusWriter } from './status.ts';
 import { createStreamSupervisor } from './streams.ts';
@@ -16,7 +18,9 @@ import { createTargetService, type TargetService } from './targets.ts';
 import { strataStreamControlSubject } from '@sigil/proto/strata-jobs';
 
 export interface CatalogRuntime {
-  deps: BackupDeps & { targets: TargetService; restores: RestoreService; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
+  deps: BackupDeps & { targets: TargetService; restores: RestoreService; sandboxRestores: SandboxRestores; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
+  /** Scheduled verification restores: tests run a pass with `verifier.tick()`. */
+  verifier: Verifier;
   db: Db;
   /** One scheduler pass now (tests drive time through the clock); it starts a status pass without waiting for it. */
   tick(): Promise<void>;
@@ -51,6 +55,8 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const base: BackupDeps = { db, resources, secrets, secretsKey, notify: (e) => feed.notify(e), clock, cell: config.CONSUMER_PREFIX };
   const targets = createTargetService(base);
   const restores = createRestoreService({ ...base, downloadTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS });
+  const sandboxRestores = createSandboxRestores({ ...base, targets });
+  const verifier = createVerifier({ ...base, sandboxRestores, log });
   const status = createStatusWriter({ ...base, log });
   const streams = createStreamSupervisor({ ...base, control: (message) => bus.notify(strataStreamControlSubject(config.CONSUMER_PREFIX), message) });
   const tick = async (): Promise<void> => {
@@ -63,6 +69,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
         again = false;
         await targets.tick().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed'));
         await streams.tick().catch((error: unknown) => log.error({ err: error }, 'streamer pass failed'));
+        await verifier.tick().catch((error: unknown) => log.error({ err: error }, 'verification pass failed'));
       } while (again);
       // Reaching stores and database servers can take seconds: it never holds up the scheduler.
       void status.refreshDue();
@@ -84,6 +91,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       ...base,
       targets,
       restores,
+      sandboxRestores,
       status,
       hub,
       kick,
@@ -93,6 +101,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       },
     },
     db,
+    verifier,
     tick,
     status,
     mirror,

@@ -7,6 +7,7 @@ import { recordBackupOutcome } from './conditions.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';
 import { recordSegment, refreshChain } from './segments.ts';
+import { recordVerification } from './verification.ts';
 import type { StreamSupervisor } from './streams.ts';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { backupRefView } from './views.ts';
@@ -89,13 +90,18 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     }
     case 'restore.succeeded': {
       const data = report.data as StrataReports['restore.succeeded'];
-      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Succeeded', message: data.message, completedAt: new Date(data.finishedAt), progress: { stage: 'done', bytes: 0, totalBytes: 0, updatedAt: data.finishedAt } } });
+      const row = await tx.restore.update({
+        where: { id: data.restoreId },
+        data: { phase: 'Succeeded', message: data.message, completedAt: new Date(data.finishedAt), progress: { stage: 'done', bytes: 0, totalBytes: 0, updatedAt: data.finishedAt }, ...(data.checks ? { checks: data.checks } : {}) },
+      });
+      await recordVerification(deps, tx, row, { ...(data.checks ? { checks: data.checks } : {}), at: new Date(data.finishedAt) });
       deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
       return;
     }
     case 'restore.failed': {
       const data = report.data as StrataReports['restore.failed'];
       const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Failed', message: data.message, completedAt: new Date(data.finishedAt) } });
+      await recordVerification(deps, tx, row, { failure: data.message, at: new Date(data.finishedAt) });
       deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
       return;
     }

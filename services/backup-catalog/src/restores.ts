@@ -9,6 +9,7 @@ import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess, storeIdentity, type TargetBundle } from './stores.ts';
 import { planFor, type RestorePlan } from './plans.ts';
+import { checksFor, DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
 import { writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 import type { ConsoleEvent } from './events.ts';
@@ -29,6 +30,9 @@ export interface RestoreRequest {
   credentialsSecret?: string;
   skipSafetyBackup?: boolean;
   reason?: string;
+  /** Checks to run on what was restored (built-in names or the target's check names); `runChecks` alone runs the defaults. */
+  checks?: string[];
+  runChecks?: boolean;
 }
 
 export interface RestoreDeps extends BackupDeps {
@@ -109,6 +113,7 @@ export function createRestoreService(deps: RestoreDeps) {
       const job = await restoreJob(deps, tx, { bundle, backup, plan, id, namespace, name }, {
         destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
         databases,
+        checks: requestedChecks(request, bundle.policy.spec.verify?.checks),
       });
       row = await tx.restore.create({
         data: {
@@ -151,6 +156,9 @@ export function createRestoreService(deps: RestoreDeps) {
         ...(destination.inPlace?.confirm ? { confirm: destination.inPlace.confirm } : {}),
         ...(destination.tables ? { tables: destination.tables } : {}),
         ...(typeof spec.reason === 'string' ? { reason: spec.reason } : {}),
+        // A Restore document runs its checks unless it says otherwise (runChecks defaults to true).
+        runChecks: spec.runChecks !== false,
+        ...(Array.isArray(spec.checks) ? { checks: spec.checks as string[] } : {}),
       };
       const existing = await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } });
       if (existing) return 'unchanged' as const;
@@ -197,7 +205,7 @@ export async function restoreJob(
   deps: BackupDeps,
   tx: Tx,
   chosen: { bundle: TargetBundle; backup: BackupRow; plan?: RestorePlan; id: string; namespace: string; name: string },
-  into: { destination: RestoreJob['destination']; databases: string[]; keepNames?: boolean },
+  into: { destination: RestoreJob['destination']; databases: string[]; keepNames?: boolean; checks?: string[] },
 ): Promise<RestoreJob> {
   const { bundle, backup, plan } = chosen;
   const manifest = (backup.manifest ?? {}) as { mode?: string };
@@ -219,6 +227,7 @@ export async function restoreJob(
     stallTimeoutMs: parseDuration(bundle.policy.spec.jobs?.stallTimeout ?? '60s'),
     ...(plan?.recoverTo && (manifest.mode === 'physical' || segments.length) ? { at: plan.recoverTo } : {}),
     ...(segments.length ? { segments } : {}),
+    ...checksFor(bundle.target.spec as TargetSpec, into.checks),
   };
 }
 
@@ -242,6 +251,12 @@ export function planRefOf(backup: BackupRow, plan: RestorePlan | undefined) {
 function planMessage(plan: RestorePlan): string {
   if (plan.choice) return `backup ${plan.baseBackupID} plus ${plan.segments} WAL segments, recovered exactly to ${plan.effectiveTime}`;
   return `backup ${plan.baseBackupID}, consistent at ${plan.effectiveTime}${plan.targetTime && plan.targetTime !== plan.effectiveTime ? ` (the newest backup at or before ${plan.targetTime}; without change capture that is the time restored)` : ''}`;
+}
+
+/** The checks a restore asked for: its own list, or with `runChecks` the policy's verification checks (else the defaults). */
+export function requestedChecks(request: Pick<RestoreRequest, 'checks' | 'runChecks'>, policyChecks: string[] | undefined): string[] | undefined {
+  if (request.checks?.length) return request.checks;
+  return request.runChecks ? (policyChecks?.length ? policyChecks : DEFAULT_VERIFY_CHECKS) : undefined;
 }
 
 /** What a request must carry for its mode, checked before anything is looked up. */

@@ -6,9 +6,16 @@ import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { enqueueJob, newRunId, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import { loadTargetBundle } from './stores.ts';
-import { chooseBackup, databasesOf, planRefOf, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restores.ts';
+import { chooseBackup, databasesOf, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restores.ts';
 
 type SandboxCreateJob = StrataJobs['sandbox.create'];
+
+/** A verification restore: recorded on the backup when it finishes, its sandbox deleted after. */
+export interface SandboxExtras {
+  verify?: boolean;
+  checks?: string[];
+  deleteAfter?: boolean;
+}
 import type { TargetService } from './targets.ts';
 
 interface BackupManifest {
@@ -36,7 +43,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
   }
 
   /** Chooses the backup (and the plan) and records the Pending Restore that names the sandbox. */
-  async function prepareIn(tx: Tx, input: PrepareSandboxRestore, targetNamespace: string, targetName: string): Promise<SandboxRestorePlan> {
+  async function prepareIn(tx: Tx, input: PrepareSandboxRestore, targetNamespace: string, targetName: string, extra: SandboxExtras = {}): Promise<SandboxRestorePlan> {
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
     const spec = bundle.target.spec as TargetSpec;
     if (spec.engine === 'mongodb') throw new AppError('not-restorable', 'Sandboxes of MongoDB targets are not available in this release.');
@@ -52,6 +59,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
         destination: {
           mode: 'sandbox', sandbox: input.sandbox.name, backupID: backup.id, ...(plan?.recoverTo ? { at: plan.recoverTo } : {}),
           ...(input.request.ttl ? { sandboxTTL: input.request.ttl } : {}), expose: input.request.expose === true,
+          ...(extra.verify ? { verify: true } : {}), ...(extra.checks?.length ? { checks: extra.checks } : {}), ...(extra.deleteAfter ? { deleteAfter: true } : {}),
         },
         ...(planRef ? { plan: planRef } : {}),
       },
@@ -87,14 +95,18 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
      * `POST /restores` in mode `sandbox`: the restore is prepared here and the sandbox service is asked, through a
      * job sent with the same transaction, to create the sandbox it names.
      */
-    async request(principal: StrataPrincipal, request: RestoreRequest) {
+    async request(principal: StrataPrincipal, request: RestoreRequest, extra: SandboxExtras = {}) {
       const [namespace, targetName] = splitTarget(request.target);
       await deps.targets.visibleTarget(principal, namespace, targetName);
+      const checks = extra.checks ?? requestedChecks(request, undefined);
       const sandbox = { namespace, name: sandboxNameFor(targetName) };
       const { ttl, expose } = request;
       const plan = await db.$transaction(async (tx) => {
-        const prepared = await prepareIn(tx, { request, sandbox, requestedBy: principal.email || principal.id }, namespace, targetName);
-        const job: SandboxCreateJob = { plan: prepared as never, sandbox, owner: principal.email || principal.id, orgs: principal.orgs, projects: principal.projects, ...(ttl ? { ttl } : {}), ...(expose ? { expose } : {}) };
+        const prepared = await prepareIn(tx, { request, sandbox, requestedBy: principal.email || principal.id }, namespace, targetName, { ...extra, ...(checks ? { checks } : {}) });
+        const job: SandboxCreateJob = {
+          plan: prepared as never, sandbox, owner: principal.email || principal.id, orgs: principal.orgs, projects: principal.projects,
+          ...(ttl ? { ttl } : {}), ...(expose ? { expose } : {}), ...(extra.deleteAfter ? { deleteAfter: true } : {}),
+        };
         await enqueueJob(tx, deps.secretsKey, { id: `sandbox-${prepared.restore.id}`, type: 'sandbox.create', cell: deps.cell }, job);
         return prepared;
       });
@@ -112,10 +124,12 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
           : await chooseBackup(resources, tx, bundle, { backupID: destination.backupID });
         const databases = databasesOf((backup.manifest ?? {}) as BackupManifest);
         const spec = bundle.target.spec as TargetSpec;
+        const { checks } = row.destination as { checks?: string[] };
         const job = await restoreJob(deps, tx, { bundle, backup, plan, id: row.id, namespace, name }, {
           destination: { engine: spec.engine, host: server.host, port: server.port, username: server.username, password: server.password, database: databases[0] ?? 'restored' },
           databases,
           keepNames: true,
+          ...(checks ? { checks } : {}),
         });
         const updated = await tx.restore.update({
           where: { id: row.id },

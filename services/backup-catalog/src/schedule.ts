@@ -24,7 +24,19 @@ export function jitterFor(uid: string, jitter: string | undefined): number {
 
 export function scheduleFor(policy: PolicySpec, targetUid: string): Schedule {
   const { schedule, timeZone = 'UTC', jitter, startingDeadline = '6h' } = policy.full;
-  const parse = (currentDate: Date) => CronExpressionParser.parse(schedule, { currentDate, tz: timeZone });
+  return cronSchedule(schedule, timeZone, jitterFor(targetUid, jitter), parseDuration(startingDeadline));
+}
+
+/** The schedule of a target's verification restores (`verify.schedule`, in `verify.timeZone` or the full's), when set. */
+export function verifyScheduleFor(policy: PolicySpec, targetUid: string): Schedule | undefined {
+  const verify = policy.verify;
+  if (!verify?.schedule) return undefined;
+  const { timeZone = 'UTC', jitter, startingDeadline = '6h' } = policy.full;
+  return cronSchedule(verify.schedule, verify.timeZone ?? timeZone, jitterFor(targetUid, jitter), parseDuration(startingDeadline));
+}
+
+function cronSchedule(cron: string, timeZone: string, jitterMs: number, startingDeadlineMs: number): Schedule {
+  const parse = (currentDate: Date) => CronExpressionParser.parse(cron, { currentDate, tz: timeZone });
   return {
     slotAfter: (after) => parse(after).next().toDate(),
     slotAtOrBefore: (at) => {
@@ -35,8 +47,8 @@ export function scheduleFor(policy: PolicySpec, targetUid: string): Schedule {
         return undefined;
       }
     },
-    jitterMs: jitterFor(targetUid, jitter),
-    startingDeadlineMs: parseDuration(startingDeadline),
+    jitterMs,
+    startingDeadlineMs,
   };
 }
 

@@ -64,7 +64,7 @@ export function createTargetService(deps: BackupDeps) {
     const labels = target.metadata.labels ?? {};
     const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
     const store = policy ? await findStore(conn, resources, policy.metadata.namespace, policy.spec.store) : undefined;
-    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus };
+    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus; lastVerification?: { time?: string; verifiedAt?: string } };
     const denied = status.pitr?.replicationDenied;
     const pitr = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
     const chain = pitr ? await chainReport(conn, target) : undefined;
@@ -94,6 +94,7 @@ export function createTargetService(deps: BackupDeps) {
       lastFull: last ? backupRefView(last) : null,
       ...(last?.completedAt ? { lastSuccess: last.completedAt.toISOString() } : {}),
       ...(!suspended && status.nextRunTime ? { nextRun: status.nextRunTime } : {}),
+      ...(status.lastVerification?.verifiedAt ? { lastVerification: status.lastVerification.verifiedAt } : {}),
       windows: chain?.windows ?? [],
       gaps: chain?.gaps ?? 0,
       backups: stats?.backups ?? 0,

@@ -70,8 +70,8 @@ export function backupView(row: BackupRow) {
     databases: m.databases ?? [],
     warnings: m.stats?.warnings ?? [],
     pinned: row.pinned,
-    verified: false,
-    verifyFailed: false,
+    verified: row.verified,
+    verifyFailed: row.verifyFailed,
     tables: m.inventory?.tables ?? 0,
   };
 }
@@ -80,8 +80,10 @@ export function tagsView(row: BackupRow) {
   return {
     tiers: manifestOf(row).tiers ?? [],
     pinned: row.pinned,
-    verified: false,
-    verifyFailed: false,
+    verified: row.verified,
+    verifyFailed: row.verifyFailed,
+    ...(row.verifiedAt ? { verifiedAt: row.verifiedAt.toISOString() } : {}),
+    ...(row.verifyRtoSeconds !== null ? { verifyRTOSeconds: row.verifyRtoSeconds } : {}),
     pinReason: row.pinReason ?? '',
     pinnedBy: row.pinnedBy ?? '',
     ...(row.pinExpires ? { pinExpires: row.pinExpires.toISOString() } : {}),
@@ -145,7 +147,7 @@ export function restoreView(row: RestoreRow) {
     durationSeconds: row.startedAt && row.completedAt ? Math.round((row.completedAt.getTime() - row.startedAt.getTime()) / 1000) : 0,
     plan: row.plan ?? null,
     progress: progress ? { stage: progress.stage ?? '', bytes: progress.bytes ?? 0, totalBytes: progress.totalBytes ?? 0, updatedAt: progress.updatedAt ?? '' } : null,
-    checks: [],
+    checks: (row.checks ?? []) as Array<{ name: string; passed: boolean; message: string }>,
     source: { backupID: row.backupId, latest: false, targetNamespace: row.targetNamespace, ...((row.plan as { targetTime?: string } | null)?.targetTime ? { time: (row.plan as { targetTime: string }).targetTime } : {}) },
     destination: {
       mode: row.mode,

@@ -18,6 +18,9 @@ export interface StackDocsOptions {
   mask?: string[];
   targetSandbox?: { sizeLimit?: string; postRestoreSQL?: string[] };
   policySandbox?: { defaultTTL?: string; maxTTL?: string };
+  /** The policy's verification restores and the targets' SQL checks. */
+  verify?: { schedule: string; checks?: string[]; randomPointInTime?: boolean };
+  targetChecks?: Array<{ name: string; sql: string; database?: string }>;
 }
 
 export function s3Env() {
@@ -64,7 +67,7 @@ spec:
   full: { schedule: "${o.schedule ?? '0 3 * * *'}", timeZone: Europe/Paris, startingDeadline: 6h }
   compression: { level: fastest, threads: 1 }
   jobs: { stallTimeout: 60s }
-${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}${o.policySandbox ? `  sandbox: ${JSON.stringify(o.policySandbox)}\n` : ''}`,
+${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}${o.policySandbox ? `  sandbox: ${JSON.stringify(o.policySandbox)}\n` : ''}${o.verify ? `  verify: ${JSON.stringify(o.verify)}\n` : ''}`,
   ];
   if (o.identity) {
     docs.push(`apiVersion: v1
@@ -92,7 +95,7 @@ spec:
   engine: ${engine}
   endpoint: { host: ${server.host}, port: ${server.port} }
 ${dbs ? `  databases: [${dbs.join(', ')}]\n` : ''}  credentials: { secretRef: { name: ${engine}-credentials } }
-${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}${o.mask ? `  mask: ${JSON.stringify(o.mask)}\n` : ''}${o.targetSandbox ? `  sandbox: ${JSON.stringify(o.targetSandbox)}\n` : ''}  policy: nightly`);
+${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}${o.mask ? `  mask: ${JSON.stringify(o.mask)}\n` : ''}${o.targetSandbox ? `  sandbox: ${JSON.stringify(o.targetSandbox)}\n` : ''}${o.targetChecks ? `  checks: ${JSON.stringify(o.targetChecks)}\n` : ''}  policy: nightly`);
   }
   return docs.join('\n---\n');
 }

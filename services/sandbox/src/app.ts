@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { createStrataApp, type WriteRecord } from '@sigil/kit/api';
+import { mountStrataSubgraph } from '@sigil/kit/graphql';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import type { StrataPrincipalVerifier } from '@sigil/kit/auth';
@@ -9,6 +10,7 @@ import type { Db } from './db.ts';
 import { renderTextTable } from './query/index.ts';
 import { createSandboxQueries, type QueryRequest } from './sandbox-queries.ts';
 import { createSandboxService, type SandboxDeps, type SandboxRequest, type SandboxService } from './sandboxes.ts';
+import { createResolvers, typeDefs } from './subgraph.ts';
 
 export interface SandboxAppDeps extends SandboxDeps {
   db: Db;
@@ -29,8 +31,9 @@ export async function createApp(deps: SandboxAppDeps): Promise<{ app: Express; h
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,
     recordWrite: (record: WriteRecord) => recordAudit(deps.db, deps.cell, record),
-    mount: (app) => {
+    mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers(sandboxes), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
     },
     handlers: {
       listSandboxes: async () => ok({ sandboxes: await sandboxes.list() }),

@@ -15,6 +15,15 @@ export const sandboxConfig = baseServiceConfig.extend({
   /** Lifetimes when the target's policy sets none. */
   SANDBOX_DEFAULT_TTL: z.string().default('4h'),
   SANDBOX_MAX_TTL: z.string().default('7d'),
+  /** Where sandbox servers run: processes of this machine, or pods of a Kubernetes cluster (docs/strata-sandboxes.md). */
+  SANDBOX_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
+  SANDBOX_NAMESPACE: z.string().default('strata-sandboxes'),
+  /** `{major}` is replaced by the backup's PostgreSQL major version. */
+  SANDBOX_POSTGRES_IMAGE: z.string().default('postgres:{major}'),
+  SANDBOX_MYSQL_IMAGE: z.string().default('mariadb:11'),
+  SANDBOX_STORAGE_CLASS: z.string().optional(),
+  SANDBOX_CPU: z.string().optional(),
+  SANDBOX_MEMORY: z.string().optional(),
   /** The statement timeout of the query operation. */
   SANDBOX_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 });

@@ -14,7 +14,9 @@ import { createReconciler } from './reconciler.ts';
 import { startRestoreReportConsumer } from './restore-reports.ts';
 import { startSandboxJobConsumer } from './jobs.ts';
 import { attachTunnel } from './tunnel.ts';
+import { KubeConfig } from '@kubernetes/client-node';
 import { createLocalRuntime } from './runtime/local.ts';
+import { createKubernetesRuntime } from './runtime/kubernetes.ts';
 
 const SERVICE = 'sandbox';
 const config = loadConfig(sandboxConfig);
@@ -27,7 +29,7 @@ const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, lo
 const secretsKey = parseSecretsKey(config.STRATA_SECRETS_KEY);
 const clock = () => new Date();
 const catalog = createCatalogClient({ baseUrl: config.BACKUP_CATALOG_URL, sign: await createStrataPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
-const runtime = createLocalRuntime({ baseDir: config.SANDBOX_DIR });
+const runtime = config.SANDBOX_RUNTIME === 'kubernetes' ? kubernetesRuntime() : createLocalRuntime({ baseDir: config.SANDBOX_DIR });
 const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log });
 const kick = () => void setImmediate(() => void reconciler.pass().catch((error: unknown) => log.error({ err: error }, 'sandbox pass failed')));
 const reports = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: config.CONSUMER_PREFIX, kick }, bus);
@@ -58,3 +60,18 @@ const running = await runServer({
   resources: [async () => clearInterval(timer), () => jobs.stop(), () => reports.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
 });
 attachTunnel(running.server, { db, sandboxes, verifyPrincipal, log, cell: config.CONSUMER_PREFIX, clock });
+
+/** Pods in SANDBOX_NAMESPACE, through the cluster's own credentials ($KUBECONFIG, ~/.kube/config or the service account). */
+function kubernetesRuntime() {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  return createKubernetesRuntime({
+    kubeConfig,
+    namespace: config.SANDBOX_NAMESPACE,
+    images: { postgres: (major) => config.SANDBOX_POSTGRES_IMAGE.replace('{major}', String(major)), mysql: config.SANDBOX_MYSQL_IMAGE },
+    ...(config.SANDBOX_STORAGE_CLASS ? { storageClass: config.SANDBOX_STORAGE_CLASS } : {}),
+    ...(config.SANDBOX_CPU ? { cpu: config.SANDBOX_CPU } : {}),
+    ...(config.SANDBOX_MEMORY ? { memory: config.SANDBOX_MEMORY } : {}),
+    sizeLimitBytes: (spec) => spec.sizeLimitBytes,
+  });
+}

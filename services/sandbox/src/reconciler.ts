@@ -33,6 +33,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     major: row.major,
     username: row.username,
     password: unseal(deps.secretsKey, row.sealedPassword, passwordContext(row)),
+    sizeLimitBytes: Number(row.sizeLimitBytes),
   });
   const stateOf = (row: SandboxRow): RuntimeState | undefined => ((row.runtime as { dir?: string }).dir ? (row.runtime as unknown as RuntimeState) : undefined);
 

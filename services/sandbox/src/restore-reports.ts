@@ -59,5 +59,11 @@ export async function applyRestoreReport(deps: RestoreReportDeps, tx: Tx, report
       return;
     }
   }
+  if (row.deleteAfter) {
+    // A verification restore: the mover ran its checks before reporting; the sandbox has served its purpose.
+    await tx.sandbox.updateMany({ where: { id: row.id, phase: PHASES.restoring }, data: { phase: PHASES.deleting, message: `${message}; deleted once restored (deleteAfter)`, readyAt: deps.clock() } });
+    deps.kick();
+    return;
+  }
   await tx.sandbox.updateMany({ where: { id: row.id, phase: PHASES.restoring }, data: { phase: PHASES.ready, message, readyAt: deps.clock() } });
 }

@@ -63,7 +63,7 @@ export function createSandboxService(deps: SandboxDeps) {
   }
 
   /** Records a new sandbox for a prepared restore; the reconciler starts its server. */
-  async function insert(plan: SandboxRestorePlan, sandbox: { namespace: string; name: string }, asked: { owner: string; ttl?: string | undefined; expose?: boolean | undefined }) {
+  async function insert(plan: SandboxRestorePlan, sandbox: { namespace: string; name: string }, asked: { owner: string; ttl?: string | undefined; expose?: boolean | undefined; deleteAfter?: boolean | undefined }) {
     const maxTtl = durationOf('policy sandbox.maxTTL', plan.policy.maxTTL ?? deps.maxTtl);
     const wanted = durationOf('ttl', asked.ttl ?? plan.policy.defaultTTL ?? deps.defaultTtl);
     const ttl = Math.min(wanted, maxTtl);
@@ -80,7 +80,7 @@ export function createSandboxService(deps: SandboxDeps) {
         databases: plan.databases, database: plan.databases[0] ?? '', username: 'strata',
         sealedPassword: seal(deps.secretsKey, password, passwordContext(sandbox)),
         sizeLimitBytes: BigInt(sizeLimit), ttlSeconds: Math.round(ttl / 1000), maxTtlSeconds: Math.round(maxTtl / 1000),
-        expiresAt: new Date(now.getTime() + ttl), expose: asked.expose === true,
+        expiresAt: new Date(now.getTime() + ttl), expose: asked.expose === true, deleteAfter: asked.deleteAfter === true,
         masks: plan.target.mask, postRestoreSql: plan.target.sandbox.postRestoreSQL ?? [], createdAt: now,
       },
     });

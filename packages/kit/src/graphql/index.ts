@@ -1,1 +1,3 @@
 export * from './subgraph.ts';
+export * from './strata-subgraph.ts';
+export * from './not-found.ts';

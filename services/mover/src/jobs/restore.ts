@@ -9,6 +9,7 @@ import type { Position } from '../engines/types.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
+import { runRestoreChecks } from './restore-checks.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -27,8 +28,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     if (manifest.id !== job.backupId) throw new Error(`manifest ${job.manifestKey} belongs to backup ${manifest.id}, not ${job.backupId}`);
     if (manifest.mode === 'physical') {
       const { names, stoppedAt } = await recoverPhysical(job, manifest as PhysicalManifest, client, reporter, signal, created);
-      const summary = [...names].map(([from, to]) => `${from} → ${to}`).join(', ');
-      await reporter.report('restore.succeeded', { restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()], message: `restored ${summary} on ${job.destination.host}:${job.destination.port}; ${stoppedAt}` });
+      await succeeded(job, reporter, client, manifest, names, `; ${stoppedAt}`, signal);
       return;
     }
     const objects = (manifest.objects ?? []).filter((o) => o.role === 'data' && job.databases.includes(o.database ?? ''));
@@ -65,8 +65,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       done += object.rawSize;
     }
     const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position }, names, reporter, signal) : '';
-    const summary = [...names].map(([from, to]) => `${from} → ${to}`).join(', ');
-    await reporter.report('restore.succeeded', { restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()], message: `restored ${summary} on ${job.destination.host}:${job.destination.port}${replayed}` });
+    await succeeded(job, reporter, client, manifest, names, replayed, signal);
   } catch (error) {
     if (engine !== 'mongodb') {
       const driver = driverFor(engine);
@@ -74,6 +73,20 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     }
     await reporter.report('restore.failed', { restoreId: job.restoreId, message: messageOf(error), finishedAt: new Date().toISOString() });
   }
+}
+
+/** Runs the checks the job asked for, then reports success with their results (a failed check does not undo the restore). */
+async function succeeded(job: RestoreJob, reporter: Reporter, client: S3Client, manifest: { objects?: ManifestObject[] }, names: Map<string, string>, detail: string, signal: AbortSignal): Promise<void> {
+  if (job.checks?.length) reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `checks: ${job.checks.join(', ')}`, bytes: 0, totalBytes: 0 });
+  const checks = await runRestoreChecks(job, client, manifest, names, signal);
+  const summary = [...names].map(([from, to]) => `${from} → ${to}`).join(', ');
+  const failed = checks.filter((c) => !c.passed).length;
+  const verdict = checks.length ? `; checks: ${failed ? `${failed} of ${checks.length} failed` : `all ${checks.length} passed`}` : '';
+  await reporter.report('restore.succeeded', {
+    restoreId: job.restoreId, finishedAt: new Date().toISOString(), databases: [...names.values()],
+    message: `restored ${summary} on ${job.destination.host}:${job.destination.port}${detail}${verdict}`,
+    ...(checks.length ? { checks } : {}),
+  });
 }
 
 /** MariaDB/MySQL to a moment: the binlog segments after the dump's position, replayed into each restored database. */

@@ -5,6 +5,8 @@ export interface ServerSpec {
   major: number;
   username: string;
   password: string;
+  /** The sandbox's size limit (a Kubernetes runtime sizes the data volume by it; the local one watches disk use). */
+  sizeLimitBytes?: number;
 }
 
 /** Where a runtime keeps one sandbox's server; stored with the sandbox so a restarted service finds it again. */

@@ -1,0 +1,92 @@
+import { randomInt } from 'node:crypto';
+import type { Logger } from '@sigil/kit/log';
+import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import type { StrataPrincipal } from '@sigil/proto/strata';
+import type { StrataReports } from '@sigil/proto/strata-jobs';
+import type { BackupDeps } from './backups.ts';
+import { chainReport } from './segments.ts';
+import type { Tx } from './db.ts';
+import { DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
+import type { SandboxRestores } from './sandbox-restores.ts';
+import { decide, verifyScheduleFor } from './schedule.ts';
+import { findPolicy } from './stores.ts';
+import { backupRefView, type RestoreRow } from './views.ts';
+
+/** Who starts verification restores (recorded as the Restore's requester and in the audit of the sandbox). */
+const VERIFIER: StrataPrincipal = { id: 'verifier', email: 'verifier', role: 'restorer', groups: [], orgs: [], projects: [], service: true };
+/** A verification sandbox lives at most this long; it is deleted as soon as its checks are in. */
+const VERIFY_TTL = '6h';
+
+type CheckResult = NonNullable<StrataReports['restore.succeeded']['checks']>[number];
+
+/**
+ * Scheduled verification restores: on the policy's `verify.schedule` each target's latest backup (or, with
+ * `randomPointInTime` and change capture, a random moment of its window) is restored into a throwaway sandbox, the
+ * mover runs the checks on it, and the outcome is written to the backup and the target.
+ */
+export function createVerifier(deps: BackupDeps & { sandboxRestores: SandboxRestores; log: Logger }) {
+  const { db, resources } = deps;
+
+  async function due(now: Date): Promise<Array<{ namespace: string; name: string; at: string; checks: string[] }>> {
+    return await db.$transaction(async (tx) => {
+      const locked = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-verifier')) AS ok`);
+      if (!locked[0]?.ok) return [];
+      const runs = [];
+      for (const target of await resources.list<TargetSpec>(tx, 'BackupTarget')) {
+        const { namespace, name } = target.metadata;
+        const policy = await findPolicy(tx, resources, namespace, target.spec.policy);
+        const schedule = policy ? verifyScheduleFor(policy.spec, target.metadata.uid) : undefined;
+        if (!policy || !schedule) continue;
+        const status = target.status as { lastVerifyScheduleTime?: string };
+        const decision = decide(schedule, new Date(status.lastVerifyScheduleTime ?? target.metadata.creationTimestamp), now);
+        if (!decision.due) continue;
+        await resources.patchStatus(tx, 'BackupTarget', namespace, name, { lastVerifyScheduleTime: decision.slot.toISOString() });
+        if (!decision.run || target.spec.suspend) continue;
+        const random = policy.spec.verify?.randomPointInTime !== false;
+        runs.push({ namespace, name, at: random ? await randomMoment(tx, target) : 'latest', checks: policy.spec.verify?.checks?.length ? policy.spec.verify.checks : DEFAULT_VERIFY_CHECKS });
+      }
+      return runs;
+    });
+  }
+
+  /** A random moment of the target's newest change-capture window; `latest` without one. */
+  async function randomMoment(tx: Tx, target: Parameters<typeof chainReport>[1]): Promise<string> {
+    const windows = (await chainReport(tx, target).catch(() => undefined))?.windows ?? [];
+    const window = windows.at(-1);
+    if (!window?.from || !window.to) return 'latest';
+    const from = Date.parse(window.from);
+    const span = Date.parse(window.to) - from;
+    return span > 1000 ? new Date(from + randomInt(0, Math.min(span, 2 ** 47))).toISOString() : 'latest';
+  }
+
+  return {
+    /** One pass: start every verification that fell due. A target that cannot be verified now says why in the log. */
+    async tick(now = deps.clock()): Promise<number> {
+      let started = 0;
+      for (const run of await due(now)) {
+        try {
+          await deps.sandboxRestores.request(VERIFIER, { target: `${run.namespace}/${run.name}`, mode: 'sandbox', at: run.at, ttl: VERIFY_TTL, reason: 'scheduled verification' }, { verify: true, checks: run.checks, deleteAfter: true });
+          started++;
+        } catch (error) {
+          deps.log.warn({ err: error, target: `${run.namespace}/${run.name}` }, 'verification restore not started');
+        }
+      }
+      return started;
+    },
+  };
+}
+
+export type Verifier = ReturnType<typeof createVerifier>;
+
+/** A finished verification restore marks its backup (verified or verifyFailed, when, how long) and its target. */
+export async function recordVerification(deps: BackupDeps, tx: Tx, restore: RestoreRow, outcome: { checks?: CheckResult[]; failure?: string; at: Date }): Promise<void> {
+  if (!(restore.destination as { verify?: boolean }).verify) return;
+  const passed = !outcome.failure && (outcome.checks ?? []).every((c) => c.passed);
+  const backup = await tx.backup.update({
+    where: { id: restore.backupId },
+    data: { verified: passed, verifyFailed: !passed, verifiedAt: outcome.at, verifyRtoSeconds: (outcome.at.getTime() - restore.createdAt.getTime()) / 1000 },
+  });
+  await deps.resources.patchStatus(tx, 'BackupTarget', restore.targetNamespace, restore.targetName, {
+    lastVerification: { ...backupRefView(backup), phase: passed ? 'Verified' : 'VerifyFailed', verifiedAt: outcome.at.toISOString(), restore: restore.name },
+  });
+}
