@@ -14,7 +14,7 @@ import { createSigilEdge } from './sigil-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
 import { verifyPageRouter } from './verify-page.ts';
 import { createStrataEdge, type StrataGatewayDeps } from './strata-edge.ts';
-import type { StrataAuthenticator } from './strata-auth.ts';
+import { strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 
 export type { StrataGatewayDeps };
 
@@ -136,21 +136,12 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
 /** A GraphQL request's Strata caller: its access token judged as on `/api/v1`, a refusal thrown as a problem. */
 async function strataCallerOf(authenticator: StrataAuthenticator, req: Request, log: Logger): Promise<StrataPrincipal | undefined> {
   const result = await authenticator.authenticate(req.headers);
-  switch (result.kind) {
-    case 'anonymous':
-      return undefined;
-    case 'authenticated':
-      return result.principal;
-    case 'invalid':
-      log.info({ requestId: req.headers[REQUEST_ID_HEADER], reason: result.reason }, 'access token refused');
-      throw new AppError('unauthorized', `The access token is invalid: ${result.reason}`);
-    case 'no-role':
-      throw new AppError('forbidden', 'Your groups grant no Strata role.');
-    case 'keys-unavailable':
-      log.warn({ err: result.error }, "could not fetch the access proxy's keys");
-      throw new AppError('bad-gateway', "The access proxy's signing keys could not be fetched.");
-  }
+  const refusal = strataRefusal(result, log, req.headers[REQUEST_ID_HEADER]);
+  if (refusal) throw new AppError(REFUSAL_CODES[refusal.status], refusal.message);
+  return result.kind === 'authenticated' ? result.principal : undefined;
 }
+
+const REFUSAL_CODES = { 401: 'unauthorized', 403: 'forbidden', 502: 'bad-gateway' } as const;
 
 async function checkReady(baseUrl: string): Promise<void> {
   const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/readyz`, { signal: AbortSignal.timeout(2000) });

@@ -1,3 +1,4 @@
+import type { Logger } from '@sigil/kit/log';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import {
   createLocalJWKSet,
@@ -78,6 +79,25 @@ export type StrataAuthResult =
   | { kind: 'no-role'; principalId: string }
   /** The access proxy's keys could not be fetched: 502 at the gateway. */
   | { kind: 'keys-unavailable'; error: Error };
+
+/**
+ * What the gateway answers a caller whose Strata credentials it cannot accept (the console API, /graphql and sandbox
+ * tunnels alike); undefined for a caller that may go on (authenticated, or anonymous: each place decides about those).
+ */
+export function strataRefusal(result: StrataAuthResult, log: Logger, requestId?: unknown): { status: 401 | 403 | 502; message: string } | undefined {
+  switch (result.kind) {
+    case 'invalid':
+      log.info({ requestId, reason: result.reason }, 'access token refused');
+      return { status: 401, message: `The access token is invalid: ${result.reason}` };
+    case 'no-role':
+      return { status: 403, message: 'Your groups grant no Strata role.' };
+    case 'keys-unavailable':
+      log.warn({ err: result.error }, "could not fetch the access proxy's keys");
+      return { status: 502, message: "The access proxy's signing keys could not be fetched." };
+    default:
+      return undefined;
+  }
+}
 
 export interface StrataAuthenticator {
   /** The token a request presents: the JWT header, else the token header, else the cookie. */

@@ -10,7 +10,7 @@ import { DEV_ISSUER_PREFIX, type DevIssuer } from './dev-issuer.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
 import { createOperationMatcher } from './operations.ts';
 import { forward, type Upstream } from './proxy.ts';
-import { sendStrataError, type StrataAuthenticator } from './strata-auth.ts';
+import { sendStrataError, strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 
 /** What the gateway needs to serve Strata's console API (`/api/v1`). */
 export interface StrataGatewayDeps {
@@ -51,22 +51,10 @@ export function createStrataEdge(deps: StrataEdgeDeps) {
     const strata = deps.strata;
     if (!strata?.authenticator) return sendStrataError(res, 401, 'Strata authentication is not configured on this gateway.');
     const result = await strata.authenticator.authenticate(req.headers);
-    let principal: StrataPrincipal | undefined;
-    switch (result.kind) {
-      case 'anonymous':
-        break; // forwarded without a principal: the service answers 401 in its own words
-      case 'authenticated':
-        principal = result.principal;
-        break;
-      case 'invalid':
-        log.info({ requestId: res.locals.requestId, reason: result.reason }, 'access token refused');
-        return sendStrataError(res, 401, `The access token is invalid: ${result.reason}`);
-      case 'no-role':
-        return sendStrataError(res, 403, 'Your groups grant no Strata role.');
-      case 'keys-unavailable':
-        log.warn({ err: result.error }, "could not fetch the access proxy's keys");
-        return sendStrataError(res, 502, "The access proxy's signing keys could not be fetched.");
-    }
+    const refusal = strataRefusal(result, log, res.locals.requestId);
+    if (refusal) return sendStrataError(res, refusal.status, refusal.message);
+    // An anonymous caller is forwarded without a principal: the service answers 401 in its own words.
+    const principal = result.kind === 'authenticated' ? result.principal : undefined;
     // A listed operation whose service is not running here: the same 503 as Sigil's.
     if (!baseUrl) return sendStrataError(res, 503, `The ${service} service is not available.`);
 

@@ -4,7 +4,7 @@ import { refuseUpgrade } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { SANDBOX_TUNNEL_PATTERN } from '@sigil/proto/routes';
 import { roleAtLeast, STRATA, type StrataPrincipal } from '@sigil/proto/strata';
-import type { StrataAuthenticator } from './strata-auth.ts';
+import { strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 
 export interface StrataTunnelDeps {
   authenticator: StrataAuthenticator | undefined;
@@ -32,10 +32,9 @@ export function attachStrataTunnel(server: Server, deps: StrataTunnelDeps): void
   async function relay(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     if (!deps.authenticator) return refuseUpgrade(socket, 401, 'Strata authentication is not configured on this gateway.');
     const result = await deps.authenticator.authenticate(req.headers);
-    if (result.kind === 'anonymous') return refuseUpgrade(socket, 401, 'Valid access credentials are required.');
-    if (result.kind === 'invalid') return refuseUpgrade(socket, 401, `The access token is invalid: ${result.reason}`);
-    if (result.kind === 'no-role') return refuseUpgrade(socket, 403, 'Your groups grant no Strata role.');
-    if (result.kind === 'keys-unavailable') return refuseUpgrade(socket, 502, "The access proxy's signing keys could not be fetched.");
+    const refusal = strataRefusal(result, deps.log);
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.message);
+    if (result.kind !== 'authenticated') return refuseUpgrade(socket, 401, 'Valid access credentials are required.');
     const principal = result.principal;
     if (!roleAtLeast(principal.role, 'restorer')) return refuseUpgrade(socket, 403, `This operation needs the role restorer; you are ${principal.role}.`);
     if (!deps.sandboxUrl) return refuseUpgrade(socket, 503, 'The sandbox service is not available.');

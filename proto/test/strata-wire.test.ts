@@ -126,7 +126,7 @@ describe('Strata jobs on the wire (proto/jobs)', () => {
     ]);
     expect(errorsOf(() => assertStrataJob('backup.run', { ...backupJob, store: { ...backupJob.store, sessionToken: 'x' } })).join()).toMatch(/\/store/);
     expect(errorsOf(() => assertStrataJob('restore.run', backupJob)).length).toBeGreaterThan(1);
-    expect(errorsOf(() => assertStrataJob('restore.run', { ...restoreJob, mode: 'in-place', databases: [''] }))).toEqual([
+    expect(errorsOf(() => assertStrataJob('restore.run', { ...restoreJob, mode: 'sideways', databases: [''] }))).toEqual([
       expect.stringMatching(/^\/mode /),
       expect.stringMatching(/^\/databases\/0 must NOT have fewer than 1 characters/),
     ]);

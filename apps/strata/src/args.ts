@@ -93,6 +93,9 @@ export interface RestoreOptions {
   confirm?: string;
   skipSafetyBackup?: boolean;
   reason?: string;
+  checks?: string;
+  /** Turns off the checks an in-place restore runs by default. */
+  skipChecks?: boolean;
   watch?: boolean;
   timeout: string;
 }
@@ -125,6 +128,12 @@ export function buildRestoreRequest(target: Ref, o: Omit<RestoreOptions, 'timeou
   if (o.confirm) req.confirm = o.confirm;
   if (o.skipSafetyBackup) req.skipSafetyBackup = true;
   if (o.reason) req.reason = o.reason;
+  if (o.checks !== undefined) {
+    const checks = o.checks.split(',').map((c) => c.trim()).filter(Boolean);
+    if (!checks.length) throw new UsageError('--checks needs at least one check name');
+    req.checks = checks;
+  }
+  if (o.skipChecks) req.runChecks = false;
   return req;
 }
 

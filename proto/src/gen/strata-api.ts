@@ -1569,6 +1569,8 @@ export interface components {
             requestedBy?: string;
             sandbox?: string;
             downloadURL?: string;
+            /** @description Mode in-place: the id of the backup taken just before (empty with skipSafetyBackup). */
+            safetyBackup?: string;
             mode?: components["schemas"]["RestoreMode"];
             /** Format: date-time */
             created?: string;

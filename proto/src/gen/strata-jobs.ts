@@ -198,7 +198,14 @@ export interface RestoreJob {
   restoreId: string;
   namespace: string;
   name: string;
-  mode: "new";
+  /**
+   * new: databases that must not exist yet; in-place: the target's own databases, dropped and restored (or, with tables, those tables replaced).
+   */
+  mode: "new" | "in-place";
+  /**
+   * A table-level restore: only these tables (`table` or `schema.table`), with their indexes, constraints and triggers.
+   */
+  tables?: string[];
   backupId: string;
   manifestKey: string;
   store: StoreAccess & {

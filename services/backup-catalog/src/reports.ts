@@ -8,6 +8,7 @@ import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
 import { restoreEvent } from './restores.ts';
 import { recordSegment, refreshChain } from './segments.ts';
 import { recordVerification } from './verification.ts';
+import { createInPlaceRestores, wayBack } from './in-place.ts';
 import type { StreamSupervisor } from './streams.ts';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { backupRefView } from './views.ts';
@@ -65,6 +66,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
         serverVersion: ((data.manifest as { server?: { version?: string } }).server?.version) ?? '',
       });
       await recordBackupOutcome(tx, deps.resources, row, at);
+      await createInPlaceRestores(deps).afterSafetyBackup(tx, row);
       if ((data.manifest as { mode?: string }).mode === 'physical') {
         const target = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', row.namespace, row.targetName);
         if (target) await refreshChain(tx, deps.resources, target);
@@ -75,6 +77,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     case 'backup.failed': {
       const data = report.data as StrataReports['backup.failed'];
       const row = await tx.backup.update({ where: { id: data.backupId }, data: { phase: BACKUP_PHASES.failed, message: data.message, completedAt: new Date(data.finishedAt) } });
+      await createInPlaceRestores(deps).afterSafetyBackup(tx, row);
       await deps.resources.patchStatus(tx, 'BackupTarget', row.namespace, row.targetName, { lastBackup: backupRefView(row) });
       await recordBackupOutcome(tx, deps.resources, row, at);
       deps.notify(backupEvent(row, await bumpCatalogVersion(tx), 'failed'));
@@ -100,7 +103,8 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     }
     case 'restore.failed': {
       const data = report.data as StrataReports['restore.failed'];
-      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Failed', message: data.message, completedAt: new Date(data.finishedAt) } });
+      const failed = await tx.restore.findUniqueOrThrow({ where: { id: data.restoreId } });
+      const row = await tx.restore.update({ where: { id: data.restoreId }, data: { phase: 'Failed', message: wayBack(failed) ? `${data.message.replace(/\.$/, '')}.${wayBack(failed)}` : data.message, completedAt: new Date(data.finishedAt) } });
       await recordVerification(deps, tx, row, { failure: data.message, at: new Date(data.finishedAt) });
       deps.notify(restoreEvent(row, await bumpCatalogVersion(tx)));
       return;

@@ -10,6 +10,7 @@ import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess, storeIdentity, type TargetBundle } from './stores.ts';
 import { planFor, type RestorePlan } from './plans.ts';
 import { checksFor, DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
+import { createInPlaceRestores } from './in-place.ts';
 import { writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 import type { ConsoleEvent } from './events.ts';
@@ -51,6 +52,7 @@ interface ManifestObject {
 /** Restore phases: Running (handed to a mover), Succeeded, Failed. A download succeeds at once. */
 export function createRestoreService(deps: RestoreDeps) {
   const { db, resources } = deps;
+  const inPlace = createInPlaceRestores(deps);
 
   async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
     const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
@@ -58,7 +60,8 @@ export function createRestoreService(deps: RestoreDeps) {
     if (request.mode === 'in-place') {
       if (!roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
       if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
-      throw new AppError('not-restorable', 'In-place restores are not available in this release; restore into a new database instead.');
+      const row = await inPlace.create(tx, principal, request, { namespace: named?.namespace ?? targetNamespace, ...(named?.name ? { name: named.name } : {}) });
+      return { row, version: await bumpCatalogVersion(tx) };
     }
     if (request.mode === 'sandbox') throw new AppError('not-restorable', 'A Restore document in mode sandbox is not applied in this release; POST /api/v1/restores or /api/v1/sandboxes creates one.');
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
@@ -68,6 +71,7 @@ export function createRestoreService(deps: RestoreDeps) {
     const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
     const segments = segmentsOf(plan);
     const planRef = planRefOf(backup, plan);
+    refuseTablesWithBinlogs(bundle.target.spec as TargetSpec, request.tables, segments.length);
     const now = deps.clock();
     const id = newRunId(now);
     const namespace = named?.namespace ?? targetNamespace;
@@ -114,6 +118,7 @@ export function createRestoreService(deps: RestoreDeps) {
         destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
         databases,
         checks: requestedChecks(request, bundle.policy.spec.verify?.checks),
+        ...(request.tables?.length ? { tables: request.tables } : {}),
       });
       row = await tx.restore.create({
         data: {
@@ -166,6 +171,7 @@ export function createRestoreService(deps: RestoreDeps) {
       deps.notify(restoreEvent(row, version));
       return 'created' as const;
     },
+    afterSafetyBackup: (tx: Tx, backup: BackupRow) => inPlace.afterSafetyBackup(tx, backup),
     async list(limit: number, target?: string) {
       const [namespace, name] = target ? splitTarget(target) : [];
       const rows = await db.restore.findMany({ where: target ? { targetNamespace: namespace, targetName: name } : {}, orderBy: { createdAt: 'desc' }, take: limit });
@@ -205,7 +211,7 @@ export async function restoreJob(
   deps: BackupDeps,
   tx: Tx,
   chosen: { bundle: TargetBundle; backup: BackupRow; plan?: RestorePlan; id: string; namespace: string; name: string },
-  into: { destination: RestoreJob['destination']; databases: string[]; keepNames?: boolean; checks?: string[] },
+  into: { destination: RestoreJob['destination']; databases: string[]; keepNames?: boolean; checks?: string[]; mode?: RestoreJob['mode']; tables?: string[] },
 ): Promise<RestoreJob> {
   const { bundle, backup, plan } = chosen;
   const manifest = (backup.manifest ?? {}) as { mode?: string };
@@ -216,7 +222,8 @@ export async function restoreJob(
     restoreId: chosen.id,
     namespace: chosen.namespace,
     name: chosen.name,
-    mode: 'new',
+    mode: into.mode ?? 'new',
+    ...(into.tables?.length ? { tables: into.tables } : {}),
     backupId: backup.id,
     manifestKey: backup.manifestKey ?? '',
     store: { ...access, identity },
@@ -257,6 +264,13 @@ function planMessage(plan: RestorePlan): string {
 export function requestedChecks(request: Pick<RestoreRequest, 'checks' | 'runChecks'>, policyChecks: string[] | undefined): string[] | undefined {
   if (request.checks?.length) return request.checks;
   return request.runChecks ? (policyChecks?.length ? policyChecks : DEFAULT_VERIFY_CHECKS) : undefined;
+}
+
+/** Binlogs replay whole databases: a table-level MariaDB/MySQL restore can only use the dump, not a moment after it. */
+export function refuseTablesWithBinlogs(spec: TargetSpec, tables: string[] | undefined, segments: number): void {
+  if (tables?.length && spec.engine === 'mysql' && segments > 0) {
+    throw new AppError('not-restorable', 'A table-level restore of MariaDB/MySQL to a moment of the window is not available: binlogs replay whole databases. Restore the database to a new name at that moment instead.');
+  }
 }
 
 /** What a request must carry for its mode, checked before anything is looked up. */

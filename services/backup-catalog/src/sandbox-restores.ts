@@ -60,6 +60,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
           mode: 'sandbox', sandbox: input.sandbox.name, backupID: backup.id, ...(plan?.recoverTo ? { at: plan.recoverTo } : {}),
           ...(input.request.ttl ? { sandboxTTL: input.request.ttl } : {}), expose: input.request.expose === true,
           ...(extra.verify ? { verify: true } : {}), ...(extra.checks?.length ? { checks: extra.checks } : {}), ...(extra.deleteAfter ? { deleteAfter: true } : {}),
+          ...(input.request.tables?.length ? { tables: input.request.tables } : {}),
         },
         ...(planRef ? { plan: planRef } : {}),
       },
@@ -124,12 +125,13 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
           : await chooseBackup(resources, tx, bundle, { backupID: destination.backupID });
         const databases = databasesOf((backup.manifest ?? {}) as BackupManifest);
         const spec = bundle.target.spec as TargetSpec;
-        const { checks } = row.destination as { checks?: string[] };
+        const { checks, tables } = row.destination as { checks?: string[]; tables?: string[] };
         const job = await restoreJob(deps, tx, { bundle, backup, plan, id: row.id, namespace, name }, {
           destination: { engine: spec.engine, host: server.host, port: server.port, username: server.username, password: server.password, database: databases[0] ?? 'restored' },
           databases,
           keepNames: true,
           ...(checks ? { checks } : {}),
+          ...(tables?.length ? { tables } : {}),
         });
         const updated = await tx.restore.update({
           where: { id: row.id },

@@ -140,6 +140,7 @@ export function restoreView(row: RestoreRow) {
     message: row.message,
     requestedBy: row.requestedBy,
     sandbox: typeof destination.sandbox === 'string' ? destination.sandbox : '',
+    ...(row.mode === 'in-place' ? { safetyBackup: typeof destination.safetyBackup === 'string' ? destination.safetyBackup : '' } : {}),
     downloadURL: row.downloadUrl ?? '',
     mode: row.mode,
     created: row.createdAt.toISOString(),

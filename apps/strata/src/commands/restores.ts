@@ -70,13 +70,17 @@ export function registerRestores(program: Command, ctx: CommandContext): void {
     .option('--confirm <name>', 'in-place: must equal the target name')
     .option('--skip-safety-backup', 'in-place: skip the automatic safety backup (not recommended)')
     .option('--reason <text>', 'reason recorded with the restore')
+    .option('--checks <list>', 'run these checks on what was restored (comma-separated: inventory-matches, schema-matches, row-estimates-within-10pct, target-checks, or names of the target\'s checks)')
+    .option('--skip-checks', 'in-place: do not run the checks (they run by default)')
     .option('-w, --watch', 'follow the restore until it succeeds or fails')
     .option('--timeout <duration>', 'with --watch: give up after this long', durationArg, '2h')
     .addHelpText('after', examples(
       ['strata restore prod/orders --mode download', 'prints a link to the encrypted dump and its expiry'],
       ['strata restore prod/orders --mode new --host db2 --port 5432 --database orders_copy --credentials-secret db2-admin --watch'],
       ['strata restore prod/orders --mode new --at 2025-03-01T02:00:00Z --host db2 --database orders_copy --credentials-secret db2-admin'],
-      ['strata restore prod/orders --mode in-place --backup ID --confirm orders --credentials-secret orders-admin'],
+      ['strata restore prod/orders --mode in-place --backup ID --confirm orders --credentials-secret orders-admin', 'a safety backup first, then the databases are replaced'],
+      ['strata restore prod/orders --mode in-place --confirm orders --tables public.invoices', 'only that table, with its indexes'],
+      ['strata restore prod/orders --mode new --host db2 --database orders_copy --credentials-secret db2-admin --checks inventory-matches,schema-matches'],
     ))
     .action(async (ref: string, opts: RestoreOptions, cmd: Command) => {
       const r = parseRef(ref);

@@ -118,6 +118,8 @@ export interface DumpOptions {
   excludeData: string[];
   /** Tables left out entirely: `table` (any schema) or `schema.table`. */
   excludeTables: string[];
+  /** Only these tables (with their indexes, constraints and triggers): `table` (any schema) or `schema.table`. */
+  includeTables?: string[];
 }
 
 export interface DumpProcess {
@@ -140,6 +142,12 @@ export interface RestoreOptions {
   charset?: string;
   /** Overrides what the dump says: postgres LOCALE / mysql COLLATE. */
   collation?: string;
+  /** The database exists (an in-place, table-level restore): it is neither created nor dropped on failure. */
+  existing?: boolean;
+  /** Only these tables of the dump (mysql; a table-level restore). Each replaces its namesake. */
+  tables?: string[];
+  /** postgres: drop each object of the dump before recreating it (`--clean --if-exists`). */
+  clean?: boolean;
 }
 
 export interface RestoreProcess {

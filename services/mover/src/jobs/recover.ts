@@ -4,10 +4,10 @@ import path from 'node:path';
 import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
 import type { Writable } from 'node:stream';
 import { runDownloadPipeline, type S3Client } from '@strata/stream';
-import { postgresDriver } from '../engines/postgres/index.ts';
 import { extractTar, startRecovery } from '../engines/postgres/recover.ts';
 import type { Reporter } from '../reports.ts';
 import type { ManifestObject } from './backup.ts';
+import { copyPostgres, placementOf } from './placement.ts';
 
 export interface PhysicalManifest {
   id: string;
@@ -54,19 +54,11 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
     const server = await startRecovery(workDir, major, manifest.superuser ?? 'postgres', job.at ? { time: job.at } : {});
     try {
       const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, wanted, job.keepNames)));
+      const placement = placementOf(job);
       for (const [source, target] of names) {
-        stage(`copy ${source} into ${target}`, done);
-        const dump = postgresDriver.dump(server.access, source, { excludeData: [], excludeTables: [] });
-        const restore = postgresDriver.restore(job.destination, target);
-        dump.stdout.pipe(restore.stdin);
-        await Promise.all([
-          dump.done.catch((error: unknown) => {
-            restore.kill();
-            throw error;
-          }),
-          restore.done,
-        ]);
-        created.push(target);
+        stage(`copy ${placement.tables ? `${placement.tables.join(', ')} of ` : ''}${source} into ${target}${placement.inPlace ? ' (in place)' : ''}`, done);
+        await copyPostgres(server.access, source, job.destination, target, placement);
+        if (!placement.inPlace) created.push(target);
       }
       return { names, stoppedAt: server.stoppedAt };
     } finally {

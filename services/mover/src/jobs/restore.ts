@@ -10,6 +10,7 @@ import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 import { runRestoreChecks } from './restore-checks.ts';
+import { copyPostgres, placementOf, scratchName } from './placement.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -36,11 +37,16 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     const names = new Map(Object.entries(restoredDatabaseNames(job.destination.database, objects.map((o) => o.database ?? ''), job.keepNames)));
     const total = objects.reduce((sum, o) => sum + o.rawSize, 0);
     let done = 0;
+    const placement = placementOf(job);
     for (const object of objects) {
-      const target = names.get(object.database ?? '') as string;
+      const final = names.get(object.database ?? '') as string;
+      // Postgres tables go through a scratch copy of the whole dump, so they keep their indexes and constraints.
+      const viaScratch = engine === 'postgres' && placement.tables !== undefined;
+      const target = viaScratch ? scratchName(final) : final;
+      if (placement.inPlace && !placement.tables) await driver.dropDatabase(job.destination, final);
       // The driver drops a database it created when its own restore fails; earlier ones are dropped below.
-      const restore = driver.restore(job.destination, target);
-      const stage = `restore ${object.database} into ${target}`;
+      const restore = driver.restore(job.destination, target, engine === 'mysql' && placement.tables ? { tables: placement.tables, existing: placement.inPlace } : {});
+      const stage = `restore ${object.database} into ${final}${placement.inPlace ? ' (in place)' : ''}`;
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage, bytes: done, totalBytes: total });
       await Promise.all([
         runDownloadPipeline({
@@ -61,7 +67,14 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
         }),
         restore.done,
       ]);
-      created.push(target);
+      if (viaScratch) {
+        try {
+          await copyPostgres(job.destination, target, job.destination, final, placement);
+        } finally {
+          await driver.dropDatabase(job.destination, target).catch(() => undefined);
+        }
+      }
+      if (!placement.inPlace) created.push(final);
       done += object.rawSize;
     }
     const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position }, names, reporter, signal) : '';

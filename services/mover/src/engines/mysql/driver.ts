@@ -3,6 +3,8 @@
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { overallSchemaHash, resolveWanted, tableChecksum } from '../inventory.ts';
 import { AlterDatabaseFilter, decodeHeader, encodeHeader, PositionSniffer } from '../mysql-stream.ts';
+import { TableSectionFilter } from '../mysql-tables.ts';
+import * as streams from 'node:stream';
 import { runDump, runRestore, toolVersion } from '../process.ts';
 import type { ToolStep } from '../process.ts';
 import type { DumpOptions, DumpProcess, EngineDriver, Inventory, InventoryDatabase, InventoryOptions, Position, RestoreOptions, RestoreProcess, ServerInfo, TableChecksum } from '../types.ts';
@@ -166,7 +168,7 @@ export function createMysqlDriver(driverOptions: MysqlDriverOptions = {}): Engin
         const header = decodeHeader(head);
         const charset = options.charset ?? header?.charset;
         const collation = options.collation ?? (options.charset ? undefined : header?.collation);
-        await withConnection(access, undefined, async (c) => {
+        if (!options.existing) await withConnection(access, undefined, async (c) => {
           const create = (cs: string | undefined, co: string | undefined): string =>
             `CREATE DATABASE ${quoteIdent(database)}${cs ? ` CHARACTER SET ${cs}` : ''}${co ? ` COLLATE ${co}` : ''}`;
           const valid = (name: string | undefined): string | undefined => (name && /^\w+$/.test(name) ? name : undefined);
@@ -207,8 +209,8 @@ export function createMysqlDriver(driverOptions: MysqlDriverOptions = {}): Engin
             ],
             env: envFor(access),
           },
-          filter: new AlterDatabaseFilter(),
-          cleanup: () => dropDatabase(access, database),
+          filter: options.tables?.length ? composeFilters(new AlterDatabaseFilter(), new TableSectionFilter(options.tables)) : new AlterDatabaseFilter(),
+          cleanup: () => (options.existing ? Promise.resolve() : dropDatabase(access, database)),
         };
       },
     });
@@ -294,3 +296,8 @@ export function createMysqlDriver(driverOptions: MysqlDriverOptions = {}): Engin
 }
 
 export const mysqlDriver: EngineDriver = createMysqlDriver();
+
+/** `stream.compose` (Node's own, typed here since @types/node leaves it out): one transform of several in a row. */
+function composeFilters(...filters: streams.Transform[]): streams.Transform {
+  return (streams as unknown as { compose: (...s: streams.Transform[]) => streams.Transform }).compose(...filters);
+}

@@ -107,7 +107,7 @@ export function restore(access: DatabaseAccess, database: string, options: Resto
         for (const key of ['LOCALE_PROVIDER', 'LC_COLLATE', 'LC_CTYPE', 'ICU_LOCALE', 'ICU_RULES', 'BUILTIN_LOCALE']) delete source[key];
         source.LOCALE = options.collation;
       }
-      await createDatabaseLike(access, database, source, warnings);
+      if (!options.existing) await createDatabaseLike(access, database, source, warnings);
       return {
         step: {
           tool: 'pg_restore',
@@ -121,10 +121,13 @@ export function restore(access: DatabaseAccess, database: string, options: Resto
             '--no-tablespaces',
             // A restored copy must never start consuming its source's publications.
             '--no-subscriptions',
+            // In place, all or nothing: a table that cannot be replaced (another table's foreign key needs it) changes nothing.
+            ...(options.clean ? ['--clean', '--if-exists'] : []),
+            ...(options.existing ? ['--single-transaction'] : []),
           ],
           env: toolEnvFor(access),
         },
-        cleanup: () => dropDatabase(access, database),
+        cleanup: () => (options.existing ? Promise.resolve() : dropDatabase(access, database)),
         // pg_restore leaves the planner without statistics (row estimates of -1): gather them, as after any restore.
         finish: () => withClient(access, database, async (client) => void (await client.query('ANALYZE'))),
       };

@@ -59,6 +59,7 @@ export function pgDumpArgs(access: DatabaseAccess, database: string, options: Du
     '--compress=0',
     ...connectionArgs(access),
     dbnameArg(database),
+    ...(options.includeTables ?? []).map((t) => `--table=${tablePattern(t)}`),
     ...options.excludeTables.map((t) => `--exclude-table=${tablePattern(t)}`),
     ...options.excludeData.map((t) => `--exclude-table-data=${tablePattern(t)}`),
   ];

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import type { DatabaseAccess, RestoreJob } from '@sigil/proto/strata-jobs';
+import { postgresDriver } from '../engines/postgres/index.ts';
+
+/** Where a restore puts what it restores: new databases, or in place; whole databases, or some tables. */
+export interface Placement {
+  inPlace: boolean;
+  /** Only these tables (`table` or `schema.table`); absent: whole databases. */
+  tables?: string[];
+}
+
+export function placementOf(job: RestoreJob): Placement {
+  return { inPlace: job.mode === 'in-place', ...(job.tables?.length ? { tables: job.tables } : {}) };
+}
+
+/**
+ * Copies a Postgres database, or some of its tables with their indexes, constraints and triggers (`pg_dump --table`),
+ * into `toDb`. In place, a whole database replaces the old one (dropped first); tables replace their namesakes in one
+ * transaction (`--clean --single-transaction`), so a table another one's foreign key needs changes nothing.
+ */
+export async function copyPostgres(from: DatabaseAccess, fromDb: string, to: DatabaseAccess, toDb: string, placement: Placement): Promise<void> {
+  const tables = placement.tables;
+  if (placement.inPlace && !tables) await postgresDriver.dropDatabase(to, toDb);
+  const dump = postgresDriver.dump(from, fromDb, { excludeData: [], excludeTables: [], ...(tables ? { includeTables: tables } : {}) });
+  const existing = placement.inPlace && tables !== undefined;
+  const restore = postgresDriver.restore(to, toDb, existing ? { existing: true, clean: true } : {});
+  dump.stdout.pipe(restore.stdin);
+  await Promise.all([
+    dump.done.catch((error: unknown) => {
+      restore.kill();
+      throw error;
+    }),
+    restore.done,
+  ]);
+}
+
+/** A scratch database's name next to `database`: a table-level restore of a dump goes through one. */
+export function scratchName(database: string): string {
+  return `${database.slice(0, 40)}_strata_${randomBytes(3).toString('hex')}`;
+}
