@@ -43,7 +43,10 @@ export function attachStrataTunnel(server: Server, deps: StrataTunnelDeps): void
     deps.authenticator.stripCredentials(headers);
     headers[STRATA.principalHeader] = await deps.principalToken(principal);
     const upstream = http.request({ host: target.hostname, port: target.port, path: req.url, method: 'GET', headers });
+    // A caller gone before the sandbox service agreed: nothing must stay open on its behalf.
+    socket.once('close', () => upstream.destroy());
     upstream.on('upgrade', (res, upSocket, upHead) => {
+      if (socket.destroyed) return void upSocket.destroy();
       const lines = [`HTTP/1.1 101 ${res.statusMessage ?? 'Switching Protocols'}`];
       for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);

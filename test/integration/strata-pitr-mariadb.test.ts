@@ -9,6 +9,7 @@ import { silentLogger } from '@sigil/kit/testing';
 import { startMariadb } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { serve, startSandboxHarness } from '@strata/sandbox/testing';
 import { createS3Client, removeObjects } from '@strata/stream';
 import { waitFor } from './wait.ts';
 
@@ -25,6 +26,8 @@ let h: CatalogHarness;
 let worker: Worker;
 let ticker: NodeJS.Timeout;
 const written: Array<{ id: number; at: number }> = [];
+/** Seconds of the window in which nothing was committed (found by the restore test, used by the sandbox test). */
+let quietSeconds: number[] = [];
 let writing = true;
 let writer: Promise<void>;
 const restored: string[] = [];
@@ -147,7 +150,32 @@ describe('point-in-time restore (mariadb)', () => {
       const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${database}\`.events ORDER BY id`);
       expect(rows.map((r) => r.id as number), `rows at ${at}`).toEqual(written.filter((w) => w.at < second * 1000).map((w) => w.id));
     }
+    quietSeconds = all;
   }, 300_000);
+
+  it('opens a sandbox at a quiet second of the window that holds exactly the rows committed before it', async () => {
+    const second = quietSeconds[Math.floor(Math.random() * quietSeconds.length)]!;
+    const at = new Date(second * 1000 + 500).toISOString();
+    const expected = written.filter((w) => w.at < second * 1000).map((w) => w.id);
+    const catalog = await serve(h.app);
+    const s = await startSandboxHarness({ name: 'pitr_my_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
+    try {
+      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/mysql-main', mode: 'sandbox', at });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const sandbox = await waitFor('the sandbox', async () => {
+        await s.reconciler.pass();
+        const got = (await s.call('viewer', 'get', `/api/v1/sandboxes/${res.body.name}`)).body.sandbox;
+        return got && ['Ready', 'Failed'].includes(got.phase) ? got : undefined;
+      }, 300_000);
+      expect(sandbox.phase, sandbox.message).toBe('Ready');
+      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
+      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
+      expect(counted.body.rows).toEqual([[String(expected.length), String(expected.at(-1))]]);
+    } finally {
+      await s.close();
+      await catalog.close();
+    }
+  }, 600_000);
 });
 
 describe('a download to a moment (mariadb)', () => {

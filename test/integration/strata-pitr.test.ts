@@ -10,6 +10,7 @@ import { startPostgres, type PostgresHandle } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { createS3Client, listKeys, removeObjects } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { serve, startSandboxHarness } from '@strata/sandbox/testing';
 import { waitFor } from './wait.ts';
 
 /**
@@ -228,6 +229,31 @@ describe('point-in-time restore (postgres)', () => {
       const row = await restoreAt(moment.at, database);
       expect(row.phase, row.message).toBe('Succeeded');
       expect(await idsIn(database), `rows at ${moment.at}`).toEqual(moment.ids);
+    }
+  }, 600_000);
+
+  it('opens a sandbox at a moment of the window that holds exactly the rows committed by then', async () => {
+    const window = (await target()).windows.at(-1);
+    const candidates = written.map((w, i) => i).filter((i) => i + 1 < written.length && written[i]!.committedAt > fullTime + 200 && written[i + 1]!.startedAt < Date.parse(window.to) - 200);
+    const moment = momentBetween(candidates[Math.floor(Math.random() * candidates.length)]!);
+    const catalog = await serve(h.app);
+    const s = await startSandboxHarness({ name: 'pitr_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
+    try {
+      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/postgres-main', mode: 'sandbox', at: moment.at });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const sandbox = await waitFor('the sandbox', async () => {
+        await s.reconciler.pass();
+        const got = (await s.call('viewer', 'get', `/api/v1/sandboxes/${res.body.name}`)).body.sandbox;
+        return got && ['Ready', 'Failed'].includes(got.phase) ? got : undefined;
+      }, 300_000);
+      expect(sandbox.phase, sandbox.message).toBe('Ready');
+      expect(sandbox).toMatchObject({ time: moment.at, database: 'shop' });
+      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
+      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
+      expect(counted.body.rows).toEqual([[String(moment.ids.length), String(moment.ids.at(-1))]]);
+    } finally {
+      await s.close();
+      await catalog.close();
     }
   }, 600_000);
 

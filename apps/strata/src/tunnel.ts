@@ -58,8 +58,11 @@ export async function startLocalTunnel(options: TunnelOptions): Promise<LocalTun
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
     socket.pause();
+    // A local client that goes away while its tunnel opens (psql cancelled) must not end the command.
+    socket.on('error', () => socket.destroy());
     openTunnelSocket(options).then(
       (ws) => {
+        if (socket.destroyed) return void ws.terminate();
         const stream = createWebSocketStream(ws);
         const end = () => {
           socket.destroy();

@@ -29,10 +29,13 @@ export interface TunnelDeps {
 export function attachTunnel(server: Server, deps: TunnelDeps): { close(): void } {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A caller that goes away while its tunnel is being checked must not take the service down.
+    socket.on('error', () => socket.destroy());
     const name = SANDBOX_TUNNEL_PATTERN.exec(new URL(req.url ?? '/', 'http://sandbox').pathname)?.[1];
     if (!name) return refuseUpgrade(socket, 404, 'No operation exists at this path.');
     open(decodeURIComponent(name), req).then(
       ({ row, principal }) => {
+        if (socket.destroyed) return;
         sockets.handleUpgrade(req, socket, head, (ws) => {
           const tcp = net.connect({ host: row.host, port: row.port as number });
           const stream = createWebSocketStream(ws);
