@@ -511,7 +511,6 @@ async function main(): Promise<void> {
   let sandboxServer: { url: string; close(): Promise<void> } | undefined;
   let gateway: (Child & { url: string }) | undefined;
   let unsubscribe: (() => void) | undefined;
-  const living = new Set<string>();
   try {
     // ------------------------------------------------------------------ the services
     console.log('\n[2] services');
@@ -645,7 +644,6 @@ async function main(): Promise<void> {
         if (Date.now() > deadline) throw new Error(`sandbox ${name} was not deleted in 2 minutes`);
         await sleep(POLL_MS);
       }
-      living.delete(name);
       return (performance.now() - start) / 1000;
     };
 
@@ -657,7 +655,6 @@ async function main(): Promise<void> {
       if (res.status !== 202) throw new Error(`POST /api/v1/sandboxes: ${res.status} ${JSON.stringify(res.body)}`);
       const post = (performance.now() - t0) / 1000;
       const name = res.body.name as string;
-      living.add(name);
       const row = await sbx.db.sandbox.findFirstOrThrow({ where: { name } });
       const deadline = Date.now() + READY_TIMEOUT_MS;
       let phase = 'Pending';
@@ -898,10 +895,8 @@ async function main(): Promise<void> {
     console.log(`\n  deleted ${last.name} in ${last.deleteSeconds.toFixed(1)} s`);
   } finally {
     unsubscribe?.();
-    for (const name of living) {
-      await s?.call('restorer', 'delete', `/api/v1/sandboxes/${name}`).catch(() => undefined);
-    }
     await gateway?.stop();
+    // Stops and wipes every sandbox server still there (a run that failed half-way).
     await s?.close().catch((error: unknown) => console.error(`closing the sandbox service: ${(error as Error).message}`));
     await worker?.stop();
     await sandboxServer?.close();

@@ -1,16 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseAccess, RestoreJob } from '@sigil/proto/strata-jobs';
 import { postgresDriver } from '../engines/postgres/index.ts';
+import { withClient } from '../engines/postgres/shared.ts';
 
 /** Where a restore puts what it restores: new databases, or in place; whole databases, or some tables. */
 export interface Placement {
   inPlace: boolean;
+  /** A sandbox's new server: a database initdb already made there (`postgres`) is restored into, not refused. */
+  freshServer: boolean;
   /** Only these tables (`table` or `schema.table`); absent: whole databases. */
   tables?: string[];
 }
 
 export function placementOf(job: RestoreJob): Placement {
-  return { inPlace: job.mode === 'in-place', ...(job.tables?.length ? { tables: job.tables } : {}) };
+  return { inPlace: job.mode === 'in-place', freshServer: job.keepNames === true && job.mode === 'new', ...(job.tables?.length ? { tables: job.tables } : {}) };
 }
 
 /**
@@ -22,8 +25,8 @@ export async function copyPostgres(from: DatabaseAccess, fromDb: string, to: Dat
   const tables = placement.tables;
   if (placement.inPlace && !tables) await postgresDriver.dropDatabase(to, toDb);
   const dump = postgresDriver.dump(from, fromDb, { excludeData: [], excludeTables: [], ...(tables ? { includeTables: tables } : {}) });
-  const existing = placement.inPlace && tables !== undefined;
-  const restore = postgresDriver.restore(to, toDb, existing ? { existing: true, clean: true } : {});
+  const existing = (placement.inPlace && tables !== undefined) || (placement.freshServer && (await postgresDatabaseExists(to, toDb)));
+  const restore = postgresDriver.restore(to, toDb, existing ? { existing: true, clean: placement.inPlace } : {});
   dump.stdout.pipe(restore.stdin);
   await Promise.all([
     dump.done.catch((error: unknown) => {
@@ -37,4 +40,8 @@ export async function copyPostgres(from: DatabaseAccess, fromDb: string, to: Dat
 /** A scratch database's name next to `database`: a table-level restore of a dump goes through one. */
 export function scratchName(database: string): string {
   return `${database.slice(0, 40)}_strata_${randomBytes(3).toString('hex')}`;
+}
+
+export async function postgresDatabaseExists(access: DatabaseAccess, database: string): Promise<boolean> {
+  return await withClient(access, undefined, async (client) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount === 1);
 }

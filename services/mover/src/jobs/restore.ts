@@ -10,7 +10,7 @@ import type { Reporter } from '../reports.ts';
 import { messageOf, readAll, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 import { runRestoreChecks } from './restore-checks.ts';
-import { copyPostgres, placementOf, scratchName } from './placement.ts';
+import { copyPostgres, placementOf, postgresDatabaseExists, scratchName } from './placement.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -45,7 +45,9 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       const target = viaScratch ? scratchName(final) : final;
       if (placement.inPlace && !placement.tables) await driver.dropDatabase(job.destination, final);
       // The driver drops a database it created when its own restore fails; earlier ones are dropped below.
-      const restore = driver.restore(job.destination, target, engine === 'mysql' && placement.tables ? { tables: placement.tables, existing: placement.inPlace } : {});
+      const intoInitdbDatabase = engine === 'postgres' && placement.freshServer && !viaScratch && (await postgresDatabaseExists(job.destination, target));
+      const options = engine === 'mysql' && placement.tables ? { tables: placement.tables, existing: placement.inPlace } : intoInitdbDatabase ? { existing: true } : {};
+      const restore = driver.restore(job.destination, target, options);
       const stage = `restore ${object.database} into ${final}${placement.inPlace ? ' (in place)' : ''}`;
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage, bytes: done, totalBytes: total });
       await Promise.all([
