@@ -261,7 +261,7 @@ describe('lifetimes', () => {
 describe('verification restores', () => {
   let minutesAhead = 0;
   async function verifyOnce(target: string) {
-    // The catalog's clock moves past another minute: the verify schedule is due again.
+    // The catalog's clock moves past another minute: the verify schedule is due again (for every target).
     minutesAhead += 2;
     h.setNow(new Date(Date.now() + minutesAhead * 60_000));
     try {
@@ -269,6 +269,10 @@ describe('verification restores', () => {
     } finally {
       h.setNow(undefined as never);
     }
+    return await verificationOf(target);
+  }
+
+  async function verificationOf(target: string) {
     const restore = await waitFor('the verification restore', async () => {
       await s.reconciler.pass();
       const row = await h.runtime.db.restore.findFirst({ where: { targetName: target, reason: 'scheduled verification' }, orderBy: { createdAt: 'desc' } });
@@ -298,6 +302,13 @@ describe('verification restores', () => {
       await s.reconciler.pass();
       return (await s.call('viewer', 'get', `/api/v1/sandboxes/${sandboxName}`)).status === 404 ? true : undefined;
     });
+    // The same pass verified the MariaDB target.
+    const mysqlRestore = await verificationOf('mysql-main');
+    expect(mysqlRestore.phase, mysqlRestore.message).toBe('Succeeded');
+    expect((mysqlRestore.checks as Array<{ name: string; passed: boolean }>).map((c) => [c.name, c.passed])).toEqual([
+      ['inventory-matches', true], ['schema-matches', true], ['row-estimates-within-10pct', true], ['target-checks:customers-exist', true],
+    ]);
+    expect(await h.runtime.db.backup.findUniqueOrThrow({ where: { id: mysqlRestore.backupId } })).toMatchObject({ verified: true, verifyFailed: false });
   }, 300_000);
 
   it('marks the backup verifyFailed when a check fails', async () => {
