@@ -148,7 +148,13 @@ export function createRestoreService(deps: RestoreDeps) {
     /** A Restore document of an apply, inside the apply's transaction. */
     async fromResource(tx: Tx, namespace: string, name: string, spec: Record<string, unknown>, principal: StrataPrincipal) {
       const source = (spec.source ?? {}) as { backupID?: string; time?: string; latest?: boolean; targetNamespace?: string };
-      const destination = (spec.destination ?? {}) as { mode: RestoreRequest['mode']; new?: { endpoint?: { host?: string; port?: number }; database?: string; credentialsSecretRef?: { name?: string; namespace?: string } }; inPlace?: { confirm?: string }; tables?: string[] };
+      const destination = (spec.destination ?? {}) as {
+        mode: RestoreRequest['mode'];
+        new?: { endpoint?: { host?: string; port?: number }; database?: string; credentialsSecretRef?: { name?: string; namespace?: string } };
+        inPlace?: { confirm?: string; credentialsSecretRef?: { name?: string; namespace?: string }; skipSafetyBackup?: boolean };
+        tables?: string[];
+      };
+      const inPlaceSecret = destination.inPlace?.credentialsSecretRef;
       const request: RestoreRequest = {
         target: `${source.targetNamespace ?? namespace}/${String(spec.target)}`,
         mode: destination.mode,
@@ -159,6 +165,8 @@ export function createRestoreService(deps: RestoreDeps) {
         ...(destination.new?.database ? { database: destination.new.database } : {}),
         ...(destination.new?.credentialsSecretRef?.name ? { credentialsSecret: `${destination.new.credentialsSecretRef.namespace ?? namespace}/${destination.new.credentialsSecretRef.name}` } : {}),
         ...(destination.inPlace?.confirm ? { confirm: destination.inPlace.confirm } : {}),
+        ...(inPlaceSecret?.name ? { credentialsSecret: `${inPlaceSecret.namespace ?? namespace}/${inPlaceSecret.name}` } : {}),
+        ...(destination.inPlace?.skipSafetyBackup ? { skipSafetyBackup: true } : {}),
         ...(destination.tables ? { tables: destination.tables } : {}),
         ...(typeof spec.reason === 'string' ? { reason: spec.reason } : {}),
         // A Restore document runs its checks unless it says otherwise (runChecks defaults to true).
