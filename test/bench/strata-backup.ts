@@ -37,7 +37,7 @@ import type { BackupJob, DatabaseAccess } from '@sigil/proto';
 import { startS3, type S3Handle } from '@sigil/local-stack';
 import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '@strata/stream/s3';
 import type { ChildConfig, ChildResult } from './strata-backup-child.ts';
-import { ensureBenchDatabase, gib } from './bench-database.ts';
+import { ensureBenchDatabase, gib, pgTool, pgToolEnv } from './bench-postgres.ts';
 
 const DATABASE = 'strata_bench_1g';
 /** pg_database_size must reach this (1 GiB); generation aims a little above so the indexes land it there. */
@@ -78,22 +78,6 @@ const access: DatabaseAccess = {
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-/** The pg_dump the mover's driver picks: STRATA_PG_BINDIR, else the newest /usr/lib/postgresql/<n>/bin, else PATH. */
-function pgTool(name: string): string {
-  const dirs: string[] = [];
-  if (process.env.STRATA_PG_BINDIR) dirs.push(process.env.STRATA_PG_BINDIR);
-  try {
-    const versions = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
-    dirs.push(...versions.map((v) => path.join('/usr/lib/postgresql', v, 'bin')));
-  } catch {
-    // no Debian layout
-  }
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return name;
-}
 
 const PG_DUMP = pgTool('pg_dump');
 const PG_RESTORE = pgTool('pg_restore');
@@ -101,12 +85,6 @@ const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 const q = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
-/** The environment of the CLI runs: like the driver's (no PG*, LC_ALL=C), plus the password. */
-function toolEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(PG|LC_)/.test(key) && key !== 'LANGUAGE') env[key] = value;
-  return { ...env, LC_ALL: 'C', PGPASSWORD: access.password };
-}
 
 interface ShellResult {
   code: number | null;
@@ -116,7 +94,7 @@ interface ShellResult {
 }
 
 async function shell(script: string, timeoutMs = RUN_TIMEOUT_MS): Promise<ShellResult> {
-  const child = spawn('bash', ['-c', script], { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', script], { env: pgToolEnv(access.password), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

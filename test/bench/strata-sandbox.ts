@@ -47,7 +47,7 @@ import { serve, startSandboxHarness, type SandboxHarness } from '@strata/sandbox
 import { generateAgeIdentity } from '@strata/stream';
 import { createS3Client, ensureBucket, listKeys, removeObjects } from '@strata/stream/s3';
 import type { S3ChildInfo } from './strata-sandbox-s3.ts';
-import { databaseSize, ensureBenchDatabase, gib } from './bench-database.ts';
+import { databaseSize, ensureBenchDatabase, gib, pgTool, pgToolEnv } from './bench-postgres.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string): boolean => args.includes(name);
@@ -88,34 +88,12 @@ const source = accessFromUrl(pgAdmin);
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-/** Postgres client tools as the mover picks them: STRATA_PG_BINDIR, else the newest /usr/lib/postgresql/<n>/bin, else PATH. */
-function pgTool(name: string): string {
-  const dirs: string[] = [];
-  if (process.env.STRATA_PG_BINDIR) dirs.push(process.env.STRATA_PG_BINDIR);
-  try {
-    const versions = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
-    dirs.push(...versions.map((v) => path.join('/usr/lib/postgresql', v, 'bin')));
-  } catch {
-    // no Debian layout
-  }
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return name;
-}
 
 const PG_DUMP = pgTool('pg_dump');
 const PG_RESTORE = pgTool('pg_restore');
 const CREATEDB = pgTool('createdb');
 const connectionArgs = [`--host=${source.host}`, `--port=${source.port}`, `--username=${source.username}`, '--no-password'];
 
-/** Like the mover's driver: no PG* or LC_* of ours, LC_ALL=C, the password. */
-function toolEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(PG|LC_)/.test(key) && key !== 'LANGUAGE') env[key] = value;
-  return { ...env, LC_ALL: 'C', PGPASSWORD: source.password };
-}
 
 interface ToolRun {
   seconds: number;
@@ -126,7 +104,7 @@ interface ToolRun {
 /** Runs a tool; `onLine` sees each stderr line as it comes (pg_restore --verbose). Throws on a non-zero exit. */
 async function tool(command: string, toolArgs: string[], onLine?: (line: string) => void): Promise<ToolRun> {
   const start = performance.now();
-  const child = spawn(command, toolArgs, { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, toolArgs, { env: pgToolEnv(source.password), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let partial = '';

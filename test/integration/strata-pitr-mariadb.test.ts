@@ -162,11 +162,7 @@ describe('point-in-time restore (mariadb)', () => {
     try {
       const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/mysql-main', mode: 'sandbox', at });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await waitFor('the sandbox', async () => {
-        await s.reconciler.pass();
-        const got = (await s.call('viewer', 'get', `/api/v1/sandboxes/${res.body.name}`)).body.sandbox;
-        return got && ['Ready', 'Failed'].includes(got.phase) ? got : undefined;
-      }, 300_000);
+      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
       expect(sandbox.phase, sandbox.message).toBe('Ready');
       const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
       expect(counted.status, JSON.stringify(counted.body)).toBe(200);

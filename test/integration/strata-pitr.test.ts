@@ -241,11 +241,7 @@ describe('point-in-time restore (postgres)', () => {
     try {
       const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/postgres-main', mode: 'sandbox', at: moment.at });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await waitFor('the sandbox', async () => {
-        await s.reconciler.pass();
-        const got = (await s.call('viewer', 'get', `/api/v1/sandboxes/${res.body.name}`)).body.sandbox;
-        return got && ['Ready', 'Failed'].includes(got.phase) ? got : undefined;
-      }, 300_000);
+      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
       expect(sandbox.phase, sandbox.message).toBe('Ready');
       expect(sandbox).toMatchObject({ time: moment.at, database: 'shop' });
       const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });

@@ -40,13 +40,7 @@ async function backupNow(target: string) {
 }
 
 /** Drives the reconciler until the sandbox reaches one of `phases`. */
-async function sandboxIn(name: string, phases: string[]) {
-  return await waitFor(`sandbox ${name} in ${phases.join('/')}`, async () => {
-    await s.reconciler.pass();
-    const res = await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`);
-    return res.status === 200 && phases.includes(res.body.sandbox.phase) ? res.body.sandbox : undefined;
-  }, 240_000);
-}
+const sandboxIn = (name: string, phases: string[]) => s.untilPhase(name, phases);
 
 /** The customers of a source database, counted on the source server. */
 async function customersIn(engine: 'postgres' | 'mysql', database: string): Promise<number> {
@@ -214,10 +208,7 @@ describe.each([
     const dir = (row.runtime as { dir: string }).dir;
     const res = await s.call('restorer', 'delete', `/api/v1/sandboxes/${name}`);
     expect(res.status).toBe(200);
-    await waitFor('the sandbox deleted', async () => {
-      await s.reconciler.pass();
-      return (await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`)).status === 404 ? true : undefined;
-    });
+    await s.untilPhase(name, ['Gone']);
     const { existsSync } = await import('node:fs');
     expect(existsSync(dir)).toBe(false);
   });
@@ -298,10 +289,7 @@ describe('verification restores', () => {
     expect(JSON.stringify(target)).toContain('"lastVerification"');
     // Its sandbox is gone once the checks are in.
     const sandboxName = view.sandbox as string;
-    await waitFor('the verification sandbox deleted', async () => {
-      await s.reconciler.pass();
-      return (await s.call('viewer', 'get', `/api/v1/sandboxes/${sandboxName}`)).status === 404 ? true : undefined;
-    });
+    await s.untilPhase(sandboxName, ['Gone']);
     // The same pass verified the MariaDB target.
     const mysqlRestore = await verificationOf('mysql-main');
     expect(mysqlRestore.phase, mysqlRestore.message).toBe('Succeeded');

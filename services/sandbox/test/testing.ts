@@ -16,6 +16,9 @@ import { startRestoreReportConsumer } from '../src/restore-reports.ts';
 import { startSandboxJobConsumer } from '../src/jobs.ts';
 import { createLocalRuntime } from '../src/runtime/local.ts';
 import type { SandboxRuntime } from '../src/runtime/types.ts';
+import type { sandboxView } from '../src/views.ts';
+
+export type SandboxView = ReturnType<typeof sandboxView>;
 
 const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/sandbox/migrations');
 
@@ -31,6 +34,8 @@ export interface SandboxHarness {
   /** Moves the service's clock (expiry); undefined goes back to the wall clock. */
   setNow(at: Date | undefined): void;
   call(role: StrataRole, method: 'get' | 'post' | 'delete', url: string, body?: unknown, accept?: string): Promise<request.Response>;
+  /** Drives the reconciler until the sandbox is in one of `phases` (`Gone`: it answers 404); answers its view. */
+  untilPhase(name: string, phases: string[], timeoutMs?: number): Promise<SandboxView>;
   /** Stops the service's moving parts but leaves its servers and database: a restart picks them up. */
   stop(): Promise<void>;
   /** Deletes every sandbox's server and data. */
@@ -87,6 +92,18 @@ export async function startSandboxHarness(options: {
       let req = request(app)[method](url).set(await options.auth.headers(strataPrincipal(role)));
       if (accept) req = req.set('accept', accept);
       return body === undefined ? req : req.send(body as object);
+    },
+    async untilPhase(name, phases, timeoutMs = 240_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await reconciler.pass();
+        const res = await request(app).get(`/api/v1/sandboxes/${name}`).set(await options.auth.headers(strataPrincipal('viewer')));
+        if (res.status === 404 && phases.includes('Gone')) return { name, phase: 'Gone' } as SandboxView;
+        const sandbox = res.body.sandbox as SandboxView | undefined;
+        if (sandbox && phases.includes(sandbox.phase)) return sandbox;
+        if (Date.now() > deadline) throw new Error(`sandbox ${name} did not reach ${phases.join(' or ')} (last: ${JSON.stringify(sandbox ?? res.body)})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     },
     stop,
     async close() {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { V1EnvVar, V1PersistentVolumeClaim, V1Pod, V1Probe, V1ResourceRequirements, V1Secret, V1Service, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { formatQuantity } from '../quantity.ts';
+import { quote } from './mariadb.ts';
 import type { ServerSpec } from './types.ts';
 
 export const SANDBOX_LABEL = 'backups.strata.dev/sandbox';
@@ -49,7 +50,6 @@ function metadataOf(spec: ServerSpec, name = objectName(spec.id)) {
   return { name, labels: labelsOf(spec) };
 }
 
-const quoteSql = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 /** The image's own variables; MARIADB_USER only gets its own database, hence a grant script like the local runtime's. */
 function engineCredentials(spec: ServerSpec): Record<string, string> {
@@ -59,7 +59,7 @@ function engineCredentials(spec: ServerSpec): Record<string, string> {
     MARIADB_PASSWORD: spec.password,
     // Ours rather than MARIADB_RANDOM_ROOT_PASSWORD, which the image prints to the pod's log.
     MARIADB_ROOT_PASSWORD: randomBytes(24).toString('base64url'),
-    [MYSQL_INIT_SCRIPT]: `GRANT ALL PRIVILEGES ON *.* TO ${quoteSql(spec.username)}@'%' WITH GRANT OPTION;\n`,
+    [MYSQL_INIT_SCRIPT]: `GRANT ALL PRIVILEGES ON *.* TO ${quote(spec.username)}@'%' WITH GRANT OPTION;\n`,
   };
 }
 

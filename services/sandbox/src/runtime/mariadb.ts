@@ -16,7 +16,8 @@ function find(names: string[]): string {
 }
 
 const TUNING = ['--innodb-buffer-pool-size=64M', '--innodb-log-file-size=16M'];
-const quote = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+/** A MariaDB string literal (backslashes and quotes escaped, the server's default sql_mode). */
+export const quote = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 /** mariadbd with the sandbox's admin created by an init file at every start (idempotent), binary logging off. */
 export const mariadbServer: EngineServer = {

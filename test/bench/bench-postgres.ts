@@ -1,8 +1,35 @@
 /**
- * The benches' 1 GB Postgres database (strata-backup.ts, strata-sandbox.ts): customers and orders generated with a
- * fixed seed to land just over the size asked for, kept between runs and reused while it is complete.
+ * Postgres for the Strata benches (strata-backup.ts, strata-sandbox.ts): the client tools as the mover picks them, and
+ * the 1 GB database (customers and orders generated with a fixed seed to land just over the size asked for, kept
+ * between runs and reused while it is complete).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type pg from 'pg';
+
+/** A Postgres client tool as the mover's driver picks it: STRATA_PG_BINDIR, else the newest /usr/lib/postgresql/<n>/bin, else PATH. */
+export function pgTool(name: string): string {
+  const dirs: string[] = [];
+  if (process.env.STRATA_PG_BINDIR) dirs.push(process.env.STRATA_PG_BINDIR);
+  try {
+    const versions = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+    dirs.push(...versions.map((v) => path.join('/usr/lib/postgresql', v, 'bin')));
+  } catch {
+    // no Debian layout
+  }
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
+/** The environment of the client tools: like the driver's (no PG* or LC_* of ours, LC_ALL=C), plus the password. */
+export function pgToolEnv(password: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(PG|LC_)/.test(key) && key !== 'LANGUAGE') env[key] = value;
+  return { ...env, LC_ALL: 'C', PGPASSWORD: password };
+}
 
 export interface BenchDatabaseOptions {
   connect: (database: string) => Promise<pg.Client>;
