@@ -10,6 +10,7 @@
 import type { Readable } from 'node:stream';
 import * as Minio from 'minio';
 import type { StoreAccess } from '@sigil/proto/strata-jobs';
+import { parseS3Endpoint } from './endpoint.ts';
 
 export type S3Client = Minio.Client;
 
@@ -20,18 +21,10 @@ export const MAX_PARTS = 10_000;
 
 /** Builds a client from a store's endpoint URL (http or https, optional port) and credentials. */
 export function createS3Client(access: Pick<StoreAccess, 'endpoint' | 'region' | 'pathStyle' | 'accessKeyId' | 'secretAccessKey'>): S3Client {
-  let url: URL;
-  try {
-    url = new URL(access.endpoint);
-  } catch {
-    throw new Error(`invalid S3 endpoint ${JSON.stringify(access.endpoint)}: not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`invalid S3 endpoint ${JSON.stringify(access.endpoint)}: use http:// or https://`);
-  if (url.pathname !== '/' && url.pathname !== '') throw new Error(`invalid S3 endpoint ${JSON.stringify(access.endpoint)}: no path allowed (the bucket is configured separately)`);
-  const useSSL = url.protocol === 'https:';
+  const { hostname, port, useSSL } = parseS3Endpoint(access.endpoint);
   return new Minio.Client({
-    endPoint: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    endPoint: hostname,
+    port,
     useSSL,
     region: access.region || undefined,
     pathStyle: access.pathStyle,

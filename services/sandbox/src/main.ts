@@ -14,9 +14,7 @@ import { createReconciler } from './reconciler.ts';
 import { startRestoreReportConsumer } from './restore-reports.ts';
 import { startSandboxJobConsumer } from './jobs.ts';
 import { attachTunnel } from './tunnel.ts';
-import { KubeConfig } from '@kubernetes/client-node';
 import { createLocalRuntime } from './runtime/local.ts';
-import { createKubernetesRuntime } from './runtime/kubernetes.ts';
 
 const SERVICE = 'sandbox';
 const config = loadConfig(sandboxConfig);
@@ -29,7 +27,7 @@ const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, lo
 const secretsKey = parseSecretsKey(config.STRATA_SECRETS_KEY);
 const clock = () => new Date();
 const catalog = createCatalogClient({ baseUrl: config.BACKUP_CATALOG_URL, sign: await createStrataPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
-const runtime = config.SANDBOX_RUNTIME === 'kubernetes' ? kubernetesRuntime() : createLocalRuntime({ baseDir: config.SANDBOX_DIR });
+const runtime = config.SANDBOX_RUNTIME === 'kubernetes' ? await kubernetesRuntime() : createLocalRuntime({ baseDir: config.SANDBOX_DIR });
 const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log });
 const kick = () => void setImmediate(() => void reconciler.pass().catch((error: unknown) => log.error({ err: error }, 'sandbox pass failed')));
 const reports = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: config.CONSUMER_PREFIX, kick }, bus);
@@ -61,8 +59,13 @@ const running = await runServer({
 });
 attachTunnel(running.server, { db, sandboxes, verifyPrincipal, log, cell: config.CONSUMER_PREFIX, clock });
 
-/** Pods in SANDBOX_NAMESPACE, through the cluster's own credentials ($KUBECONFIG, ~/.kube/config or the service account). */
-function kubernetesRuntime() {
+/**
+ * Pods in SANDBOX_NAMESPACE, through the cluster's own credentials ($KUBECONFIG, ~/.kube/config or the service account).
+ * Loaded only for this runtime: the Kubernetes client alone costs a local-runtime process ~70 MiB.
+ */
+async function kubernetesRuntime() {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { createKubernetesRuntime } = await import('./runtime/kubernetes.ts');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
   return createKubernetesRuntime({

@@ -1,6 +1,5 @@
 import { AppError, type FieldError } from '@sigil/kit/errors';
-import sanitizeHtml from 'sanitize-html';
-import { BODY_HTML_POLICY } from '../files/docx-import.ts';
+import { sanitizeBodyHtml } from '../files/body-html.ts';
 
 /** SaveTemplateDraft (api-decisions.md), as checked and normalised. */
 export interface DraftRole {
@@ -61,7 +60,7 @@ export function parseDraft(input: unknown): DraftInput {
     const b = body.body;
     if (!isObject(b) || b.format !== 'html' || typeof b.content !== 'string') fail('/body', 'must be { "format": "html", "content": "<html>" }');
     else if (b.content.length > 2_000_000) fail('/body/content', 'must be at most 2,000,000 characters');
-    else draftBody = { format: 'html', content: sanitizeHtml(b.content, BODY_HTML_POLICY) };
+    else draftBody = { format: 'html', content: sanitizeBodyHtml(b.content) };
   }
 
   const list = (key: string): unknown[] => {
