@@ -75,6 +75,8 @@ export interface SandboxRestorePlan {
   };
   /** The policy's `sandbox` lifetimes. */
   policy: { defaultTTL?: string; maxTTL?: string };
+  /** The request that plans this same restore again (a sandbox reset): the backup, or the moment of a window, and the tables. */
+  source: { backupID?: string; at?: string; tables?: string[] };
   message: string;
 }
 

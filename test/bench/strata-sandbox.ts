@@ -366,13 +366,14 @@ async function main(): Promise<void> {
     h = await startCatalogHarness('sandbox_bench');
     catalogServer = await serve(h.app);
     worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell });
-    // In a deployment one internal key signs and verifies every principal. The catalog harness keeps its private key
-    // to itself, so here the sandbox service signs its calls to the catalog with the catalog's key and trusts a key of
-    // ours for its own callers: the gateway's (INTERNAL_JWT_PRIVATE_KEY below) and the direct series'.
+    // In a deployment one internal key signs and verifies every principal. Here the sandbox service signs its calls to
+    // the catalog with the catalog's key and trusts a key of ours for its own callers: the gateway's
+    // (INTERNAL_JWT_PRIVATE_KEY below) and the direct series'.
     const keys = await generateInternalKeyPair();
     const signAsGateway = await createStrataPrincipalSigner(keys.privateJwk);
     const sandboxAuth: StrataTestAuth = {
       publicJwk: JSON.stringify(keys.publicJwk),
+      privateJwk: JSON.stringify(keys.privateJwk),
       verify: await createStrataPrincipalVerifier(keys.publicJwk),
       headers: async (principal) => ({ [STRATA.principalHeader]: await signAsGateway(principal) }),
       sign: h.auth.sign,

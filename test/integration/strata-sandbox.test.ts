@@ -188,12 +188,49 @@ describe.each([
     expect(refused.status).toBe(422);
   });
 
+  it('is reset: recreated empty and restored again, with the same credentials and expiry', async () => {
+    const before = (await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`)).body.sandbox;
+    const credentials = (await s.call('restorer', 'get', `/api/v1/sandboxes/${name}/credentials`)).body;
+    const written = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/query`, { sql: 'SELECT count(*) AS n FROM strata_post_restore' });
+    expect(written.body.rows).toEqual([['1']]);
+    const res = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/reset`, { reason: 'start over' });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body).toMatchObject({ kind: 'Sandbox', name, message: expect.stringContaining(`backup ${backupId}`) });
+    const again = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/reset`, {});
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/Pending; only a Ready sandbox can be reset/);
+    const pending = (await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`)).body.sandbox;
+    expect(pending).toMatchObject({ phase: 'Pending', resetGeneration: 1, observedResetGeneration: 0 });
+    const sandbox = await sandboxIn(name, ['Ready', 'Failed']);
+    expect(sandbox.phase, sandbox.message).toBe('Ready');
+    expect(sandbox).toMatchObject({ resetGeneration: 1, observedResetGeneration: 1, backupID: backupId, expires: before.expires, extensions: before.extensions, database });
+    expect(sandbox.restore).not.toBe(before.restore);
+    const restore = await h.call('viewer', 'get', `/api/v1/restores/default/${sandbox.restore}`);
+    expect(restore.body.restore).toMatchObject({ mode: 'sandbox', sandbox: name, phase: 'Succeeded' });
+    // What was written is gone; the post-restore statements ran again on the fresh copy.
+    const after = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/query`, { sql: 'SELECT count(*) AS n FROM strata_post_restore' });
+    expect(after.body.rows).toEqual([['0']]);
+    const customers = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/query`, { sql: 'SELECT count(*) AS n FROM customers' });
+    expect(customers.body.rows).toEqual([[String(await customersIn(engine, database))]]);
+    const same = (await s.call('restorer', 'get', `/api/v1/sandboxes/${name}/credentials`)).body;
+    expect({ username: same.username, password: same.password }).toEqual({ username: credentials.username, password: credentials.password });
+    // Both the reset and the refused second one are in the console's audit log.
+    const audit = await waitFor('audit of the reset', async () => {
+      const list = await h.call('operator', 'get', '/api/v1/audit?action=resetSandbox');
+      const mine = list.body.events.filter((e: { object: string }) => e.object === name);
+      return mine.length === 2 ? mine : undefined;
+    });
+    expect(audit.map((e: { outcome: string }) => e.outcome).sort()).toEqual(['conflict', 'ok']);
+    expect(audit.every((e: { user: string }) => e.user === 'restorer@example.test')).toBe(true);
+  }, 300_000);
+
   it('is refused to a viewer where it needs restorer', async () => {
     for (const [method, path, body] of [
       ['post', '/api/v1/sandboxes', { target: `default/${target}`, mode: 'sandbox' }],
       ['get', `/api/v1/sandboxes/${name}/credentials`, undefined],
       ['post', `/api/v1/sandboxes/${name}/query`, { sql: 'SELECT 1' }],
       ['post', `/api/v1/sandboxes/${name}/extend`, { by: '1h' }],
+      ['post', `/api/v1/sandboxes/${name}/reset`, {}],
       ['delete', `/api/v1/sandboxes/${name}`, undefined],
       ['get', `/api/v1/sandboxes/${name}/tables`, undefined],
     ] as const) {

@@ -11,7 +11,7 @@ let configFile: string;
 
 const NAME = 'orders-sbx-1a2b3c';
 const API = '/api/v1';
-const SUBCOMMANDS = ['create', 'list', 'get', 'extend', 'credentials', 'delete', 'query', 'tables', 'browse'];
+const SUBCOMMANDS = ['create', 'list', 'get', 'extend', 'reset', 'credentials', 'delete', 'query', 'tables', 'browse'];
 
 function run(args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<RunResult> {
   return runStrata(args, { home: dir, configFile }, { ...opts, env: { STRATA_POLL_MS: '5', ...opts.env } });
@@ -219,6 +219,48 @@ describe('sandbox list, get, extend, delete', () => {
     expect(last().method).toBe('DELETE');
     expect(last().path).toBe(`${API}/sandboxes/${NAME}`);
     expect(r.stdout).toBe(`Sandbox ${NAME} is being deleted.\n`);
+  });
+});
+
+describe('sandbox reset', () => {
+  const resetAction = { message: `Sandbox ${NAME} is being reset: its server is recreated empty and backup 20250301t030000z-ab12 restored into it again.`, kind: 'Sandbox', namespace: 'default', name: NAME, link: `/sandboxes/${NAME}` };
+
+  it('posts the reason (or an empty body) and prints the Action', async () => {
+    fake.routes.set(`POST ${API}/sandboxes/${NAME}/reset`, json(202, resetAction));
+    let r = await run(['sandbox', 'reset', NAME, '--reason', 'start over']);
+    expect(r.code).toBe(0);
+    expect(last()).toMatchObject({ method: 'POST', path: `${API}/sandboxes/${NAME}/reset` });
+    expect(JSON.parse(last().body)).toEqual({ reason: 'start over' });
+    expect(r.stdout.split('\n')[0]).toBe(resetAction.message);
+    r = await run(['sandbox', 'reset', NAME, '-o', 'json']);
+    expect(JSON.parse(last().body)).toEqual({});
+    expect(JSON.parse(r.stdout)).toEqual(resetAction);
+  });
+
+  it('--watch follows the sandbox through Pending and Restoring until it is Ready again', async () => {
+    fake.routes.set(`POST ${API}/sandboxes/${NAME}/reset`, json(202, resetAction));
+    fake.routes.set(`GET ${API}/sandboxes/${NAME}`, sequence([
+      json(200, { sandbox: sandbox({ phase: 'Pending', message: 'reset 1: recreating the server empty' }) }),
+      json(200, { sandbox: sandbox({ phase: 'Restoring', message: 'restoring the backup' }) }),
+      json(200, { sandbox: sandbox() }),
+    ]));
+    const r = await run(['sandbox', 'reset', NAME, '--watch']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 5)).toEqual([
+      resetAction.message,
+      `console: ${fake.url}/sandboxes/${NAME}`,
+      `sandbox ${NAME} Pending: reset 1: recreating the server empty`,
+      `sandbox ${NAME} Restoring: restoring the backup`,
+      `sandbox ${NAME} Ready: ready for queries`,
+    ]);
+  });
+
+  it('a sandbox that is not Ready (409) prints the server error and exits 1', async () => {
+    fake.routes.set(`POST ${API}/sandboxes/${NAME}/reset`, json(409, { error: `Sandbox ${NAME} is Restoring; only a Ready sandbox can be reset.` }));
+    const r = await run(['sandbox', 'reset', NAME]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`only a Ready sandbox can be reset`);
   });
 });
 

@@ -73,6 +73,8 @@ export const silentLogger = () => createLogger('test', process.env.TEST_LOG_LEVE
 
 export interface StrataTestAuth {
   publicJwk: string;
+  /** The signing key as JSON (a service started as a process of its own signs its calls with it). */
+  privateJwk: string;
   verify: StrataPrincipalVerifier;
   /** Headers carrying a signed Strata principal, as the gateway would send them. */
   headers(principal: StrataPrincipal): Promise<Record<string, string>>;
@@ -85,6 +87,7 @@ export async function createStrataTestAuth(): Promise<StrataTestAuth> {
   const sign = await createStrataPrincipalSigner(keys.privateJwk);
   return {
     publicJwk: JSON.stringify(keys.publicJwk),
+    privateJwk: JSON.stringify(keys.privateJwk),
     verify: await createStrataPrincipalVerifier(keys.publicJwk),
     headers: async (principal) => ({ [STRATA_PRINCIPAL_HEADER]: await sign(principal) }),
     sign,

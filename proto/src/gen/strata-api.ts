@@ -568,6 +568,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{name}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sandbox's name (a DNS subdomain name). */
+                name: components["parameters"]["SandboxName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a sandbox
+         * @description Bumps the sandbox's `resetGeneration`: its server is recreated on an empty data directory (same name, owner, credentials and expiry) and the same source (backup, moment, tables) is restored into it again, so whatever was written since is gone. The sandbox is Pending, then Restoring, then Ready. 409 while it is not Ready.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{name}/credentials": {
         parameters: {
             query?: never;
@@ -1488,6 +1511,10 @@ export interface components {
                 /** Format: date-time */
                 at?: string;
             }[];
+            /** @description How many times the sandbox was reset (recreated empty and restored again). */
+            resetGeneration?: number;
+            /** @description The reset the running server carries out; less than `resetGeneration` while a reset is under way. */
+            observedResetGeneration?: number;
         };
         /** @description How to connect to a sandbox database. */
         SandboxCredentials: {
@@ -2665,6 +2692,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["ServerError"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sandbox's name (a DNS subdomain name). */
+                name: components["parameters"]["SandboxName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["OptionalReason"];
+        responses: {
+            202: components["responses"]["Accepted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             default: components["responses"]["ServerError"];
         };
     };

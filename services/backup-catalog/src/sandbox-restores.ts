@@ -80,6 +80,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
       backupBytes: Number(backup.rawBytes ?? 0),
       target: { namespace: targetNamespace, name: targetName, mask: spec.mask ?? [], sandbox: spec.sandbox ?? {}, labels: bundle.target.metadata.labels ?? {} },
       policy: { ...(bundle.policy.spec.sandbox ?? {}) },
+      source: { ...(plan?.recoverTo ? { at: plan.recoverTo } : { backupID: backup.id }), ...(input.request.tables?.length ? { tables: input.request.tables } : {}) },
       message: row.message,
     };
     return answer;

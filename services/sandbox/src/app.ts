@@ -52,6 +52,11 @@ export async function createApp(deps: SandboxAppDeps): Promise<{ app: Express; h
         setAuditObject(params.name as string, { by: request.by });
         return ok(await sandboxes.extend(params.name as string, request, principal));
       },
+      resetSandbox: async ({ principal, params, body, setAuditObject }) => {
+        const request = (body ?? {}) as { reason?: string };
+        setAuditObject(params.name as string);
+        return { status: 202, body: await sandboxes.reset(params.name as string, principal, request.reason) };
+      },
       getSandboxCredentials: async ({ principal, params, from }) => ok(await sandboxes.credentials(params.name as string, principal, from)),
       querySandbox: async ({ params, body, req, setAuditObject }) => {
         setAuditObject(params.name as string);

@@ -69,6 +69,14 @@ export function createReconciler(deps: ReconcilerDeps) {
     }
   }
 
+  /** A reset: the old server and its data go first; a pass interrupted here wipes again (nothing is left to lose). */
+  async function recreate(row: SandboxRow): Promise<SandboxRow> {
+    const state = stateOf(row);
+    if (state) await runtime.wipe(state);
+    log.info({ sandbox: row.name, generation: row.resetGeneration }, 'sandbox reset: the old server and its data are gone');
+    return await db.sandbox.update({ where: { id: row.id }, data: { runtime: {}, port: null, host: '', observedReset: row.resetGeneration } });
+  }
+
   async function watch(row: SandboxRow): Promise<void> {
     const state = stateOf(row);
     if (!state) return;
@@ -94,6 +102,7 @@ export function createReconciler(deps: ReconcilerDeps) {
       if (row.phase === PHASES.pending) await deps.catalog.fail(row.namespace, row.restoreName, 'the sandbox expired before it started').catch(() => undefined);
       return await end(row, PHASES.expired, `expired at ${row.expiresAt.toISOString()}; its server was stopped and its data wiped`);
     }
+    if (row.phase === PHASES.pending && row.resetGeneration > row.observedReset) return await provision(await recreate(row));
     if (row.phase === PHASES.pending) return await provision(row);
     if (row.phase === PHASES.restoring || row.phase === PHASES.ready) return await watch(row);
   }

@@ -81,7 +81,7 @@ export function createSandboxService(deps: SandboxDeps) {
         sealedPassword: seal(deps.secretsKey, password, passwordContext(sandbox)),
         sizeLimitBytes: BigInt(sizeLimit), ttlSeconds: Math.round(ttl / 1000), maxTtlSeconds: Math.round(maxTtl / 1000),
         expiresAt: new Date(now.getTime() + ttl), expose: asked.expose === true, deleteAfter: asked.deleteAfter === true,
-        masks: plan.target.mask, postRestoreSql: plan.target.sandbox.postRestoreSQL ?? [], createdAt: now,
+        masks: plan.target.mask, postRestoreSql: plan.target.sandbox.postRestoreSQL ?? [], source: plan.source ?? { backupID: plan.backupID }, createdAt: now,
       },
     });
     deps.kick();
@@ -146,6 +146,36 @@ export function createSandboxService(deps: SandboxDeps) {
         const capped = granted < by ? ` (capped: the policy allows at most ${formatDuration(row.maxTtlSeconds * 1000)} from now)` : '';
         return { message: `Sandbox ${name} now expires at ${new Date(expires).toISOString()}, ${formatDuration(granted)} later${capped}.`, kind: 'Sandbox', namespace: row.namespace, name, link: `/sandboxes/${name}` };
       });
+    },
+
+    /**
+     * Bumps the reset generation: the reconciler recreates the server on an empty data directory and the same source is
+     * restored into it again (a new Restore). Name, owner, credentials and expiry stay.
+     */
+    async reset(name: string, principal: StrataPrincipal, reason?: string) {
+      const row = await find(name);
+      if (row.phase !== PHASES.ready) throw new AppError('conflict', `Sandbox ${name} is ${row.phase}; only a Ready sandbox can be reset.`);
+      const source = row.source as SandboxRestorePlan['source'];
+      const plan = await deps.catalog.prepare(principal, {
+        request: { target: `${row.targetNamespace}/${row.targetName}`, ...source, ...(reason ? { reason } : {}) },
+        sandbox: { namespace: row.namespace, name: row.name },
+        requestedBy: principal.email || principal.id,
+      });
+      const generation = row.resetGeneration + 1;
+      const { count } = await db.sandbox.updateMany({
+        where: { id: row.id, phase: PHASES.ready, resetGeneration: row.resetGeneration },
+        data: {
+          phase: PHASES.pending, message: `reset ${generation}: recreating the server empty, then restoring backup ${plan.backupID} again`,
+          resetGeneration: generation, restoreName: plan.restore.name, restoreId: plan.restore.id, backupId: plan.backupID,
+          dataTime: new Date(plan.time), databases: plan.databases, readyAt: null, usedBytes: 0n,
+        },
+      });
+      if (count === 0) {
+        await deps.catalog.fail(plan.restore.namespace, plan.restore.name, `sandbox ${name} changed while it was being reset`).catch(() => undefined);
+        throw new AppError('conflict', `Sandbox ${name} changed while it was being reset (deleted, expired or reset by someone else); look at it again.`);
+      }
+      deps.kick();
+      return { message: `Sandbox ${name} is being reset: its server is recreated empty and backup ${plan.backupID} (${plan.time}) restored into it again.`, kind: 'Sandbox', namespace: row.namespace, name, link: `/sandboxes/${name}` };
     },
 
     async credentials(name: string, principal: StrataPrincipal, from: string) {

@@ -28,6 +28,8 @@ export function sandboxView(row: SandboxRow) {
     expires: row.expiresAt.toISOString(),
     ...(row.readyAt ? { ready: row.readyAt.toISOString() } : {}),
     ...(row.dataTime ? { time: row.dataTime.toISOString() } : {}),
+    resetGeneration: row.resetGeneration,
+    observedResetGeneration: row.observedReset,
     extensions: row.extensions as Array<{ by: string; granted: string; reason: string; user: string; at: string }>,
   };
 }

@@ -1,4 +1,4 @@
-/** The strata CLI: `strata sandbox create|list|get|extend|credentials|delete|query|tables|browse`. */
+/** The strata CLI: `strata sandbox create|list|get|extend|reset|credentials|delete|query|tables|browse`. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { ApiError, errorMessage, expectData, type Schema, type StrataClient } from '../client.ts';
@@ -122,7 +122,7 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
     .action((_opts: unknown, cmd: Command) => listSandboxes(ctx, cmd));
 }
 
-/** create, list, get, extend, credentials, delete. */
+/** create, list, get, extend, reset, credentials, delete. */
 function registerLifecycle(sandbox: Command, ctx: CommandContext): void {
   const { out, state, globals, connect, emit, emitAction } = ctx;
   const waitReady = sandboxWaiter(ctx);
@@ -184,6 +184,25 @@ function registerLifecycle(sandbox: Command, ctx: CommandContext): void {
       if (opts.reason) body.reason = opts.reason;
       const c = await connect(cmd);
       emitAction(cmd, await expectData(c.api.POST('/sandboxes/{name}/extend', { ...nameParams(sandboxName(name)), body })));
+    });
+
+  sandbox
+    .command('reset')
+    .description('recreate a sandbox empty and restore its backup into it again (what was written since is gone)')
+    .argument('<name>', 'the sandbox\'s name')
+    .option('--reason <text>', 'reason recorded with the reset')
+    .option('-w, --watch', 'wait until the sandbox is Ready again (exit 0) or fails (exit 1)')
+    .option('--timeout <duration>', 'with --watch: give up after this long', durationArg, '30m')
+    .addHelpText('after', examples(['strata sandbox reset orders-sbx-1a2b3c --watch', 'back to the restored state; same name, credentials and expiry']))
+    .action(async (name: string, opts: { reason?: string; watch?: boolean; timeout: string }, cmd: Command) => {
+      const c = await connect(cmd);
+      const action = await expectData(c.api.POST('/sandboxes/{name}/reset', { ...nameParams(sandboxName(name)), body: opts.reason ? { reason: opts.reason } : {} }));
+      if (!opts.watch) {
+        emitAction(cmd, action);
+        return;
+      }
+      out(globals(cmd).output === 'text' ? render.action(action, state.server) : JSON.stringify(action) + '\n');
+      await waitReady(cmd, c, sandboxName(name), parseDuration(opts.timeout) ?? 30 * 60_000);
     });
 
   sandbox

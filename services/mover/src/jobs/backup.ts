@@ -18,6 +18,8 @@ export interface ManifestObject {
   compression: 'zstd' | 'none';
   size: number;
   rawSize: number;
+  /** Where the binlog stood at this dump's snapshot (MariaDB/MySQL): its changes replay from here. */
+  position?: Position;
 }
 
 /**
@@ -100,7 +102,11 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
   }
 }
 
-/** Logical: one dump per database, with the position taken right before (or recorded inside) the dumps. */
+/**
+ * Logical: one dump per database. The backup's position is the one the first dump recorded at its snapshot (each
+ * dump's own is kept on its object, since each database is read in a snapshot of its own); a server whose dumps
+ * record none keeps the position read right before them.
+ */
 async function dumpDatabases(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: Progress): Promise<DataResult> {
   const engine = job.database.engine as DriverEngine;
   const driver = driverFor(engine);
@@ -114,12 +120,18 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
     progress(`dump ${database}`, result.rawBytes);
     const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw));
     const dumpPosition = await dump.position;
-    if (dumpPosition && Object.keys(position).length === 0) Object.assign(position, dumpPosition);
+    // The position read before the dump is older than the dump's snapshot: replaying from it would apply again what
+    // the dump already holds (a duplicate key on restore).
+    if (dumpPosition && result.objects.length === 0) {
+      for (const key of Object.keys(position) as Array<keyof Position>) delete position[key];
+      Object.assign(position, dumpPosition);
+    }
     result.warnings.push(...dump.warnings.map((w) => `${database}: ${w}`));
     result.rawBytes += stored.rawBytes;
     result.objects.push({
       key, sha256: stored.sha256, role: 'data', database, format: engine === 'postgres' ? 'pg_dump-custom' : 'sql', name: database,
       compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes,
+      ...(dumpPosition?.binlogFile ? { position: dumpPosition } : {}),
     });
   }
   return result;

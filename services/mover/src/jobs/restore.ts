@@ -79,7 +79,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       if (!placement.inPlace) created.push(final);
       done += object.rawSize;
     }
-    const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position }, names, reporter, signal) : '';
+    const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position; objects?: ManifestObject[] }, names, reporter, signal) : '';
     await succeeded(job, reporter, client, manifest, names, replayed, signal);
   } catch (error) {
     if (engine !== 'mongodb') {
@@ -104,24 +104,30 @@ async function succeeded(job: RestoreJob, reporter: Reporter, client: S3Client, 
   });
 }
 
-/** MariaDB/MySQL to a moment: the binlog segments after the dump's position, replayed into each restored database. */
-async function replayChanges(job: RestoreJob, client: S3Client, manifest: { position?: Position }, names: Map<string, string>, reporter: Reporter, signal: AbortSignal): Promise<string> {
+/**
+ * MariaDB/MySQL to a moment: the binlog segments after the backup's position, replayed into each restored database
+ * from where that database's own dump stood (its snapshot), so nothing the dump holds is applied twice.
+ */
+async function replayChanges(job: RestoreJob, client: S3Client, manifest: { position?: Position; objects?: ManifestObject[] }, names: Map<string, string>, reporter: Reporter, signal: AbortSignal): Promise<string> {
   const position = manifest.position;
   if (!position?.binlogFile || position.binlogPos === undefined) throw new Error('the backup records no binlog position; it cannot be rolled forward');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
   try {
-    const files: string[] = [];
+    const files: Array<{ name: string; file: string }> = [];
     for (const segment of job.segments ?? []) {
       const file = path.join(dir, segment.name);
       await runDownloadPipeline({
         client, bucket: job.store.bucket, key: segment.key, expectedSha256: segment.sha256, identity: job.store.identity, compression: segment.compression,
         sink: fs.createWriteStream(file), bandwidthBytesPerSecond: job.bandwidthBytesPerSecond, stallTimeoutMs: job.stallTimeoutMs, signal,
       });
-      files.push(file);
+      files.push({ name: segment.name, file });
     }
     for (const [source, target] of names) {
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `replay binlogs into ${target}`, bytes: 0, totalBytes: 0 });
-      await replayBinlogs(job.destination, files, position.binlogPos, source, target, job.at);
+      const own = manifest.objects?.find((o) => o.role === 'data' && o.database === source)?.position;
+      const first = own?.binlogFile ? files.findIndex((f) => f.name === own.binlogFile) : -1;
+      const [from, start] = first >= 0 && own?.binlogPos !== undefined ? [files.slice(first), own.binlogPos] : [files, position.binlogPos];
+      await replayBinlogs(job.destination, from.map((f) => f.file), start, source, target, job.at);
     }
     return `; binlogs replayed from ${position.binlogFile}:${position.binlogPos}${job.at ? ` to the end of the second of ${job.at}` : ''}`;
   } finally {

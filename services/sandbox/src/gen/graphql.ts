@@ -53,6 +53,10 @@ export type Sandbox = {
   restore: Scalars['String']['output'];
   /** Every extend, oldest first. */
   extensions: Array<SandboxExtension>;
+  /** How many times it was reset (recreated empty and restored again). */
+  resetGeneration: Scalars['Int']['output'];
+  /** The reset its current server carries out; less than resetGeneration while a reset is under way. */
+  observedResetGeneration: Scalars['Int']['output'];
   /** The backup it was restored from (resolved by the catalog; null when the caller may not see it). */
   backup: Maybe<Backup>;
   /** The target of that backup (resolved by the catalog; null when the caller may not see it). */
@@ -358,6 +362,8 @@ export type SandboxResolvers<ContextType = StrataSubgraphContext, ParentType ext
   route?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   restore?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   extensions?: Resolver<Array<ResolversTypes['SandboxExtension']>, ParentType, ContextType>;
+  resetGeneration?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  observedResetGeneration?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   backup?: Resolver<Maybe<ResolversTypes['Backup']>, ParentType, ContextType>;
   target?: Resolver<Maybe<ResolversTypes['Target']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
