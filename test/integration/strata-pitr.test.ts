@@ -198,7 +198,8 @@ describe('point-in-time restore (postgres)', () => {
       const t = await target();
       return Date.parse(t.windows.at(-1).to) > back ? t : undefined;
     }, 120_000);
-    expect(await target()).toMatchObject({ chainBroken: false, gaps: 0 });
+    const after = await target();
+    expect(after, `${after.brokenReason ?? ''} ${JSON.stringify(after.windows)}`).toMatchObject({ chainBroken: false, gaps: 0 });
   }, 180_000);
 
   it('pauses the stream while the target is suspended', async () => {

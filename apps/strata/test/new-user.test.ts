@@ -233,7 +233,7 @@ describe('the CLI', () => {
     ['inventory'], ['pin'], ['unpin'], ['plan'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
     ['secret'], ['secret', 'set'], ['secret', 'list'], ['secret', 'delete'],
     ['sandbox'], ['sandbox', 'create'], ['sandbox', 'list'], ['sandbox', 'get'], ['sandbox', 'extend'], ['sandbox', 'credentials'],
-    ['sandbox', 'delete'], ['sandbox', 'query'], ['sandbox', 'tables'], ['sandbox', 'browse'], ['sandboxes'], ['connect'],
+    ['sandbox', 'reset'], ['sandbox', 'connect'], ['sandbox', 'delete'], ['sandbox', 'query'], ['sandbox', 'tables'], ['sandbox', 'browse'], ['sandboxes'], ['connect'],
   ];
 
   it.each(commands.map((c) => [c.join(' ') || '(no command)', c] as const))('strata %s --help shows examples', async (_name, command) => {

@@ -11,7 +11,7 @@ let configFile: string;
 
 const NAME = 'orders-sbx-1a2b3c';
 const API = '/api/v1';
-const SUBCOMMANDS = ['create', 'list', 'get', 'extend', 'reset', 'credentials', 'delete', 'query', 'tables', 'browse'];
+const SUBCOMMANDS = ['create', 'list', 'get', 'extend', 'reset', 'connect', 'credentials', 'delete', 'query', 'tables', 'browse'];
 
 function run(args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<RunResult> {
   return runStrata(args, { home: dir, configFile }, { ...opts, env: { STRATA_POLL_MS: '5', ...opts.env } });
@@ -261,6 +261,18 @@ describe('sandbox reset', () => {
     const r = await run(['sandbox', 'reset', NAME]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`only a Ready sandbox can be reset`);
+  });
+});
+
+describe('sandbox connect', () => {
+  it('is `strata connect`: a sandbox that is not exposed is refused before any tunnel, under both names', async () => {
+    fake.routes.set(`GET ${API}/sandboxes/${NAME}`, json(200, { sandbox: sandbox({ connect: '' }) }));
+    for (const args of [['sandbox', 'connect', NAME], ['connect', NAME]]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(`sandbox ${NAME} is not exposed (or not Ready: it is Ready); create one with \`strata sandbox create TARGET --expose\``);
+      expect(last()).toMatchObject({ method: 'GET', path: `${API}/sandboxes/${NAME}` });
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import { createReconciler } from './reconciler.ts';
 import { startRestoreReportConsumer } from './restore-reports.ts';
 import { startSandboxJobConsumer } from './jobs.ts';
 import { attachTunnel } from './tunnel.ts';
+import { closeQueryPools } from './query/index.ts';
 import { createLocalRuntime } from './runtime/local.ts';
 
 const SERVICE = 'sandbox';
@@ -55,7 +56,7 @@ const running = await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => clearInterval(timer), () => jobs.stop(), () => reports.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+  resources: [async () => clearInterval(timer), () => closeQueryPools(), () => jobs.stop(), () => reports.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
 });
 attachTunnel(running.server, { db, sandboxes, verifyPrincipal, log, cell: config.CONSUMER_PREFIX, clock });
 

@@ -1,6 +1,7 @@
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listTables, QueryRefused } from '../src/query/index.ts';
+import { listTables, QueryRefused, runQuery } from '../src/query/index.ts';
+import { closeQueryPools } from '../src/query/pools.ts';
 import type { SandboxConnection } from '../src/query/index.ts';
 import { describeSharedBehaviour, expectRefusedWithoutLeak, runner, uniqueName, usersValues } from './query-fixtures.ts';
 
@@ -45,6 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeQueryPools();
   await admin((c) => c.query(`DROP DATABASE IF EXISTS \`${database}\``));
 });
 
@@ -86,6 +88,18 @@ describeSharedBehaviour({
 });
 
 describe('mysql specifics', () => {
+  it('keeps a server session between requests, and nothing a request set or created in it', async () => {
+    const bare = (sql: string, write = false) => runQuery(conn, { sql, masks: [], write });
+    const id = (await bare('select connection_id()')).rows;
+    expect((await bare('select connection_id()')).rows).toEqual(id);
+    await bare("set @leak = 'x'");
+    await bare('create temporary table scratch (a int)', true);
+    expect(await bare('select @leak')).toMatchObject({ rows: [['']], nulls: [[0, 0]] });
+    await expect(bare('select * from scratch')).rejects.toThrow(/scratch' doesn't exist/);
+    // A refused statement ends its transaction, not the session.
+    expect((await bare('select connection_id()')).rows).toEqual(id);
+  });
+
   it('runs no DDL in a read-only request, and DDL with write: true', async () => {
     await expectRefusedWithoutLeak(run('create table sneaky (a int)'), /READ ONLY/);
     expect((await listTables(conn)).map((t) => t.name)).not.toContain('sneaky');

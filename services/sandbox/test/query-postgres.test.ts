@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listTables } from '../src/query/index.ts';
+import { listTables, runQuery } from '../src/query/index.ts';
+import { closeQueryPools } from '../src/query/pools.ts';
 import type { SandboxConnection } from '../src/query/index.ts';
 import { describeSharedBehaviour, expectRefusedWithoutLeak, runner, uniqueName, usersValues } from './query-fixtures.ts';
 
@@ -56,6 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeQueryPools();
   await admin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
 });
 
@@ -90,6 +92,20 @@ describeSharedBehaviour({
 });
 
 describe('postgres specifics', () => {
+  it('keeps a server session between requests, and nothing a request set, created or locked in it', async () => {
+    const bare = (sql: string, write = false) => runQuery(conn, { sql, masks: [], write });
+    const pid = (await bare('select pg_backend_pid()')).rows;
+    expect((await bare('select pg_backend_pid()')).rows).toEqual(pid);
+    await bare("set application_name = 'leaked'", true);
+    await bare('create temporary table scratch (a int)', true);
+    await bare('select pg_advisory_lock(42)');
+    expect((await bare("select current_setting('application_name')")).rows).toEqual([['strata-sandbox']]);
+    await expect(bare('select * from scratch')).rejects.toThrow(/"scratch" does not exist/);
+    expect((await bare("select count(*) from pg_locks where locktype = 'advisory' and objid = 42")).rows).toEqual([['0']]);
+    // A refused statement ends its transaction, not the session.
+    expect((await bare('select pg_backend_pid()')).rows).toEqual(pid);
+  });
+
   it('reads only limit + 1 rows of a large result', async () => {
     const result = await run('select i from generate_series(1, 5000) i', { limit: 10 });
     expect(result.rows).toHaveLength(10);

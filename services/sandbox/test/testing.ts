@@ -9,6 +9,7 @@ import { connectBus, startOutboxRelay, type Bus, type RunningConsumer } from '@s
 import { freshTestDatabase, silentLogger, strataPrincipal, testNatsUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import type { StrataRole } from '@sigil/proto/strata';
 import { createApp } from '../src/app.ts';
+import { closeQueryPools } from '../src/query/index.ts';
 import { createCatalogClient, type CatalogClient } from '../src/catalog-client.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { createReconciler, type Reconciler } from '../src/reconciler.ts';
@@ -107,6 +108,7 @@ export async function startSandboxHarness(options: {
     },
     stop,
     async close() {
+      await closeQueryPools();
       const rows = await db.sandbox.findMany().catch(() => []);
       for (const row of rows) {
         const state = row.runtime as { dir?: string };

@@ -1,4 +1,4 @@
-/** The strata CLI: `strata connect`, a local port forwarded to an exposed sandbox through the gateway. */
+/** The strata CLI: `strata connect` (also `strata sandbox connect`), a local port forwarded to an exposed sandbox through the gateway. */
 import type { Command } from 'commander';
 import { ApiError, expectData } from '../client.ts';
 import { ExitCode, UsageError, VERSION } from '../cli-types.ts';
@@ -8,16 +8,21 @@ import type { CommandContext } from '../context.ts';
 import { openTunnelSocket, startLocalTunnel } from '../tunnel.ts';
 
 export function registerConnect(program: Command, ctx: CommandContext): void {
+  defineConnect(program.command('connect'), ctx, 'strata connect');
+  const sandbox = program.commands.find((command) => command.name() === 'sandbox');
+  if (sandbox) defineConnect(sandbox.command('connect'), ctx, 'strata sandbox connect');
+}
+
+function defineConnect(command: Command, ctx: CommandContext, usage: string): void {
   const { out, err, io, globals, connect } = ctx;
-  program
-    .command('connect')
+  command
     .description('open a local port forwarded to an exposed sandbox (TCP over WebSocket through the gateway), until Ctrl-C')
     .argument('<sandbox>', 'NAME of the sandbox (created with --expose)')
     .option('--port <port>', 'local port to listen on (default: any free port)', intArg(0, 65535), 0)
     .option('--address <host>', 'local address to listen on', '127.0.0.1')
     .addHelpText('after', examples(
-      ['strata connect orders-sbx-1a2b3c', 'then: psql "postgres://strata@127.0.0.1:PORT/orders" with the password of `strata sandbox credentials`'],
-      ['strata connect orders-sbx-1a2b3c --port 15432'],
+      [`${usage} orders-sbx-1a2b3c`, 'then: psql "postgres://strata@127.0.0.1:PORT/orders" with the password of `strata sandbox credentials`'],
+      [`${usage} orders-sbx-1a2b3c --port 15432`],
     ))
     .action(async (name: string, opts: { port: number; address: string }, cmd: Command) => {
       const c = await connect(cmd);

@@ -12,6 +12,7 @@ import type { QueryInput, QueryResult, SandboxConnection, TableInfo } from './ty
 export { QueryRefused } from './types.ts';
 export type { QueryInput, QueryResult, SandboxConnection, TableInfo } from './types.ts';
 export { renderTextTable } from './text-table.ts';
+export { closeQueryPools } from './pools.ts';
 
 export async function runQuery(conn: SandboxConnection, input: QueryInput): Promise<QueryResult> {
   const request = toRequest(input);

@@ -1,8 +1,9 @@
 /** MySQL and MariaDB: running one statement of a sandbox request in its own transaction, guarded and masked. */
 
 import mysql from 'mysql2';
-import type { Connection, FieldPacket, QueryError } from 'mysql2';
+import type { Connection, FieldPacket, Pool, PoolConnection, QueryError } from 'mysql2';
 import { isMasked } from './masks.ts';
+import { PoolRegistry, SESSION_IDLE_MS, SESSIONS_PER_SANDBOX } from './pools.ts';
 import { loadMysqlMaskCatalog, listMysqlTables, rows } from './mysql-catalog.ts';
 import { analyzeStatement, maskedFields, refuseSeveralStatements, unattributedRefusal } from './mysql-guard.ts';
 import type { MysqlField, StatementAnalysis } from './mysql-guard.ts';
@@ -14,36 +15,59 @@ import type { QueryRefused, QueryRequest, RawResult, SandboxConnection, TableInf
 
 export const quoteIdent = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
 
-async function open(conn: SandboxConnection): Promise<Connection> {
-  const connection = mysql.createConnection({
-    host: conn.host,
-    port: conn.port,
-    user: conn.username,
-    password: conn.password,
-    database: conn.database,
-    charset: 'UTF8MB4_GENERAL_CI',
-    connectTimeout: 15_000,
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-    dateStrings: true,
-    multipleStatements: false,
-  });
-  connection.on('error', () => {}); // surfaces on the next query
+const pools = new PoolRegistry<Pool>(
+  (conn) => {
+    const pool = mysql.createPool({
+      host: conn.host,
+      port: conn.port,
+      user: conn.username,
+      password: conn.password,
+      database: conn.database,
+      charset: 'UTF8MB4_GENERAL_CI',
+      connectTimeout: 15_000,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      dateStrings: true,
+      multipleStatements: false,
+      connectionLimit: SESSIONS_PER_SANDBOX,
+      maxIdle: SESSIONS_PER_SANDBOX,
+      idleTimeout: SESSION_IDLE_MS,
+    });
+    pool.on('connection', (connection) => connection.on('error', () => {})); // surfaces on the next query
+    return pool;
+  },
+  (pool) => new Promise<void>((resolve) => pool.end(() => resolve())),
+);
+
+/** Runs `fn` on a pooled session; the session is reset for the next request, or closed when anything went wrong. */
+async function withConnection<T>(conn: SandboxConnection, fn: (connection: Connection) => Promise<T>): Promise<T> {
+  let connection: PoolConnection;
   try {
-    await new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve())));
-    return connection;
+    connection = await new Promise<PoolConnection>((resolve, reject) => pools.for(conn).getConnection((error, c) => (error ? reject(error) : resolve(c))));
   } catch (error) {
-    connection.destroy();
     throw new Error(`mysql ${conn.host}:${conn.port} database "${conn.database}": ${(error as Error).message}`, { cause: error });
+  }
+  let reusable = false;
+  try {
+    const result = await fn(connection);
+    reusable = await reset(connection, conn);
+    return result;
+  } catch (error) {
+    reusable = await reset(connection, conn);
+    throw error;
+  } finally {
+    if (reusable) connection.release();
+    else connection.destroy();
   }
 }
 
-async function withConnection<T>(conn: SandboxConnection, fn: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = await open(conn);
+/** COM_CHANGE_USER: the server ends the transaction and forgets the session's variables, temporary tables and locks. */
+async function reset(connection: PoolConnection, conn: SandboxConnection): Promise<boolean> {
   try {
-    return await fn(connection);
-  } finally {
-    connection.destroy();
+    await new Promise<void>((resolve, reject) => connection.changeUser({ user: conn.username, password: conn.password, database: conn.database }, (error) => (error ? reject(error) : resolve())));
+    return true;
+  } catch {
+    return false;
   }
 }
 

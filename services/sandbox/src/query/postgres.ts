@@ -7,6 +7,7 @@ import { PlanGuard, planText, refuseHiddenReads } from './pg-plan.ts';
 import { describeStatement, executeStatement, isDatabaseError, parseTag } from './pg-wire.ts';
 import type { WireResult } from './pg-wire.ts';
 import { POSTGRES_PLAN, isPunct, isWord, tokenize } from './tokens.ts';
+import { PoolRegistry, SESSION_IDLE_MS, SESSIONS_PER_SANDBOX } from './pools.ts';
 import { QueryRefused, refuseOnDatabaseError } from './types.ts';
 import type { QueryRequest, RawResult, SandboxConnection, TableInfo } from './types.ts';
 
@@ -15,32 +16,56 @@ const SELECT_WORDS = ['SELECT', 'WITH', 'VALUES', 'TABLE'];
 // Not-explainable statements fail EXPLAIN with a syntax error; the statement itself parsed, so that is the reason.
 const SYNTAX_ERROR = '42601';
 
-async function open(conn: SandboxConnection): Promise<pg.Client> {
-  const client = new pg.Client({
-    host: conn.host,
-    port: conn.port,
-    user: conn.username,
-    password: conn.password,
-    database: conn.database,
-    connectionTimeoutMillis: 15_000,
-    application_name: APPLICATION_NAME,
-  });
-  client.on('error', () => {}); // a server going away surfaces on the next query
+const pools = new PoolRegistry<pg.Pool>(
+  (conn) => {
+    const pool = new pg.Pool({
+      host: conn.host,
+      port: conn.port,
+      user: conn.username,
+      password: conn.password,
+      database: conn.database,
+      connectionTimeoutMillis: 15_000,
+      application_name: APPLICATION_NAME,
+      max: SESSIONS_PER_SANDBOX,
+      idleTimeoutMillis: SESSION_IDLE_MS,
+      allowExitOnIdle: true,
+    });
+    pool.on('error', () => {}); // an idle session the server closed (a restart, a reset) is dropped by the pool
+    return pool;
+  },
+  (pool) => pool.end(),
+);
+
+/** Runs `fn` on a pooled session; the session is reset for the next request, or closed when anything went wrong. */
+async function withClient<T>(conn: SandboxConnection, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
   try {
-    await client.connect();
-    return client;
+    client = await pools.for(conn).connect();
   } catch (error) {
-    await client.end().catch(() => {});
     throw new Error(`postgres ${conn.host}:${conn.port} database "${conn.database}": ${(error as Error).message}`, { cause: error });
+  }
+  let reusable = false;
+  try {
+    // A pool's sessions are pg.Client instances (the wire helpers drive the client's connection).
+    const result = await fn(client as unknown as pg.Client);
+    reusable = await reset(client);
+    return result;
+  } catch (error) {
+    reusable = await reset(client);
+    throw error;
+  } finally {
+    client.release(!reusable);
   }
 }
 
-async function withClient<T>(conn: SandboxConnection, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = await open(conn);
+/** Ends whatever transaction is open and forgets every setting, prepared statement, temporary table and lock. */
+async function reset(client: pg.PoolClient): Promise<boolean> {
   try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => {});
+    await client.query('ROLLBACK');
+    await client.query('DISCARD ALL');
+    return true;
+  } catch {
+    return false;
   }
 }
 
