@@ -68,6 +68,21 @@ describe('strata quickstart', () => {
     expect(byName['BackupTarget/postgres']!.spec).toMatchObject({ engine: 'postgres', endpoint: { port: 5432 }, databases: ['app'] });
   });
 
+  it("targets the stack's demo database where the stack keeps one, every database elsewhere, and masks email columns", async () => {
+    await writeFile(path.join(stackDir, 'stack.json'), JSON.stringify({ ...facts, mysql: { ...facts.mysql, demoDatabase: 'shop' } }));
+    const run = await strata(['quickstart']);
+    expect(run.code, run.err).toBe(0);
+    const targets = Object.fromEntries((await documentsOf(path.join(dir, 'stack.yaml'))).filter((d) => d.kind === 'BackupTarget').map((d) => [d.metadata.name, d.spec]));
+    expect(targets.mariadb).toMatchObject({ databases: ['shop'], mask: ['^email$'] });
+    expect(targets.postgres).toMatchObject({ mask: ['^email$'] });
+    expect(targets.postgres).not.toHaveProperty('databases');
+    // Databases asked for win over the demo.
+    const asked = await strata(['quickstart', '--force', '--mysql-databases', 'crm']);
+    expect(asked.code, asked.err).toBe(0);
+    const mariadb = (await documentsOf(path.join(dir, 'stack.yaml'))).find((d) => d.metadata.name === 'mariadb');
+    expect(mariadb?.spec).toMatchObject({ databases: ['crm'] });
+  });
+
   it('keeps an existing file unless --force, and gives a new key each time', async () => {
     expect((await strata(['quickstart'])).code).toBe(0);
     const first = await readFile(path.join(dir, 'stack.yaml'), 'utf8');

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { DEMO_DATABASE, ensureDemoDatabases } from './demo.ts';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createWriteStream, existsSync } from 'node:fs';
@@ -150,7 +151,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
     const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
-    await writeStackFacts(options.stateDir, gatewayUrl, infra);
+    const demo = await ensureDemoDatabases(infra, log);
+    await writeStackFacts(options.stateDir, gatewayUrl, infra, demo);
     return {
       gatewayUrl,
       serviceUrls,
@@ -171,12 +173,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  */
 export const STACK_FACTS_FILE = 'stack.json';
 
-async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stack['infra']): Promise<void> {
+async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stack['infra'], demo: { postgres: boolean; mysql: boolean }): Promise<void> {
+  // `demoDatabase`: the demo database the stack keeps in that server (its own servers only); quickstart targets it.
+  const demoOf = (held: boolean) => (held ? { demoDatabase: DEMO_DATABASE } : {});
   const facts = {
     gatewayUrl,
     s3: { endpoint: infra.s3.endpoint, region: infra.s3.region, accessKey: infra.s3.accessKey, secretKey: infra.s3.secretKey, embedded: infra.s3.source === 'started' },
-    postgres: { url: infra.postgres.adminUrl },
-    mysql: { url: infra.mysql.adminUrl },
+    postgres: { url: infra.postgres.adminUrl, ...demoOf(demo.postgres) },
+    mysql: { url: infra.mysql.adminUrl, ...demoOf(demo.mysql) },
   };
   await writeFile(path.join(stateDir, STACK_FACTS_FILE), JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
 }
@@ -265,22 +269,27 @@ async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void>
  * The first organization, its owner and a test-mode API key, created through the public API.
  * Kept in the state directory so a restart reuses them; a key that stopped working is replaced.
  */
-async function seedFirstOrganization(stateDir: string, gatewayUrl: string, log: (line: string) => void): Promise<SeedResult> {
+export async function seedFirstOrganization(stateDir: string, gatewayUrl: string, log: (line: string) => void): Promise<SeedResult> {
   const file = path.join(stateDir, 'seed.json');
   const saved = existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as SeedResult) : undefined;
-  let cookie: string;
-  let organizationId: string;
+  let cookie: string | undefined;
+  let organizationId = '';
   const ownerEmail = saved?.ownerEmail ?? 'owner@sigil.local';
   const ownerPassword = saved?.ownerPassword ?? `local-${crypto.randomUUID()}`;
   if (saved) {
     const signIn = await call(gatewayUrl, 'POST', '/v1/auth/sign-in', { email: ownerEmail, password: ownerPassword });
-    if (signIn.status !== 200) throw new Error(`Seeded owner can no longer sign in (${signIn.status}); delete ${file} and the databases to start afresh`);
-    cookie = signIn.cookie;
-    organizationId = signIn.body.organization.id;
-    const check = await fetch(`${gatewayUrl}/v1/templates?limit=1`, { headers: { authorization: `Bearer ${saved.testApiKey}` } });
-    if (check.ok) return saved;
-    log('seeded API key no longer works; creating a new one');
-  } else {
+    // 401: this accounts database does not know the saved owner (its databases were dropped, or it is another server).
+    if (signIn.status === 401) log(`the owner saved in ${file} is not in this stack's accounts database; seeding it again`);
+    else if (signIn.status !== 200) throw new Error(`Seeded owner can no longer sign in (${signIn.status}); delete ${file} and the databases to start afresh`);
+    else {
+      cookie = signIn.cookie;
+      organizationId = signIn.body.organization.id;
+      const check = await fetch(`${gatewayUrl}/v1/templates?limit=1`, { headers: { authorization: `Bearer ${saved.testApiKey}` } });
+      if (check.ok) return saved;
+      log('seeded API key no longer works; creating a new one');
+    }
+  }
+  if (!cookie) {
     const signUp = await call(gatewayUrl, 'POST', '/v1/auth/sign-up', { organizationName: 'Local Organization', name: 'Local Owner', email: ownerEmail, password: ownerPassword });
     if (signUp.status !== 201) throw new Error(`Seeding failed: sign-up answered ${signUp.status} ${JSON.stringify(signUp.body)}`);
     cookie = signUp.cookie;

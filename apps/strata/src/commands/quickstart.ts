@@ -56,8 +56,8 @@ export function registerQuickstart(program: Command, ctx: CommandContext): void 
     .option('--force', 'overwrite the file if it exists')
     .option('-n, --namespace <ns>', 'namespace of the resources', 'default')
     .option('--bucket <name>', 'bucket of the store (created on first backup)', 'strata-backups')
-    .option('--postgres-databases <a,b>', "databases of the postgres target (default: every database)")
-    .option('--mysql-databases <a,b>', 'databases of the mariadb target (default: every database)')
+    .option('--postgres-databases <a,b>', 'databases of the postgres target (default: the stack\'s demo database "shop" in a server it runs itself, else every database)')
+    .option('--mysql-databases <a,b>', 'databases of the mariadb target (default: the stack\'s demo database "shop" in a server it runs itself, else every database)')
     .addHelpText(
       'after',
       `

@@ -6,8 +6,9 @@ export interface StackFacts {
   gatewayUrl: string;
   /** `embedded`: the stack's own s3rver, which has no conditional writes. */
   s3: { endpoint: string; region: string; accessKey: string; secretKey: string; embedded: boolean };
-  postgres: { url: string };
-  mysql: { url: string };
+  /** `demoDatabase`: the demo database the stack keeps in its own server (infra/local/src/demo.ts). */
+  postgres: { url: string; demoDatabase?: string };
+  mysql: { url: string; demoDatabase?: string };
 }
 
 export interface QuickstartOptions {
@@ -16,7 +17,7 @@ export interface QuickstartOptions {
   /** The store's age key pair: the identity goes into a Secret, the recipient into the store. */
   identity: string;
   recipient: string;
-  /** Databases of each target; empty means every non-template database. */
+  /** Databases of each target; empty means the stack's demo database where it has one, else every non-template database. */
   databases: { postgres: string[]; mysql: string[] };
 }
 
@@ -44,8 +45,8 @@ export const QUICKSTART_TARGETS = { postgres: 'postgres', mysql: 'mariadb' } as 
 export function quickstartDocuments(facts: StackFacts, options: QuickstartOptions): object[] {
   const metadata = (name: string) => ({ name, namespace: options.namespace });
   const engines = [
-    { engine: 'postgres' as const, name: QUICKSTART_TARGETS.postgres, endpoint: endpointOf(facts.postgres.url, 5432), databases: options.databases.postgres },
-    { engine: 'mysql' as const, name: QUICKSTART_TARGETS.mysql, endpoint: endpointOf(facts.mysql.url, 3306), databases: options.databases.mysql },
+    { engine: 'postgres' as const, name: QUICKSTART_TARGETS.postgres, endpoint: endpointOf(facts.postgres.url, 5432), databases: databasesOf(options.databases.postgres, facts.postgres) },
+    { engine: 'mysql' as const, name: QUICKSTART_TARGETS.mysql, endpoint: endpointOf(facts.mysql.url, 3306), databases: databasesOf(options.databases.mysql, facts.mysql) },
   ];
   return [
     { apiVersion: 'v1', kind: 'Secret', metadata: metadata('quickstart-s3'), stringData: { accessKeyId: facts.s3.accessKey, secretAccessKey: facts.s3.secretKey } },
@@ -91,9 +92,17 @@ export function quickstartDocuments(facts: StackFacts, options: QuickstartOption
         ...(databases.length > 0 ? { databases } : {}),
         credentials: { secretRef: { name: `${name}-credentials` } },
         policy: 'nightly',
+        // Columns named email show *** in sandbox queries, table browsing and previews: an example to adapt.
+        mask: ['^email$'],
       },
     })),
   ];
+}
+
+/** The databases asked for; else the stack's demo database when its server has one; else every database ([]). */
+function databasesOf(asked: string[], server: { demoDatabase?: string }): string[] {
+  if (asked.length > 0) return asked;
+  return server.demoDatabase ? [server.demoDatabase] : [];
 }
 
 /** One YAML file, `---` between documents, with a header saying what it is. */
