@@ -143,6 +143,10 @@ async function read(
     }
   } catch {
     outcome = 'broken';
+  } finally {
+    // Cancelling the body closes the connection; aborting the request alone left its socket open, and the CLI
+    // process running after `--watch` had printed the outcome.
+    await reader.cancel().catch(() => undefined);
   }
   if (failure) throw failure.error;
   return done ? 'done' : outcome;

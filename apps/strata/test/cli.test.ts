@@ -1,4 +1,6 @@
-// Unit tests of the strata CLI: runCli in-process against a fake console API on 127.0.0.1.
+// Unit tests of the strata CLI: runCli in-process against a fake console API on 127.0.0.1 (and the CLI as a process where its exit matters).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -382,6 +384,31 @@ describe('backup-now --watch', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('closes the event stream once the run ended, though the server keeps it open: the strata process exits', async () => {
+    await loggedIn();
+    fake.routes.set('POST /api/v1/targets/default/orders/backup-now', json(202, action));
+    fake.routes.set('GET /api/v1/events', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': open\n\n');
+      // The run succeeds once it was requested; the stream stays open, as the console's does.
+      const succeed = setInterval(() => {
+        if (!fake.requests.some((q) => q.method === 'POST')) return;
+        clearInterval(succeed);
+        res.write(`id: 1\nevent: backup\ndata: ${JSON.stringify(ev('Succeeded', { stage: 'done' }).data)}\n\n`);
+      }, 10);
+      res.socket?.once('close', () => clearInterval(succeed));
+    });
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../bin/strata.js'), 'backup-now', 'orders', '--watch'], {
+      env: { PATH: process.env.PATH ?? '', HOME: dir, STRATA_CONFIG: configFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(stdout).toContain('backup default/orders-manual-x7 succeeded\n');
   });
 
   it('exits 1 with the message on Failed', async () => {
