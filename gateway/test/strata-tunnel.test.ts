@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { createStrataPrincipalSigner, createStrataPrincipalVerifier, generateInternalKeyPair, type StrataPrincipalSigner, type StrataPrincipalVerifier } from '@sigil/kit/auth';
-import { silentLogger } from '@sigil/kit/testing';
+import { deferred, roundTrip, silentLogger, within } from '@sigil/kit/testing';
 import { STRATA, type StrataRole } from '@sigil/proto/strata';
 import { createStrataAuthenticator, type StrataAuthenticator } from '../src/strata-auth.ts';
 import { attachStrataTunnel, type StrataTunnelDeps } from '../src/strata-tunnel.ts';
@@ -19,7 +19,6 @@ const ISS = 'https://team.access.example.test';
 const AUD = 'strata-tunnel-aud';
 const KID = 'tunnel-es-1';
 const TUNNEL = '/api/v1/sandboxes/sbx-orders-1/tunnel';
-const WAIT_MS = 5000;
 
 interface Running {
   server: http.Server;
@@ -42,21 +41,6 @@ async function listenOn(server: http.Server): Promise<Running> {
         server.close(() => resolve());
       }),
   };
-}
-
-/** Rejects after `ms`: every wait of this file is bounded. */
-function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 interface SandboxUpgrade {
@@ -193,26 +177,6 @@ async function expectRefused(base: Running, path: string, headers: Record<string
   expect(Object.keys(result.body)).toEqual(['error']);
   expect(result.body.error).toMatch(message);
   expect(sandbox.upgrades.length).toBe(fromSandbox ? before + 1 : before);
-}
-
-/** Sends `bytes` and resolves with as many bytes echoed back. */
-async function roundTrip(ws: WebSocket, bytes: Buffer): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  const done = deferred<Buffer>();
-  const onMessage = (data: RawData) => {
-    const chunk = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    chunks.push(chunk);
-    length += chunk.length;
-    if (length >= bytes.length) done.resolve(Buffer.concat(chunks));
-  };
-  ws.on('message', onMessage);
-  ws.send(bytes, { binary: true });
-  try {
-    return await within(done.promise, 'the echoed bytes');
-  } finally {
-    ws.off('message', onMessage);
-  }
 }
 
 const tokenHeader = (token: string) => ({ 'cf-access-token': token });

@@ -97,3 +97,46 @@ export async function createStrataTestAuth(): Promise<StrataTestAuth> {
 export function strataPrincipal(role: StrataRole, overrides: Partial<StrataPrincipal> = {}): StrataPrincipal {
   return { id: `user:${role}`, email: `${role}@example.test`, role, groups: [`strata:${role}`], orgs: [], projects: [], service: false, ...overrides };
 }
+
+/** Rejects after `ms`: a test's waits stay bounded and say what they waited for. */
+export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A promise and the function that resolves it. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** What `roundTrip` needs of a WebSocket (the `ws` package's). */
+export interface BinarySocket {
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[]) => void): unknown;
+  off(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[]) => void): unknown;
+  send(data: Buffer, options: { binary: boolean }): void;
+}
+
+/** Sends `bytes` on a socket whose far end echoes, and resolves with as many bytes echoed back. */
+export async function roundTrip(ws: BinarySocket, bytes: Buffer): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const done = deferred<Buffer>();
+  const onMessage = (data: Buffer | ArrayBuffer | Buffer[]) => {
+    const chunk = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length >= bytes.length) done.resolve(Buffer.concat(chunks));
+  };
+  ws.on('message', onMessage);
+  ws.send(bytes, { binary: true });
+  try {
+    return await within(done.promise, 'the echoed bytes');
+  } finally {
+    ws.off('message', onMessage);
+  }
+}

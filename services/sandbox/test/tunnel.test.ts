@@ -8,9 +8,9 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket, type RawData } from 'ws';
+import { WebSocket } from 'ws';
 import { STRATA_PRINCIPAL_HEADER } from '@sigil/kit/auth';
-import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, type StrataTestAuth } from '@sigil/kit/testing';
+import { createStrataTestAuth, deferred, freshTestDatabase, roundTrip, silentLogger, strataPrincipal, within, type StrataTestAuth } from '@sigil/kit/testing';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
 import type { StrataRole } from '@sigil/proto/strata';
 import type { CatalogClient } from '../src/catalog-client.ts';
@@ -30,21 +30,6 @@ const unusedCatalog: CatalogClient = {
   start: () => Promise.reject(new Error('the catalog is not part of this test')),
   fail: () => Promise.reject(new Error('the catalog is not part of this test')),
 };
-
-/** Rejects after `ms`: every wait of this file is bounded. */
-function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 let auth: StrataTestAuth;
 let db: Db;
@@ -127,26 +112,6 @@ async function expectRefused(name: string, principal: ReturnType<typeof strataPr
   expect(Object.keys(result.body)).toEqual(['error']);
   expect(result.body.error).toMatch(message);
   expect((await tunnelAudits()).length).toBe(audits);
-}
-
-/** Sends `bytes` and resolves with as many bytes echoed back. */
-async function roundTrip(ws: WebSocket, bytes: Buffer): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  const done = deferred<Buffer>();
-  const onMessage = (data: RawData) => {
-    const chunk = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-    chunks.push(chunk);
-    length += chunk.length;
-    if (length >= bytes.length) done.resolve(Buffer.concat(chunks));
-  };
-  ws.on('message', onMessage);
-  ws.send(bytes, { binary: true });
-  try {
-    return await within(done.promise, 'the echoed bytes');
-  } finally {
-    ws.off('message', onMessage);
-  }
 }
 
 beforeAll(async () => {
