@@ -10,7 +10,7 @@ let infra: Infra | undefined;
 export async function setup(): Promise<void> {
   // TEST_INFRA_DIR lets two runs in one checkout keep separate servers.
   const stateDir = path.resolve(process.env.TEST_INFRA_DIR ?? path.join(import.meta.dirname, '../../.local/test-infra'));
-  infra = await ensureInfra({ stateDir, env: process.env, log: (line) => console.log(`[infra] ${line}`) });
+  infra = await ensureInfra({ stateDir, env: process.env, durable: false, log: (line) => console.log(`[infra] ${line}`) });
   process.env.POSTGRES_URL = infra.postgres.adminUrl;
   process.env.MYSQL_URL = infra.mysql.adminUrl;
   process.env.NATS_URL = infra.nats.url;

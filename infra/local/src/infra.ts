@@ -17,6 +17,8 @@ export interface InfraOptions {
   /** Where to look for POSTGRES_URL, MYSQL_URL, NATS_URL, S3_*, SMTP_*; default process.env. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** false: the Postgres we start is a throwaway one (tests), run without fsync. Default true. */
+  durable?: boolean;
 }
 
 export type Source = 'env' | 'started';
@@ -54,7 +56,7 @@ function named(env: NodeJS.ProcessEnv, key: string): string | undefined {
   return value ? value : undefined;
 }
 
-async function postgresPart(env: NodeJS.ProcessEnv, stateDir: string, log: (l: string) => void): Promise<Part<Infra['postgres']>> {
+async function postgresPart(env: NodeJS.ProcessEnv, stateDir: string, log: (l: string) => void, durable: boolean): Promise<Part<Infra['postgres']>> {
   const url = named(env, 'POSTGRES_URL');
   if (url) {
     const problem = await probePostgres(url, PROBE_TIMEOUT_MS);
@@ -64,7 +66,7 @@ async function postgresPart(env: NodeJS.ProcessEnv, stateDir: string, log: (l: s
     }
     log(`postgres: POSTGRES_URL ${redactUrl(url)} does not answer (${problem}); starting our own`);
   }
-  const handle = await startPostgres({ stateDir, env, log });
+  const handle = await startPostgres({ stateDir, env, log, durable });
   return { value: { adminUrl: handle.adminUrl, source: 'started' }, stop: handle.stop };
 }
 
@@ -181,7 +183,7 @@ export async function ensureInfra(options: InfraOptions): Promise<Infra> {
   fs.mkdirSync(stateDir, { recursive: true });
 
   const settled = await Promise.allSettled([
-    postgresPart(env, stateDir, log),
+    postgresPart(env, stateDir, log, options.durable ?? true),
     natsPart(env, stateDir, log),
     mysqlPart(env, stateDir, log),
     s3Part(env, stateDir, log),

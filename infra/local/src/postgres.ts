@@ -34,6 +34,11 @@ export interface StartPostgresOptions {
   log: (line: string) => void;
   /** How long to wait for the server to answer; default 60 s. */
   readyTimeoutMs?: number;
+  /**
+   * false for throwaway servers (tests): no fsync, so a crash of the machine may lose what a crash of the server
+   * never does. Default true. A server left running is adopted with the settings it has.
+   */
+  durable?: boolean;
 }
 
 const INSTALL_HINT =
@@ -280,7 +285,7 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
     const child = await spawnServer({
       name: 'postgres',
       command: bin.postgres,
-      args: ['-D', dataDir, '-p', String(port), '-k', socket.dir, '-c', `listen_addresses=${LOOPBACK}`, '-c', 'max_connections=200'],
+      args: ['-D', dataDir, '-p', String(port), '-k', socket.dir, '-c', `listen_addresses=${LOOPBACK}`, '-c', 'max_connections=200', ...(options.durable === false ? ['-c', 'fsync=off'] : [])],
       logFile: path.join(stateDir, 'logs', 'postgres.log'),
       env: childEnv(bin, user),
       cwd: os.tmpdir(),

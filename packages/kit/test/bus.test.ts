@@ -66,6 +66,34 @@ describe.each([
     expect(attempts).toEqual([1, 2, 3]);
   });
 
+  it('hands a message that was being handled when its consumer stopped to the next consumer, long before the ack wait', async () => {
+    const { bus, durable } = await fresh();
+    const subject = `sigil.jobs.bustest.${randomBase62(10)}`; // a work queue, as jobs are
+    let begun!: () => void;
+    const handling = new Promise<void>((resolve) => (begun = resolve));
+    let finish!: () => void;
+    const stopped = new Promise<void>((resolve) => (finish = resolve));
+    const first = await bus.consume<{ n: number }>({
+      // Room for more than one message: its pull request outlives the consumer at the broker.
+      stream: 'SIGIL_JOBS', durable, subjects: [subject], log, ackWaitMs: 60_000, retryDelaysMs: [500], concurrency: 4,
+      handle: async () => {
+        begun();
+        await stopped;
+        throw new Error('the process is shutting down');
+      },
+    });
+    await bus.publish(subject, { n: 1 });
+    await handling;
+    const stopping = first.stop();
+    finish();
+    await stopping;
+    const attempts: number[] = [];
+    const second = await bus.consume<{ n: number }>({ stream: 'SIGIL_JOBS', durable, subjects: [subject], log, ackWaitMs: 60_000, handle: async (m) => void attempts.push(m.deliveryCount) });
+    await until(() => attempts.length > 0, 20_000);
+    await second.stop();
+    expect(attempts).toEqual([2]);
+  }, 30_000);
+
   it('terminates a message that cannot be decoded and goes on with the next', async () => {
     const { bus, subject, durable } = await fresh();
     const handled: number[] = [];

@@ -25,6 +25,14 @@ export interface NatsBus extends Bus {
 
 const DAY_NS = 24 * 60 * 60 * 1e9;
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
+/**
+ * How long one pull request waits at the broker. A consumer that stops leaves its last pull there until it expires.
+ * A message handed back during a shutdown is redelivered only after that, when no pull of the stopped consumer can
+ * take it: with a short delay nats-server 2.9 was seen to lose the redelivery until the whole ack wait had passed
+ * (a mover's stream job resumed after a minute instead of seconds).
+ */
+const PULL_EXPIRES_MS = 5_000;
+const SHUTDOWN_REDELIVERY_MS = PULL_EXPIRES_MS + 1_000;
 
 /** The platform streams. Events fan out to many durable consumers; jobs are a work queue. */
 export const STREAMS: Array<Partial<StreamConfig> & { name: string }> = [
@@ -142,7 +150,7 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
       await options.handle(message);
       msg.ack();
     } catch (error) {
-      const delay = retryDelay(delays, message.deliveryCount);
+      const delay = stopping.signal.aborted ? Math.max(SHUTDOWN_REDELIVERY_MS, retryDelay(delays, message.deliveryCount)) : retryDelay(delays, message.deliveryCount);
       log.warn({ err: error, subject: msg.subject, attempt: message.deliveryCount, retryInMs: delay }, 'message handling failed; it will be redelivered');
       msg.nak(delay);
     }
@@ -159,13 +167,16 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
     while (!stopping.signal.aborted) {
       try {
         const consumer = await js.consumers.get(stream, name);
-        const messages = await consumer.consume({ max_messages: concurrency });
+        const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
         subscriptions.push(messages);
         if (stopping.signal.aborted) await messages.close();
         for await (const msg of messages) {
           failures = 0;
           const keepAlive = setInterval(() => msg.working(), keepAliveMs);
-          const release = await slots.take(stopping.signal).finally(() => clearInterval(keepAlive));
+          const release = await slots.take(stopping.signal).finally(() => clearInterval(keepAlive)).catch((error: unknown) => {
+            msg.nak(SHUTDOWN_REDELIVERY_MS); // received while stopping: back to the broker for a live consumer
+            throw error;
+          });
           const task = deliver(msg).finally(() => {
             release();
             running.delete(task);

@@ -74,7 +74,11 @@ function chownTree(root: string, user: RunAs): void {
 
 const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
-/** Settings that make the copy private and quiet, whatever the source's configuration asked for. */
+/**
+ * Settings that make the copy private and quiet, whatever the source's configuration asked for. The copy lives only
+ * until its databases are copied out (a mover that dies takes its work directory with it), so nothing is flushed to
+ * disk: the end-of-recovery checkpoint and the copy run at memory speed.
+ */
 function recoverySettings(workDir: string, walDir: string, target: RecoveryTarget): string {
   const settings: Record<string, string> = {
     restore_command: quote(`cp "${walDir}/%f" "%p"`),
@@ -91,6 +95,9 @@ function recoverySettings(workDir: string, walDir: string, target: RecoveryTarge
     log_destination: quote('stderr'),
     max_connections: '20',
     synchronous_standby_names: quote(''),
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
     ...(target.time ? { recovery_target_time: quote(target.time.replace('T', ' ').replace('Z', '+00')), recovery_target_inclusive: 'on' } : {}),
   };
   return `\n# Strata point-in-time recovery\n${Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`;
