@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { createAgeDecryptStream, createAgeEncryptStream } from './age/index.ts';
 import { downloadStream, uploadStream, type S3Client } from './s3.ts';
 import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle, stallMessage, systemClock, type StreamClock } from './taps.ts';
-import { createCompressStream, createDecompressStream, type CompressionAlgorithm, type CompressionOptions } from './zstd.ts';
+import { compressesInProcess, createCompressStream, createDecompressStream, type CompressionAlgorithm, type CompressionOptions } from './zstd.ts';
 
 /** stream/promises `pipeline` without its fixed-arity overloads (ours are longer than they cover). */
 const pipelineAll = pipeline as unknown as (...stages: unknown[]) => Promise<void>;
@@ -45,6 +45,8 @@ export interface UploadPipelineOptions {
   onProgress?: (rawBytes: number, storedBytes: number) => void;
   signal?: AbortSignal;
   contentType?: string;
+  /** A source of a few kilobytes (an inventory): compressed in this process rather than by the zstd program. */
+  smallSource?: boolean;
   /** For tests: the throttle's and the watchdog's time. */
   clock?: StreamClock;
 }
@@ -120,7 +122,7 @@ export async function runUploadPipeline(options: UploadPipelineOptions): Promise
     throw abortReason(signal);
   }
   const raw = createByteCounter();
-  const compress = createCompressStream(options.compression);
+  const compress = createCompressStream(options.compression, { inProcess: options.smallSource === true });
   const encrypt = await createAgeEncryptStream(options.recipients);
   const stored = createHashTap();
   const throttle = createThrottle(options.bandwidthBytesPerSecond, clock);
@@ -140,7 +142,7 @@ export async function runUploadPipeline(options: UploadPipelineOptions): Promise
     await pipelineAll(
       options.source,
       raw,
-      createCoalescer(),
+      ...(compressesInProcess(options.compression) && !options.smallSource ? [createCoalescer()] : []),
       compress,
       encrypt,
       stored,

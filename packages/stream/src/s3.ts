@@ -86,6 +86,9 @@ export async function uploadStream(client: S3Client, bucket: string, key: string
   let size = 0;
   let current: Buffer | undefined;
   let filled = 0;
+  // Part buffers come back once their part is stored: a long upload reuses concurrency + 1 of them instead of
+  // allocating one per part (fewer full garbage collections, which external memory on this scale triggers).
+  const spare: Buffer[] = [];
 
   // Abort: stop reading (the source is destroyed with the reason) and stop waiting for parts.
   let onAbort: (() => void) | undefined;
@@ -117,6 +120,7 @@ export async function uploadStream(client: S3Client, bucket: string, key: string
       .then(
         (result) => {
           done.push({ part: number, etag: result.etag });
+          if (body.length === partSize) spare.push(body);
         },
         (error: unknown) => {
           failure ??= { error };
@@ -140,7 +144,7 @@ export async function uploadStream(client: S3Client, bucket: string, key: string
           await dispatch(body);
         }
         if (!current) {
-          current = Buffer.allocUnsafe(partSize);
+          current = spare.pop() ?? Buffer.allocUnsafe(partSize);
           filled = 0;
         }
         const n = chunk.copy(current, filled, offset);

@@ -120,15 +120,26 @@ function createParallelZstd(level: number, inFlight: number, blockSize: number):
   });
 }
 
-/** The compressing stage of the pipeline (a PassThrough for `none`). */
-export function createCompressStream(options: CompressionOptions): Transform | Duplex {
+/**
+ * True when `createCompressStream` compresses on node:zlib, whose per-write cost makes larger writes pay (the
+ * pipeline then gathers the source's pipe reads into 1 MiB blocks); the zstd program and `none` take any size.
+ */
+export function compressesInProcess(options: CompressionOptions): boolean {
+  return options.algorithm === 'zstd' && zstdBinary() === undefined;
+}
+
+/**
+ * The compressing stage of the pipeline (a PassThrough for `none`). `inProcess` keeps a source of a few kilobytes
+ * (an inventory) off the zstd program, whose start costs more than the work.
+ */
+export function createCompressStream(options: CompressionOptions, { inProcess = false }: { inProcess?: boolean } = {}): Transform | Duplex {
   if (options.algorithm === 'none') return new PassThrough();
   if (options.algorithm !== 'zstd') throw new Error(`unknown compression algorithm ${JSON.stringify(options.algorithm)}`);
   const level = zstdLevel(options.level);
   const threads = resolveThreads(options.threads);
-  const binary = zstdBinary();
+  const binary = inProcess ? undefined : zstdBinary();
   if (binary) return createZstdProcess(binary, level, threads);
-  if (threads <= 1) return zlib.createZstdCompress({ chunkSize: ZLIB_CHUNK, params: zstdParams(level) });
+  if (threads <= 1 || inProcess) return zlib.createZstdCompress({ chunkSize: ZLIB_CHUNK, params: zstdParams(level) });
   return createParallelZstd(level, Math.min(threads, threadPoolSize()), blockSizeFor(level));
 }
 

@@ -162,6 +162,9 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   if (physical && engine !== 'postgres') throw new Error(`physical backups of ${engine} are not available; use the logical mode`);
   const driver = driverFor(engine);
   const access = job.database;
+  // The tools' versions (for the manifest) are asked while the data streams: each is a process to start.
+  const tools = Promise.all([driver.tools(), physical ? baseBackupVersion() : undefined]);
+  tools.catch(() => {});
   const server = await driver.serverInfo(access);
   const databases = await driver.listDatabases(access, job.databases);
   if (databases.length === 0) throw new Error('the target has no database to back up');
@@ -180,6 +183,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const iKey = inventoryKey(base, compressed);
   const stored = await runUploadPipeline({
     source: Readable.from([inventoryBytes]),
+    smallSource: true,
     compression: job.compression,
     recipients: [...job.store.ageRecipients, ...job.store.catalogRecipients],
     client,
@@ -200,6 +204,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const tables = inventory.databases.reduce((sum, d) => sum + d.tables.length, 0);
   const rowsEstimate = inventory.databases.reduce((sum, d) => sum + d.tables.reduce((s, t) => s + Math.max(0, t.rowsEstimate), 0), 0);
   const migrated = inventory.databases.find((d) => d.migrationVersion);
+  const [engineTools, baseBackupTool] = await tools;
   progress('done', rawBytes);
   return {
     version: STRATA.manifestVersion,
@@ -237,7 +242,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
       postpones: 0,
       warnings,
     },
-    tools: { ...(await driver.tools()), ...(physical ? { pg_basebackup: await baseBackupVersion() } : {}), commands: commands.map((c) => c.join(' ')) },
+    tools: { ...engineTools, ...(baseBackupTool ? { pg_basebackup: baseBackupTool } : {}), commands: commands.map((c) => c.join(' ')) },
     scope: { databases: job.databases, excludeData: job.excludeData, excludeTables: job.excludeTables, catalogRecipients: job.store.catalogRecipients },
   };
 }

@@ -23,7 +23,7 @@ export function pgBasebackup(): string {
 }
 
 export function baseBackupArgs(access: DatabaseAccess, label: string): string[] {
-  return ['--pgdata=-', '--format=tar', '--wal-method=fetch', '--checkpoint=fast', '--manifest-checksums=SHA256', `--label=${label}`, '--verbose', ...connectionArgs(access)];
+  return ['--pgdata=-', '--format=tar', '--wal-method=fetch', '--checkpoint=fast', `--label=${label}`, '--verbose', ...connectionArgs(access)];
 }
 
 /** Spawns pg_basebackup; stdout is the tar stream of the whole server (a single tablespace). */
