@@ -47,6 +47,11 @@ export interface UploadPipelineOptions {
   contentType?: string;
   /** A source of a few kilobytes (an inventory): compressed in this process rather than by the zstd program. */
   smallSource?: boolean;
+  /**
+   * The source is compressed already (a `zstdFilter` read the tool's output): no compress stage, `rawBytes` of the
+   * result counts the compressed bytes, and progress takes the raw bytes so far from `rawProgress`.
+   */
+  precompressed?: { rawProgress: () => number };
   /** For tests: the throttle's and the watchdog's time. */
   clock?: StreamClock;
 }
@@ -122,7 +127,7 @@ export async function runUploadPipeline(options: UploadPipelineOptions): Promise
     throw abortReason(signal);
   }
   const raw = createByteCounter();
-  const compress = createCompressStream(options.compression, { inProcess: options.smallSource === true });
+  const compress = options.precompressed ? undefined : createCompressStream(options.compression, { inProcess: options.smallSource === true });
   const encrypt = await createAgeEncryptStream(options.recipients);
   const stored = createHashTap();
   const throttle = createThrottle(options.bandwidthBytesPerSecond, clock);
@@ -137,13 +142,14 @@ export async function runUploadPipeline(options: UploadPipelineOptions): Promise
   );
   let uploadError: unknown;
   let uploaded: Awaited<ReturnType<typeof uploadStream>> | undefined;
-  const stopProgress = progressReporter(options.onProgress, () => [raw.bytes, stored.bytes]);
+  const rawProgress = options.precompressed?.rawProgress ?? (() => raw.bytes);
+  const stopProgress = progressReporter(options.onProgress, () => [rawProgress(), stored.bytes]);
+  const compressing = compress ? [...(compressesInProcess(options.compression) && !options.smallSource ? [createCoalescer()] : []), compress] : [];
   try {
     await pipelineAll(
       options.source,
       raw,
-      ...(compressesInProcess(options.compression) && !options.smallSource ? [createCoalescer()] : []),
-      compress,
+      ...compressing,
       encrypt,
       stored,
       throttle,

@@ -174,6 +174,24 @@ export function zstdBinary(): string | undefined {
   return foundBinary ?? undefined;
 }
 
+/**
+ * The zstd program as a filter that reads another program's output through a pipe of their own, so the raw bytes
+ * never pass through this process; undefined when the program is absent or off, or for `none`. With `-vv` it ends
+ * by printing the exact bytes it read and wrote (`zstdTotals`).
+ */
+export function zstdFilter(options: CompressionOptions): { command: string; args: string[] } | undefined {
+  if (options.algorithm !== 'zstd') return undefined;
+  const binary = zstdBinary();
+  if (!binary) return undefined;
+  return { command: binary, args: [`-${zstdLevel(options.level)}`, `-T${resolveThreads(options.threads)}`, '-c', '-vv', '--no-progress'] };
+}
+
+/** The bytes a `zstd -vv` run read and wrote, from its closing line: `/*stdin*\ : 30.41% (445644800 B => 135518237 B, /*stdout*\)`. */
+export function zstdTotals(stderr: string): { readBytes: number; writtenBytes: number } | undefined {
+  const found = [...stderr.matchAll(/\(\s*(\d+) B =>\s*(\d+) B\b/g)].at(-1);
+  return found ? { readBytes: Number(found[1]), writtenBytes: Number(found[2]) } : undefined;
+}
+
 /** `zstd -<level> -T<threads>` as a stream stage: a frame with a content checksum, as the built-in one writes. */
 function createZstdProcess(binary: string, level: number, threads: number): Duplex {
   const child = spawn(binary, [`-${level}`, `-T${threads}`, '-q', '-c', '--no-progress'], { stdio: ['pipe', 'pipe', 'pipe'] });

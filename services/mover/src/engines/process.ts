@@ -126,6 +126,11 @@ export interface ToolStep {
   env: NodeJS.ProcessEnv;
   /** Sees what the tool writes to stderr (e.g. positions it reports there). */
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * A program that reads the tool's stdout through a pipe of their own (the bytes never pass through this process)
+   * and whose stdout becomes the dump's: `zstd` compressing a physical backup.
+   */
+  filter?: { tool: string; command: string; args: string[]; onStderr?: (chunk: Buffer) => void };
 }
 
 export interface DumpPlan {
@@ -149,45 +154,52 @@ export function runDump(tool: string, plan: () => Promise<DumpPlan>): DumpProces
   const commands: string[][] = [];
   let finished = false;
   let stopped = false;
-  let current: ChildProcess | undefined;
+  let current: ChildProcess[] = [];
 
   const kill = (): void => {
     if (finished || stopped) return;
     stopped = true;
-    if (current) stopChild(current);
+    current.forEach(stopChild);
   };
   stdout.once('close', () => {
     if (!finished) kill();
   });
 
-  const runStep = (step: ToolStep, tap: ((chunk: Buffer) => void) | undefined): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
+  /** One program of a step, settled with its ToolError when it could not start or did not exit 0. */
+  const watch = (child: ChildProcess, tool: string, command: string, onStderr: ((chunk: Buffer) => void) | undefined, collectWarnings: boolean): Promise<ToolError | undefined> =>
+    new Promise((resolve) => {
       const tail = new StderrTail();
-      commands.push([step.command, ...step.args]);
-      const child = spawn(step.command, step.args, { env: step.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      current = child;
-      let settled = false;
-      child.stderr.on('data', (chunk: Buffer) => {
+      child.stderr?.on('data', (chunk: Buffer) => {
         tail.push(chunk);
-        step.onStderr?.(chunk);
+        onStderr?.(chunk);
       });
-      if (tap) child.stdout.on('data', tap);
-      child.stdout.pipe(stdout, { end: false });
-      child.once('error', (error) => {
-        if (settled) return;
-        settled = true;
-        reject(new ToolError(step.tool, `${step.tool}: could not start ${step.command}: ${error.message}`, null, null, ''));
-      });
+      child.once('error', (error) => resolve(new ToolError(tool, `${tool}: could not start ${command}: ${error.message}`, null, null, '')));
       child.once('close', (code, signal) => {
-        current = undefined;
-        child.stdout.unpipe(stdout);
-        if (settled) return;
-        settled = true;
-        warnings.push(...tail.lines().filter((l) => WARNING.test(l)));
-        if (code === 0 && !stopped) resolve();
-        else reject(toolError(step.tool, code, signal, tail, stopped));
+        if (collectWarnings) warnings.push(...tail.lines().filter((l) => WARNING.test(l)));
+        resolve(code === 0 && !stopped ? undefined : toolError(tool, code, signal, tail, stopped));
       });
     });
+
+  const runStep = async (step: ToolStep, tap: ((chunk: Buffer) => void) | undefined): Promise<void> => {
+    commands.push([step.command, ...step.args]);
+    const filter = step.filter ? spawn(step.filter.command, step.filter.args, { env: step.env, stdio: ['pipe', 'pipe', 'pipe'] }) : undefined;
+    const child = spawn(step.command, step.args, { env: step.env, stdio: ['ignore', filter?.stdin ?? 'pipe', 'pipe'] });
+    // The tool holds the pipe's write end now; ours, left open, would keep the filter waiting for more.
+    filter?.stdin?.destroy();
+    current = filter ? [child, filter] : [child];
+    const output = (filter ?? child).stdout!;
+    if (tap) output.on('data', tap);
+    output.pipe(stdout, { end: false });
+    const [toolFailure, filterFailure] = await Promise.all([
+      watch(child, step.tool, step.command, step.onStderr, true),
+      filter && step.filter ? watch(filter, step.filter.tool, step.filter.command, step.filter.onStderr, false) : undefined,
+    ]);
+    current = [];
+    output.unpipe(stdout);
+    // A filter that failed made the tool fail writing to it: the filter's own message says why.
+    const failure = filterFailure ?? toolFailure;
+    if (failure) throw failure;
+  };
 
   const done = (async () => {
     const p = await plan();

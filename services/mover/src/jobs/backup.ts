@@ -71,7 +71,7 @@ interface DataResult {
 }
 
 /** Streams one tool's stdout into the store as an encrypted object; the tool is stopped when the upload fails. */
-async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void) {
+async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void, precompressed?: { rawProgress: () => number }) {
   const deadline = job.activeDeadlineMs > 0 ? deadlines.get(job.backupId) : undefined;
   const watchdog = deadline !== undefined ? setTimeout(() => dump.kill(), Math.max(0, deadline - Date.now())) : undefined;
   try {
@@ -90,6 +90,7 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
         onProgress,
         signal,
         contentType: 'application/octet-stream',
+        ...(precompressed ? { precompressed } : {}),
       }).catch((error: unknown) => {
         dump.kill();
         throw error;
@@ -139,20 +140,29 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
 
 /** Physical (postgres): the whole server as one pg_basebackup tar, with the WAL that makes it consistent and its backup manifest. */
 async function baseBackupServer(job: BackupJob, client: S3Client, base: string, signal: AbortSignal, progress: Progress): Promise<DataResult> {
-  const superuser = await bootstrapSuperuser(job.database);
-  const dump = baseBackup(job.database, `strata ${job.backupId}`);
+  const superuser = bootstrapSuperuser(job.database);
+  superuser.catch(() => {});
+  const dump = baseBackup(job.database, `strata ${job.backupId}`, job.compression);
   const key = baseKey(base, job.compression.algorithm === 'zstd');
   progress('base backup', 0);
-  const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw));
+  const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw), dump.compressedBy);
   const position = await dump.position;
+  const rawBytes = dump.compressedBy ? await compressedTotal(dump.compressedBy.totals, stored.rawBytes) : stored.rawBytes;
   return {
-    objects: [{ key, sha256: stored.sha256, role: 'data', format: 'pg_basebackup-tar', name: 'base', compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes }],
+    objects: [{ key, sha256: stored.sha256, role: 'data', format: 'pg_basebackup-tar', name: 'base', compression: job.compression.algorithm, size: stored.storedBytes, rawSize: rawBytes }],
     position,
     warnings: dump.warnings,
     commands: dump.commands,
-    rawBytes: stored.rawBytes,
-    superuser,
+    rawBytes,
+    superuser: await superuser,
   };
+}
+
+/** The tar's size as zstd counted it, once what zstd says it wrote is what the pipeline read from it. */
+async function compressedTotal(totals: Promise<{ readBytes: number; writtenBytes: number }>, arrived: number): Promise<number> {
+  const { readBytes, writtenBytes } = await totals;
+  if (writtenBytes !== arrived) throw new Error(`zstd wrote ${writtenBytes} bytes but ${arrived} arrived`);
+  return readBytes;
 }
 
 async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date): Promise<Record<string, unknown>> {
@@ -165,9 +175,12 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   // The tools' versions (for the manifest) are asked while the data streams: each is a process to start.
   const tools = Promise.all([driver.tools(), physical ? baseBackupVersion() : undefined]);
   tools.catch(() => {});
-  const server = await driver.serverInfo(access);
-  const databases = await driver.listDatabases(access, job.databases);
+  const [server, databases] = await Promise.all([driver.serverInfo(access), driver.listDatabases(access, job.databases)]);
   if (databases.length === 0) throw new Error('the target has no database to back up');
+  // A physical base is consistent only at its end, so its inventory read while the base streams is as true as one
+  // read after it; a logical dump's is read after the dumps, as their snapshots are.
+  const earlyInventory = physical ? driver.inventory(access, databases) : undefined;
+  earlyInventory?.catch(() => {});
   const compressed = job.compression.algorithm === 'zstd';
   const progress: Progress = (stage, bytes) => reporter.progress('backup', job.backupId, job.namespace, job.name, { stage, bytes, totalBytes: server.sizeBytes });
   const beforeData = new Date();
@@ -178,7 +191,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const doneBytes = data.rawBytes;
 
   progress('inventory', doneBytes);
-  const inventory: Inventory = await driver.inventory(access, databases);
+  const inventory: Inventory = await (earlyInventory ?? driver.inventory(access, databases));
   const inventoryBytes = Buffer.from(JSON.stringify(inventory));
   const iKey = inventoryKey(base, compressed);
   const stored = await runUploadPipeline({

@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { zstdTotals } from '@strata/stream/zstd';
+import { runDump, toolEnv, type ToolStep } from '../src/engines/process.ts';
+
+/** A dump whose tool writes through a filter program (as pg_basebackup writes through zstd), on real processes. */
+function dumpThrough(step: Omit<ToolStep, 'env'>): { run: ReturnType<typeof runDump>; output: Promise<Buffer> } {
+  const run = runDump(step.tool, async () => ({ steps: [{ ...step, env: toolEnv({}) }] }));
+  const output = (async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of run.stdout) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  output.catch(() => {});
+  return { run, output };
+}
+
+const sh = (script: string) => ({ command: 'sh', args: ['-c', script] });
+
+describe('a dump through a filter program', () => {
+  it('hands the tool output to the filter directly, and the filter output is the dump', async () => {
+    let said = '';
+    const { run, output } = dumpThrough({
+      tool: 'writer',
+      ...sh('head -c 300000 /dev/zero; printf tail'),
+      filter: { tool: 'zstd', command: 'zstd', args: ['-3', '-c', '-vv', '--no-progress'], onStderr: (chunk) => void (said += chunk.toString()) },
+    });
+    await run.done;
+    const compressed = await output;
+    const back = execFileSync('zstd', ['-d', '-c'], { input: compressed });
+    expect(back.length).toBe(300_004);
+    expect(back.subarray(-4).toString()).toBe('tail');
+    expect(zstdTotals(said)).toEqual({ readBytes: 300_004, writtenBytes: compressed.length });
+    expect(run.commands).toEqual([['sh', '-c', 'head -c 300000 /dev/zero; printf tail']]);
+  });
+
+  it('fails with the tool message when the tool fails, though the filter ended well', async () => {
+    const { run, output } = dumpThrough({ tool: 'writer', ...sh('printf partial; echo "writer: the server went away" >&2; exit 3'), filter: { tool: 'upper', ...sh('tr a-z A-Z') } });
+    await expect(run.done).rejects.toThrow('writer: the server went away');
+    await expect(output).rejects.toThrow('writer: the server went away');
+  });
+
+  it('fails with the filter message when the filter fails, not with the broken pipe it left the tool', async () => {
+    const { run } = dumpThrough({ tool: 'writer', ...sh('yes 0123456789'), filter: { tool: 'upper', ...sh('head -c 10 >/dev/null; echo "upper: out of space" >&2; exit 4') } });
+    await expect(run.done).rejects.toThrow('upper: out of space');
+  });
+
+  it('stops both programs when killed', async () => {
+    // Neither ends by itself within the test's time: the filter does not even read.
+    const { run } = dumpThrough({ tool: 'writer', ...sh('exec sleep 60'), filter: { tool: 'upper', ...sh('exec sleep 60') } });
+    run.kill();
+    await expect(run.done).rejects.toThrow(/writer was stopped/);
+  });
+});
