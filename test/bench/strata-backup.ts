@@ -205,7 +205,10 @@ function sumStages(stages: Stage[], names: string[]): { cpu?: number; rss?: numb
 }
 
 /** Runs a CLI pipeline: pg_dump [| zstd | age] > out. Returns wall time and per-stage CPU/RSS. */
-async function cliRun(work: string, opts: { zstdArgs?: string; output: 'count' | 'file' | 'null'; recipient: string }): Promise<Run> {
+/** rclone's S3 remote `b:` on the embedded store (same endpoint and credentials as the mover's), for the CLI → S3 row. */
+let rcloneRemote = '';
+
+async function cliRun(work: string, opts: { zstdArgs?: string; output: 'count' | 'file' | 'null' | 's3'; recipient: string }): Promise<Run> {
   const t = (name: string): string => path.join(work, `time.${name}`);
   const parts = [timed(pgDumpCommand(), t('pg_dump'))];
   if (opts.zstdArgs !== undefined) {
@@ -216,6 +219,7 @@ async function cliRun(work: string, opts: { zstdArgs?: string; output: 'count' |
   let script = `set -o pipefail; ${parts.join(' | ')}`;
   if (opts.output === 'count') script += ' | wc -c';
   else if (opts.output === 'file') script += ` > ${q(out)}`;
+  else if (opts.output === 's3') script = `${rcloneRemote} ${script} | rclone rcat b:strata-bench/cli/baseline.zst.age`;
   else script += ' > /dev/null';
   const r = await mustShell(script, script);
   const stages = ['pg_dump', 'zstd', 'age'].map((n) => readStage(n, t(n))).filter((s): s is Stage => s !== undefined);
@@ -349,6 +353,8 @@ async function main(): Promise<void> {
     const client = createS3Client(store);
     await ensureBucket(client, bucket, s3.region);
     console.log(`  embedded s3rver on ${s3.endpoint} (in this process), data under ${work}`);
+    // rclone's chunk size and concurrency are 5 MiB and 4; the mover's are the job's (16 MiB, 4) as in production.
+    rcloneRemote = `export RCLONE_CONFIG_B_TYPE=s3 RCLONE_CONFIG_B_PROVIDER=Other RCLONE_CONFIG_B_ENDPOINT=${q(s3.endpoint)} RCLONE_CONFIG_B_ACCESS_KEY_ID=${q(s3.accessKey)} RCLONE_CONFIG_B_SECRET_ACCESS_KEY=${q(s3.secretKey)} RCLONE_CONFIG_B_FORCE_PATH_STYLE=true AWS_CA_BUNDLE= RCLONE_LOG_LEVEL=ERROR;`;
 
     const job = (threads: number, round: number): BackupJob => ({
       backupId: `bench-r${round}-t${threads}-${Date.now()}`,
@@ -382,6 +388,7 @@ async function main(): Promise<void> {
     const verifications: { variant: string; round: number; v: Verification }[] = [];
     let exactRaw: number | undefined;
     const BASELINE = 'CLI: pg_dump | zstd -3 | age > file';
+    const CLI_S3 = 'CLI: pg_dump | zstd -3 | age | rclone rcat';
     const baselineFile = path.join(work, 'baseline.zst.age');
     const pipelineRun = (threads: number) => async (): Promise<Run> =>
       oursRun(
@@ -412,6 +419,7 @@ async function main(): Promise<void> {
       },
       { name: 'ours: pipeline, no upload, threads 1', run: pipelineRun(1) },
       { name: 'ours: runBackup → s3rver, threads 1', run: backupRun(1), after: verify(1) },
+      { name: CLI_S3, run: () => cliRun(work, { zstdArgs: '-3', output: 's3', recipient }) },
       { name: 'CLI: pg_dump | zstd -3 | age > /dev/null', run: () => cliRun(work, { zstdArgs: '-3', output: 'null', recipient }) },
       {
         name: 'CLI: pg_dump | zstd -3 -T0 | age > file',
@@ -486,6 +494,8 @@ async function main(): Promise<void> {
     console.log(`    runBackup → s3rver, threads 1   vs the baseline (file)             ${against('ours: runBackup → s3rver, threads 1', BASELINE)}`);
     console.log(`    runBackup → s3rver, threads 0   vs the baseline (file)             ${against('ours: runBackup → s3rver, threads 0', BASELINE)}`);
     console.log(`    runBackup → s3rver, threads 0   vs CLI with zstd -T0 (file)        ${against('ours: runBackup → s3rver, threads 0', 'CLI: pg_dump | zstd -3 -T0 | age > file')}`);
+    console.log(`    runBackup → s3rver, threads 1   vs the CLI → rclone rcat (same S3) ${against('ours: runBackup → s3rver, threads 1', CLI_S3)}`);
+    console.log(`    runBackup → s3rver, threads 0   vs the CLI → rclone rcat (same S3) ${against('ours: runBackup → s3rver, threads 0', CLI_S3)}`);
     console.log(`    no upload, threads 1            vs the baseline (file)             ${against('ours: pipeline, no upload, threads 1', BASELINE)}`);
     console.log(`    no upload, threads 1            vs CLI → /dev/null (like for like) ${against('ours: pipeline, no upload, threads 1', 'CLI: pg_dump | zstd -3 | age > /dev/null')}`);
     console.log(`    no upload, threads 0            vs the baseline (file)             ${against('ours: pipeline, no upload, threads 0', BASELINE)}`);

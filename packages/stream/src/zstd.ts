@@ -176,14 +176,21 @@ export function zstdBinary(): string | undefined {
 
 /**
  * The zstd program as a filter that reads another program's output through a pipe of their own, so the raw bytes
- * never pass through this process; undefined when the program is absent or off, or for `none`. With `-vv` it ends
- * by printing the exact bytes it read and wrote (`zstdTotals`).
+ * never pass through this process; undefined when the program is absent or off, or for `none`. With `-vv` it tells
+ * on stderr the input bytes consumed so far (`zstdConsumed`) and at the end the exact bytes it read and wrote
+ * (`zstdTotals`).
  */
 export function zstdFilter(options: CompressionOptions): { command: string; args: string[] } | undefined {
   if (options.algorithm !== 'zstd') return undefined;
   const binary = zstdBinary();
   if (!binary) return undefined;
-  return { command: binary, args: [`-${zstdLevel(options.level)}`, `-T${resolveThreads(options.threads)}`, '-c', '-vv', '--no-progress'] };
+  return { command: binary, args: [`-${zstdLevel(options.level)}`, `-T${resolveThreads(options.threads)}`, '-c', '-vv', '--progress'] };
+}
+
+/** The input bytes a `zstd -vv --progress` run had consumed at its latest progress line (`Consumed: 1048576 B`). */
+export function zstdConsumed(stderr: string): number | undefined {
+  const found = [...stderr.matchAll(/Consumed:\s*(\d+) B/g)].at(-1);
+  return found ? Number(found[1]) : undefined;
 }
 
 /** The bytes a `zstd -vv` run read and wrote, from its closing line: `/*stdin*\ : 30.41% (445644800 B => 135518237 B, /*stdout*\)`. */

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { zstdTotals } from '@strata/stream/zstd';
+import { zstdConsumed, zstdTotals } from '@strata/stream/zstd';
+import { compressingFilter } from '../src/engines/compress-filter.ts';
 import { runDump, toolEnv, type ToolStep } from '../src/engines/process.ts';
 
 /** A dump whose tool writes through a filter program (as pg_basebackup writes through zstd), on real processes. */
@@ -32,6 +33,26 @@ describe('a dump through a filter program', () => {
     expect(back.subarray(-4).toString()).toBe('tail');
     expect(zstdTotals(said)).toEqual({ readBytes: 300_004, writtenBytes: compressed.length });
     expect(run.commands).toEqual([['sh', '-c', 'head -c 300000 /dev/zero; printf tail']]);
+  });
+
+  it('tells the raw bytes consumed so far and, once done, exactly what zstd read and wrote (compressingFilter)', async () => {
+    const compressing = compressingFilter({ algorithm: 'zstd', level: 'default', threads: 1 })!;
+    const { run, output } = dumpThrough({ tool: 'writer', ...sh('head -c 3000000 /dev/urandom'), filter: compressing.filter });
+    const compressedBy = compressing.compressedBy(run.done);
+    await run.done;
+    const compressed = await output;
+    expect(await compressedBy.totals).toEqual({ readBytes: 3_000_000, writtenBytes: compressed.length });
+    expect(compressedBy.rawProgress()).toBeGreaterThan(0);
+    expect(compressedBy.rawProgress()).toBeLessThanOrEqual(3_000_000);
+    expect(execFileSync('zstd', ['-d', '-c'], { input: compressed, maxBuffer: 8e6 }).length).toBe(3_000_000);
+  });
+
+  it('reads zstd progress and closing lines', () => {
+    const said = '(L3) Buffered:131072 B - Consumed:    0 B - Compressed:    0 B => 0.00% \r(L3) Buffered:0 B - Consumed:2621440 B - Compressed:  901 B => 0.03% \r/*stdin*\\            :  0.03%   (3000000 B =>   1024 B, /*stdout*\\) \n';
+    expect(zstdConsumed(said)).toBe(2_621_440);
+    expect(zstdTotals(said)).toEqual({ readBytes: 3_000_000, writtenBytes: 1024 });
+    expect(zstdConsumed('nothing yet')).toBeUndefined();
+    expect(zstdTotals('(L3) Buffered:0 B - Consumed:5 B')).toBeUndefined();
   });
 
   it('fails with the tool message when the tool fails, though the filter ended well', async () => {

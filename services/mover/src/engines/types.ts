@@ -5,6 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
+import type { CompressionOptions } from '@strata/stream/zstd';
 
 export type { DatabaseAccess };
 
@@ -118,6 +119,8 @@ export interface DumpOptions {
   excludeData: string[];
   /** Tables left out entirely: `table` (any schema) or `schema.table`. */
   excludeTables: string[];
+  /** Compress as the tool writes, with the zstd program where it is (the dump's `compressedBy` then says so). */
+  compression?: CompressionOptions;
   /** Only these tables (with their indexes, constraints and triggers): `table` (any schema) or `schema.table`. */
   includeTables?: string[];
 }
@@ -135,6 +138,16 @@ export interface DumpProcess {
   commands: string[][];
   /** Stops the tool (SIGTERM, then SIGKILL); `done` rejects. */
   kill(): void;
+  /** Set when `stdout` is compressed already (the zstd program read the tool's output). */
+  compressedBy?: CompressedBy;
+}
+
+/** A dump compressed by the zstd program as the tool wrote it. */
+export interface CompressedBy {
+  /** Raw bytes read so far. */
+  rawProgress(): number;
+  /** Once the dump is done: the exact raw bytes zstd read and the compressed bytes it wrote. */
+  totals: Promise<{ readBytes: number; writtenBytes: number }>;
 }
 
 export interface RestoreOptions {

@@ -4,7 +4,7 @@ import { STRATA } from '@sigil/proto/strata';
 import { backupPrefix, baseKey, dataKey, inventoryKey, manifestKey, type BackupJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
 import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/postgres/physical.ts';
-import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
+import type { CompressedBy, DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
@@ -71,7 +71,7 @@ interface DataResult {
 }
 
 /** Streams one tool's stdout into the store as an encrypted object; the tool is stopped when the upload fails. */
-async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void, precompressed?: { rawProgress: () => number }) {
+async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void, precompressed?: CompressedBy) {
   const deadline = job.activeDeadlineMs > 0 ? deadlines.get(job.backupId) : undefined;
   const watchdog = deadline !== undefined ? setTimeout(() => dump.kill(), Math.max(0, deadline - Date.now())) : undefined;
   try {
@@ -115,11 +115,12 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
   const compressed = job.compression.algorithm === 'zstd';
   const result: DataResult = { objects: [], position, warnings: [], commands: [], rawBytes: 0 };
   for (const database of databases) {
-    const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables });
+    const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables, compression: job.compression });
     result.commands.push(...dump.commands);
     const key = dataKey(base, database, engine, compressed);
     progress(`dump ${database}`, result.rawBytes);
-    const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw));
+    const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw), dump.compressedBy);
+    const rawBytes = dump.compressedBy ? await compressedTotal(dump.compressedBy.totals, stored.rawBytes) : stored.rawBytes;
     const dumpPosition = await dump.position;
     // The position read before the dump is older than the dump's snapshot: replaying from it would apply again what
     // the dump already holds (a duplicate key on restore).
@@ -128,10 +129,10 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
       Object.assign(position, dumpPosition);
     }
     result.warnings.push(...dump.warnings.map((w) => `${database}: ${w}`));
-    result.rawBytes += stored.rawBytes;
+    result.rawBytes += rawBytes;
     result.objects.push({
       key, sha256: stored.sha256, role: 'data', database, format: engine === 'postgres' ? 'pg_dump-custom' : 'sql', name: database,
-      compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes,
+      compression: job.compression.algorithm, size: stored.storedBytes, rawSize: rawBytes,
       ...(dumpPosition?.binlogFile ? { position: dumpPosition } : {}),
     });
   }

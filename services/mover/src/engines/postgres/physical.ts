@@ -4,7 +4,8 @@
  * reports on stderr.
  */
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
-import { zstdFilter, zstdTotals, type CompressionOptions } from '@strata/stream/zstd';
+import type { CompressionOptions } from '@strata/stream/zstd';
+import { compressingFilter } from '../compress-filter.ts';
 import { findExecutable, runDump, toolVersion } from '../process.ts';
 import type { DumpProcess, Position } from '../types.ts';
 import { withClient } from './shared.ts';
@@ -14,11 +15,6 @@ import { parseLsn, walFileName } from './wal.ts';
 export interface BaseBackupProcess extends DumpProcess {
   /** startLSN, endLSN, startWAL and timeline as pg_basebackup reported them; resolves once it exited. */
   position: Promise<Position>;
-  /**
-   * Set when the zstd program compresses the tar as pg_basebackup writes it (stdout is then compressed already):
-   * the raw bytes so far from pg_basebackup's progress reports, and once both exited the exact totals zstd printed.
-   */
-  compressedBy?: { rawProgress(): number; totals: Promise<{ readBytes: number; writtenBytes: number }> };
 }
 
 const START = /write-ahead log start point: ([0-9A-F]+\/[0-9A-F]+) on timeline (\d+)/;
@@ -32,8 +28,6 @@ export function baseBackupArgs(access: DatabaseAccess, label: string): string[] 
   return ['--pgdata=-', '--format=tar', '--wal-method=fetch', '--checkpoint=fast', `--label=${label}`, '--verbose', ...connectionArgs(access)];
 }
 
-const PROGRESS = /(\d+)\/\d+ kB/g;
-
 /**
  * Spawns pg_basebackup; stdout is the tar stream of the whole server (a single tablespace), compressed by the zstd
  * program on its way out when `compression` asks for zstd and the program is there.
@@ -41,21 +35,17 @@ const PROGRESS = /(\d+)\/\d+ kB/g;
 export function baseBackup(access: DatabaseAccess, label: string, compression?: CompressionOptions): BaseBackupProcess {
   let said = '';
   const found: Position = {};
-  const filter = compression ? zstdFilter(compression) : undefined;
-  let rawSoFar = 0;
-  let zstdSaid = '';
+  const compressing = compressingFilter(compression);
   const dump = runDump('pg_basebackup', async () => ({
     steps: [
       {
         tool: 'pg_basebackup',
         command: pgBasebackup(),
-        args: [...baseBackupArgs(access, label), ...(filter ? ['--progress'] : [])],
+        args: baseBackupArgs(access, label),
         env: toolEnvFor(access),
-        ...(filter ? { filter: { tool: 'zstd', ...filter, onStderr: (chunk: Buffer) => void (zstdSaid = (zstdSaid + chunk.toString('utf8')).slice(-4096)) } } : {}),
+        ...(compressing ? { filter: compressing.filter } : {}),
         onStderr: (chunk) => {
-          const text = chunk.toString('utf8');
-          for (const m of text.matchAll(PROGRESS)) rawSoFar = Math.max(rawSoFar, Number(m[1]) * 1024);
-          said += text;
+          said += chunk.toString('utf8');
           const start = START.exec(said);
           if (start?.[1] && !found.startLSN) {
             found.startLSN = start[1];
@@ -74,14 +64,7 @@ export function baseBackup(access: DatabaseAccess, label: string, compression?: 
     return found;
   });
   position.catch(() => {});
-  if (!filter) return { ...dump, position };
-  const totals = dump.done.then(() => {
-    const counted = zstdTotals(zstdSaid);
-    if (!counted) throw new Error(`zstd did not report the bytes it compressed: ${zstdSaid.trim().slice(-500) || 'it said nothing'}`);
-    return counted;
-  });
-  totals.catch(() => {});
-  return { ...dump, position, compressedBy: { rawProgress: () => rawSoFar, totals } };
+  return { ...dump, position, ...(compressing ? { compressedBy: compressing.compressedBy(dump.done) } : {}) };
 }
 
 /** The bootstrap superuser (oid 10): a recovered copy of the server is entered as this role. */

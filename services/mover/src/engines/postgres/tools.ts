@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
+import { compressingFilter } from '../compress-filter.ts';
 import { findExecutable, pathDirs, runDump, toolEnv, toolVersion } from '../process.ts';
 import type { ToolStep } from '../process.ts';
 import type { DumpOptions, DumpProcess } from '../types.ts';
@@ -66,10 +67,12 @@ export function pgDumpArgs(access: DatabaseAccess, database: string, options: Du
 }
 
 export function dump(access: DatabaseAccess, database: string, options: DumpOptions): DumpProcess {
-  return runDump('pg_dump', async () => {
-    const step: ToolStep = { tool: 'pg_dump', command: pgTool('pg_dump'), args: pgDumpArgs(access, database, options), env: toolEnvFor(access) };
+  const compressing = compressingFilter(options.compression);
+  const run = runDump('pg_dump', async () => {
+    const step: ToolStep = { tool: 'pg_dump', command: pgTool('pg_dump'), args: pgDumpArgs(access, database, options), env: toolEnvFor(access), ...(compressing ? { filter: compressing.filter } : {}) };
     return { steps: [step] };
   });
+  return compressing ? { ...run, compressedBy: compressing.compressedBy(run.done) } : run;
 }
 
 /** How much of the archive to read before creating the database: its TOC, with the DATABASE entry, comes first. */
