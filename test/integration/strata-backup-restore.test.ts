@@ -118,6 +118,8 @@ describe.each([
     expect(manifest.objects.filter((o: { role: string }) => o.role === 'data')).toHaveLength(2);
     expect(manifest.objects.every((o: { sha256: string; size: number }) => /^[0-9a-f]{64}$/.test(o.sha256) && o.size > 0)).toBe(true);
     expect(manifest.server.version).toBeTruthy();
+    // The command line of each database's dump (and of the zstd program it wrote through, where there is one).
+    for (const db of dbs) expect(manifest.tools.commands.some((c: string) => /dump/.test(c) && c.includes(db)), `${db} in ${manifest.tools.commands.join('; ')}`).toBe(true);
     expect(manifest.inventory.migrationVersion).toBe('20240202000000_add_invoices');
     expect(detail.body.backup).toMatchObject({ id: backup.id, engine, databases: dbs, migrationVersion: '20240202000000_add_invoices' });
     expect(detail.body.backup.storedBytes).toBeGreaterThan(0);

@@ -203,11 +203,40 @@ function runningPostmaster(dataDir: string): { pid: number; port: number } | und
   return undefined;
 }
 
+/** When this machine started (Linux), in ms since the epoch; undefined elsewhere. */
+function bootTime(): number | undefined {
+  try {
+    const found = /^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'));
+    return found ? Number(found[1]) * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server run without fsync survives its own crash but not the machine's: when its lock file is older than this boot,
+ * it was running when the machine went down, and its data directory is discarded (a throwaway server starts afresh).
+ * Answers whether it was.
+ */
+export function discardAfterMachineCrash(dataDir: string, log: (line: string) => void, bootedAt = bootTime()): boolean {
+  let lockedAt: number;
+  try {
+    lockedAt = fs.statSync(path.join(dataDir, 'postmaster.pid')).mtimeMs;
+  } catch {
+    return false;
+  }
+  if (bootedAt === undefined || lockedAt >= bootedAt) return false;
+  log(`postgres: ${dataDir} was running without fsync when the machine went down; starting afresh`);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return true;
+}
+
 export async function startPostgres(options: StartPostgresOptions): Promise<PostgresHandle> {
   const { log } = options;
   const stateDir = serverStateDir(POSTGRES, options.stateDir, runAsUser(POSTGRES), log);
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dataDir = path.join(stateDir, 'postgres');
+  if (options.durable === false) discardAfterMachineCrash(dataDir, log);
   const portFile = path.join(stateDir, 'postgres.port');
   const ownerFile = path.join(stateDir, 'postgres.owner');
 

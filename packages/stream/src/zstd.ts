@@ -19,7 +19,7 @@
  * their compressed output) and one being filled. `threads: 1` uses one streaming encoder (itself
  * running off the main thread); `threads: 0` means one per CPU (os.availableParallelism()).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -183,14 +183,34 @@ export function zstdBinary(): string | undefined {
 export function zstdFilter(options: CompressionOptions): { command: string; args: string[] } | undefined {
   if (options.algorithm !== 'zstd') return undefined;
   const binary = zstdBinary();
-  if (!binary) return undefined;
+  if (!binary || !countsInBytes(binary)) return undefined;
   return { command: binary, args: [`-${zstdLevel(options.level)}`, `-T${resolveThreads(options.threads)}`, '-c', '-vv', '--progress'] };
 }
 
-/** The input bytes a `zstd -vv --progress` run had consumed at its latest progress line (`Consumed: 1048576 B`). */
+const byteCounting = new Map<string, boolean>();
+
+/** zstd 1.5 and later print exact byte counts at `-vv` (1.4 prints `N => M bytes` and sizes in MB). */
+function countsInBytes(binary: string): boolean {
+  let known = byteCounting.get(binary);
+  if (known === undefined) {
+    const version = /v(\d+)\.(\d+)\.\d+/.exec(spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+    known = version !== null && (Number(version[1]) > 1 || (Number(version[1]) === 1 && Number(version[2]) >= 5));
+    byteCounting.set(binary, known);
+  }
+  return known;
+}
+
+/** The progress lines of `zstd -vv --progress` (`(L3) Buffered:0 B - Consumed:1048576 B - Compressed:...`). */
+export const ZSTD_PROGRESS_LINE = /^\(L-?\d+\) Buffered:/;
+
+/** The input bytes a `zstd -vv --progress` run had consumed at its latest complete progress line in `stderr`. */
 export function zstdConsumed(stderr: string): number | undefined {
-  const found = [...stderr.matchAll(/Consumed:\s*(\d+) B/g)].at(-1);
-  return found ? Number(found[1]) : undefined;
+  // Called for every progress line of a long run: look at the last report only, not at the whole text.
+  for (let at = stderr.lastIndexOf('Consumed:'); at !== -1; at = stderr.lastIndexOf('Consumed:', at - 1)) {
+    const found = /^Consumed:\s*(\d+) B/.exec(stderr.slice(at, at + 40));
+    if (found) return Number(found[1]);
+  }
+  return undefined;
 }
 
 /** The bytes a `zstd -vv` run read and wrote, from its closing line: `/*stdin*\ : 30.41% (445644800 B => 135518237 B, /*stdout*\)`. */

@@ -32,7 +32,7 @@ describe('a dump through a filter program', () => {
     expect(back.length).toBe(300_004);
     expect(back.subarray(-4).toString()).toBe('tail');
     expect(zstdTotals(said)).toEqual({ readBytes: 300_004, writtenBytes: compressed.length });
-    expect(run.commands).toEqual([['sh', '-c', 'head -c 300000 /dev/zero; printf tail']]);
+    expect(run.commands).toEqual([['sh', '-c', 'head -c 300000 /dev/zero; printf tail'], ['zstd', '-3', '-c', '-vv', '--no-progress']]);
   });
 
   it('tells the raw bytes consumed so far and, once done, exactly what zstd read and wrote (compressingFilter)', async () => {
@@ -64,6 +64,24 @@ describe('a dump through a filter program', () => {
   it('fails with the filter message when the filter fails, not with the broken pipe it left the tool', async () => {
     const { run } = dumpThrough({ tool: 'writer', ...sh('yes 0123456789'), filter: { tool: 'upper', ...sh('head -c 10 >/dev/null; echo "upper: out of space" >&2; exit 4') } });
     await expect(run.done).rejects.toThrow('upper: out of space');
+  });
+
+  it('fails with a clear message when the filter cannot start, and starts no tool', async () => {
+    const { run, output } = dumpThrough({ tool: 'writer', ...sh('printf data'), filter: { tool: 'zstd', command: '/nonexistent/zstd', args: [] } });
+    await expect(run.done).rejects.toThrow('zstd: could not start /nonexistent/zstd');
+    await expect(output).rejects.toThrow('could not start');
+    expect(run.commands).toEqual([['sh', '-c', 'printf data'], ['/nonexistent/zstd']]);
+  });
+
+  it('stops a tool that is not writing when the filter dies, and leaves progress lines out of the message', async () => {
+    const progress = Array.from({ length: 40 }, (_, i) => `(L3) Buffered:0 B - Consumed:${i} B`).join('\\r');
+    const { run } = dumpThrough({
+      tool: 'writer',
+      ...sh('printf x; exec sleep 60'), // blocked, as pg_dump waiting on a lock: it would see the broken pipe only at its next write
+      filter: { tool: 'zstd', ...sh(`head -c 1 >/dev/null; printf '${progress}\\r' >&2; echo "zstd: no space left on device" >&2; exit 1`), progressLine: /^\(L\d+\) Buffered:/ },
+    });
+    const failure = await run.done.then(() => undefined, (error: Error) => error);
+    expect(failure?.message).toBe('zstd: no space left on device');
   });
 
   it('stops both programs when killed', async () => {

@@ -173,10 +173,15 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
         for await (const msg of messages) {
           failures = 0;
           const keepAlive = setInterval(() => msg.working(), keepAliveMs);
-          const release = await slots.take(stopping.signal).finally(() => clearInterval(keepAlive)).catch((error: unknown) => {
-            msg.nak(SHUTDOWN_REDELIVERY_MS); // received while stopping: back to the broker for a live consumer
-            throw error;
-          });
+          const release = await slots.take(stopping.signal).then(
+            (granted) => granted,
+            () => undefined,
+          ).finally(() => clearInterval(keepAlive));
+          if (!release) {
+            // Received while stopping (the rest of a batch): back to the broker, for a live consumer.
+            msg.nak(SHUTDOWN_REDELIVERY_MS);
+            continue;
+          }
           const task = deliver(msg).finally(() => {
             release();
             running.delete(task);
@@ -222,6 +227,7 @@ function createSlots(size: number) {
   };
   return {
     async take(signal: AbortSignal): Promise<() => void> {
+      if (signal.aborted) throw signal.reason;
       if (free > 0) {
         free -= 1;
         return release;

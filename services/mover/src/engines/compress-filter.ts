@@ -3,7 +3,7 @@
  * dump never passes through the mover, and tells on stderr how much it has read so far and, at the end, exactly how
  * much it read and wrote.
  */
-import { zstdConsumed, zstdFilter, zstdTotals, type CompressionOptions } from '@strata/stream/zstd';
+import { ZSTD_PROGRESS_LINE, zstdConsumed, zstdFilter, zstdTotals, type CompressionOptions } from '@strata/stream/zstd';
 import type { ToolStep } from './process.ts';
 import type { CompressedBy } from './types.ts';
 
@@ -13,7 +13,7 @@ export interface CompressingFilter {
   compressedBy(done: Promise<void>): CompressedBy;
 }
 
-/** Undefined without compression, or when the zstd program is absent or switched off (the pipeline compresses then). */
+/** Undefined without compression, or when the zstd program (1.5 or later) is absent or switched off: the pipeline compresses then. */
 export function compressingFilter(compression: CompressionOptions | undefined): CompressingFilter | undefined {
   const program = compression ? zstdFilter(compression) : undefined;
   if (!program) return undefined;
@@ -24,7 +24,7 @@ export function compressingFilter(compression: CompressionOptions | undefined): 
     consumed = Math.max(consumed, zstdConsumed(said) ?? 0);
   };
   return {
-    filter: { tool: 'zstd', ...program, onStderr },
+    filter: { tool: 'zstd', ...program, onStderr, progressLine: ZSTD_PROGRESS_LINE },
     compressedBy(done) {
       const totals = done.then(() => {
         const counted = zstdTotals(said);

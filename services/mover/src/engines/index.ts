@@ -10,7 +10,7 @@ export type { MysqlDriverOptions } from './mysql/index.ts';
 export { postgresDriver } from './postgres/index.ts';
 export { summarizeInventory } from './inventory.ts';
 export type { InventorySummary } from './inventory.ts';
-export { ToolError } from './process.ts';
+export { ToolError } from './tool-error.ts';
 
 /** The driver of an engine; mongodb has none (yet): its backups are not logical dumps of this kind. */
 export function driverFor(engine: StrataEngine): EngineDriver {

@@ -10,63 +10,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Transform, Writable } from 'node:stream';
 import type { DumpProcess, RestoreProcess } from './types.ts';
-
-/** A tool's failure, carrying what it printed. */
-export class ToolError extends Error {
-  readonly tool: string;
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stderr: string;
-  constructor(tool: string, message: string, exitCode: number | null, signal: NodeJS.Signals | null, stderr: string) {
-    super(message);
-    this.name = 'ToolError';
-    this.tool = tool;
-    this.exitCode = exitCode;
-    this.signal = signal;
-    this.stderr = stderr;
-  }
-}
-
-/** Keeps the last bytes a tool wrote to stderr. */
-export class StderrTail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  private readonly limit: number;
-  constructor(limit = 64 * 1024) {
-    this.limit = limit;
-  }
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size > this.limit && this.chunks.length > 1) {
-      this.size -= (this.chunks.shift() as Buffer).length;
-    }
-  }
-  lines(): string[] {
-    return Buffer.concat(this.chunks)
-      .toString('utf8')
-      .split(/\r?\n/)
-      .map((l) => l.trimEnd())
-      .filter((l) => l.length > 0);
-  }
-  /** The last lines, at most maxChars long: what the tool said last is what explains its failure. */
-  text(maxLines = 15, maxChars = 4000): string {
-    const text = this.lines().slice(-maxLines).join('\n');
-    return text.length > maxChars ? `…${text.slice(-maxChars)}` : text;
-  }
-}
-
-const WARNING = /\bwarning\b/i;
-
-function toolError(tool: string, code: number | null, signal: NodeJS.Signals | null, tail: StderrTail, stopped: boolean): ToolError {
-  const said = tail.text();
-  let message: string;
-  if (stopped) message = `${tool} was stopped${said ? `: ${said}` : ''}`;
-  else if (said) message = said;
-  else if (signal) message = `${tool} was killed by ${signal}`;
-  else message = `${tool} exited with code ${code}`;
-  return new ToolError(tool, message, code, signal, tail.text(50, 16_000));
-}
+import { StderrTail, ToolError, toolError, WARNING } from './tool-error.ts';
 
 /** The environment of a tool: ours without any PG*, MYSQL* or MARIADB* variable, English messages, plus `set`. */
 export function toolEnv(set: Record<string, string>): NodeJS.ProcessEnv {
@@ -130,7 +74,7 @@ export interface ToolStep {
    * A program that reads the tool's stdout through a pipe of their own (the bytes never pass through this process)
    * and whose stdout becomes the dump's: `zstd` compressing a physical backup.
    */
-  filter?: { tool: string; command: string; args: string[]; onStderr?: (chunk: Buffer) => void };
+  filter?: { tool: string; command: string; args: string[]; onStderr?: (chunk: Buffer) => void; progressLine?: RegExp };
 }
 
 export interface DumpPlan {
@@ -166,9 +110,9 @@ export function runDump(tool: string, plan: () => Promise<DumpPlan>): DumpProces
   });
 
   /** One program of a step, settled with its ToolError when it could not start or did not exit 0. */
-  const watch = (child: ChildProcess, tool: string, command: string, onStderr: ((chunk: Buffer) => void) | undefined, collectWarnings: boolean): Promise<ToolError | undefined> =>
+  const watch = (child: ChildProcess, tool: string, command: string, onStderr: ((chunk: Buffer) => void) | undefined, collectWarnings: boolean, progressLine?: RegExp): Promise<ToolError | undefined> =>
     new Promise((resolve) => {
-      const tail = new StderrTail();
+      const tail = new StderrTail(64 * 1024, progressLine);
       child.stderr?.on('data', (chunk: Buffer) => {
         tail.push(chunk);
         onStderr?.(chunk);
@@ -180,24 +124,56 @@ export function runDump(tool: string, plan: () => Promise<DumpPlan>): DumpProces
       });
     });
 
+  /** Starts a step's filter and waits until it runs; throws the reason it could not start. */
+  const startFilter = async (filter: NonNullable<ToolStep['filter']>, env: NodeJS.ProcessEnv): Promise<{ process: ChildProcess; done: Promise<ToolError | undefined> }> => {
+    commands.push([filter.command, ...filter.args]);
+    const child = spawn(filter.command, filter.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const done = watch(child, filter.tool, filter.command, filter.onStderr, false, filter.progressLine);
+    current = [child];
+    const started = await new Promise<boolean>((resolve) => {
+      child.once('spawn', () => resolve(true));
+      child.once('error', () => resolve(false));
+    });
+    if (!started) throw (await done) ?? new ToolError(filter.tool, `${filter.tool} did not start`, null, null, '');
+    return { process: child, done };
+  };
+
   const runStep = async (step: ToolStep, tap: ((chunk: Buffer) => void) | undefined): Promise<void> => {
     commands.push([step.command, ...step.args]);
-    const filter = step.filter ? spawn(step.filter.command, step.filter.args, { env: step.env, stdio: ['pipe', 'pipe', 'pipe'] }) : undefined;
-    const child = spawn(step.command, step.args, { env: step.env, stdio: ['ignore', filter?.stdin ?? 'pipe', 'pipe'] });
+    const filter = step.filter ? await startFilter(step.filter, step.env) : undefined;
+    let child: ChildProcess;
+    try {
+      child = spawn(step.command, step.args, { env: step.env, stdio: ['ignore', filter?.process.stdin ?? 'pipe', 'pipe'] });
+    } catch (error) {
+      if (filter) stopChild(filter.process);
+      await filter?.done;
+      throw new ToolError(step.tool, `${step.tool}: could not start ${step.command}: ${(error as Error).message}`, null, null, '');
+    }
     // The tool holds the pipe's write end now; ours, left open, would keep the filter waiting for more.
-    filter?.stdin?.destroy();
-    current = filter ? [child, filter] : [child];
-    const output = (filter ?? child).stdout!;
+    filter?.process.stdin?.destroy();
+    const toolDone = watch(child, step.tool, step.command, step.onStderr, true);
+    current = filter ? [child, filter.process] : [child];
+    const output = (filter?.process ?? child).stdout!;
     if (tap) output.on('data', tap);
     output.pipe(stdout, { end: false });
-    const [toolFailure, filterFailure] = await Promise.all([
-      watch(child, step.tool, step.command, step.onStderr, true),
-      filter && step.filter ? watch(filter, step.filter.tool, step.filter.command, step.filter.onStderr, false) : undefined,
-    ]);
+    // Either of the two failing stops the other (a tool blocked on a lock would not notice a dead filter until its next
+    // write). A filter that failed by itself says why (the tool then only saw a broken pipe); one we stopped because
+    // the tool failed, or a stopped dump, leaves it to the tool.
+    let filterStoppedByUs = false;
+    if (filter) {
+      const running = (p: ChildProcess) => p.exitCode === null && p.signalCode === null;
+      child.once('exit', (code) => {
+        if (code === 0 || !running(filter.process)) return;
+        filterStoppedByUs = true;
+        stopChild(filter.process);
+      });
+      filter.process.once('exit', (code) => code !== 0 && running(child) && stopChild(child));
+    }
+    const [toolFailure, filterFailure] = await Promise.all([toolDone, filter?.done]);
     current = [];
     output.unpipe(stdout);
-    // A filter that failed made the tool fail writing to it: the filter's own message says why.
-    const failure = filterFailure ?? toolFailure;
+    const filterFailedAlone = filterFailure !== undefined && !(filterStoppedByUs && filterFailure.signal !== null);
+    const failure = !stopped && filterFailedAlone ? filterFailure : (toolFailure ?? filterFailure);
     if (failure) throw failure;
   };
 

@@ -1,7 +1,7 @@
 /** Reading a tool's output line by line, keeping none of it: decoded WAL and binlogs can be far larger than a mover's heap. */
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
-import { StderrTail } from './process.ts';
+import { StderrTail } from './tool-error.ts';
 
 export interface LineReader {
   line(text: string): void;

@@ -116,11 +116,11 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
   const result: DataResult = { objects: [], position, warnings: [], commands: [], rawBytes: 0 };
   for (const database of databases) {
     const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables, compression: job.compression });
-    result.commands.push(...dump.commands);
     const key = dataKey(base, database, engine, compressed);
     progress(`dump ${database}`, result.rawBytes);
     const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw), dump.compressedBy);
     const rawBytes = dump.compressedBy ? await compressedTotal(dump.compressedBy.totals, stored.rawBytes) : stored.rawBytes;
+    result.commands.push(...dump.commands); // known once the dump ran: its plan is made asynchronously
     const dumpPosition = await dump.position;
     // The position read before the dump is older than the dump's snapshot: replaying from it would apply again what
     // the dump already holds (a duplicate key on restore).
@@ -178,10 +178,6 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   tools.catch(() => {});
   const [server, databases] = await Promise.all([driver.serverInfo(access), driver.listDatabases(access, job.databases)]);
   if (databases.length === 0) throw new Error('the target has no database to back up');
-  // A physical base is consistent only at its end, so its inventory read while the base streams is as true as one
-  // read after it; a logical dump's is read after the dumps, as their snapshots are.
-  const earlyInventory = physical ? driver.inventory(access, databases) : undefined;
-  earlyInventory?.catch(() => {});
   const compressed = job.compression.algorithm === 'zstd';
   const progress: Progress = (stage, bytes) => reporter.progress('backup', job.backupId, job.namespace, job.name, { stage, bytes, totalBytes: server.sizeBytes });
   const beforeData = new Date();
@@ -192,7 +188,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const doneBytes = data.rawBytes;
 
   progress('inventory', doneBytes);
-  const inventory: Inventory = await (earlyInventory ?? driver.inventory(access, databases));
+  const inventory: Inventory = await driver.inventory(access, databases);
   const inventoryBytes = Buffer.from(JSON.stringify(inventory));
   const iKey = inventoryKey(base, compressed);
   const stored = await runUploadPipeline({

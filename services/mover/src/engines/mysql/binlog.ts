@@ -6,7 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
-import { findExecutable, StderrTail } from '../process.ts';
+import { findExecutable } from '../process.ts';
+import { StderrTail } from '../tool-error.ts';
 import { readToolLines } from '../tool-lines.ts';
 import { connectionArgs, envFor, mysqlTool, TOOL_DIRS } from './tools.ts';
 

@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
-import { findExecutable, StderrTail } from '../process.ts';
+import { findExecutable } from '../process.ts';
+import { StderrTail } from '../tool-error.ts';
 import { withClient } from './shared.ts';
 
 const execFileAsync = promisify(execFile);

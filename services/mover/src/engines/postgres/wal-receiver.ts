@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
-import { findExecutable, StderrTail } from '../process.ts';
+import { findExecutable } from '../process.ts';
+import { StderrTail } from '../tool-error.ts';
 import { connectionArgs, pgBinDirs, toolEnvFor } from './tools.ts';
 import { formatLsn, isWalFileName, parseLsn, walFileName } from './wal.ts';
 
