@@ -112,6 +112,8 @@ export interface Inventory {
 export interface InventoryOptions {
   /** Count rows exactly for tables whose estimate is below maxRows, each count bounded by timeoutMs (spec BackupTarget.exactCounts). */
   exactCounts?: { maxRows: number; timeoutMs: number };
+  /** The server's info when the caller read it already (a backup reads it first): not asked again. */
+  server?: ServerInfo;
 }
 
 export interface DumpOptions {

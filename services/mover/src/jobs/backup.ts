@@ -188,7 +188,7 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const doneBytes = data.rawBytes;
 
   progress('inventory', doneBytes);
-  const inventory: Inventory = await driver.inventory(access, databases);
+  const inventory: Inventory = await driver.inventory(access, databases, { server });
   const inventoryBytes = Buffer.from(JSON.stringify(inventory));
   const iKey = inventoryKey(base, compressed);
   const stored = await runUploadPipeline({

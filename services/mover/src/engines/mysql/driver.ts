@@ -225,7 +225,7 @@ export function createMysqlDriver(driverOptions: MysqlDriverOptions = {}): Engin
 
   async function inventory(access: DatabaseAccess, databases: string[], options: InventoryOptions = {}): Promise<Inventory> {
     const collectedAt = new Date().toISOString();
-    const server = await serverInfo(access);
+    const server = options.server ?? (await serverInfo(access));
     const notes: string[] = [];
     const extra: Record<string, string> = {};
     const entries: InventoryDatabase[] = [];

@@ -317,7 +317,7 @@ export async function inventoryDatabase(
 
 export async function inventory(access: DatabaseAccess, databases: string[], options: InventoryOptions = {}): Promise<Inventory> {
   const collectedAt = new Date().toISOString();
-  const server = await serverInfo(access);
+  const server = options.server ?? (await serverInfo(access));
   const notes: string[] = [];
   const extra: Record<string, string> = {};
   const entries: InventoryDatabase[] = [];
