@@ -4,7 +4,7 @@ import { STRATA } from '@sigil/proto/strata';
 import { backupPrefix, baseKey, dataKey, inventoryKey, manifestKey, type BackupJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
 import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/postgres/physical.ts';
-import type { CompressedBy, DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
+import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
@@ -70,10 +70,14 @@ interface DataResult {
   superuser?: string;
 }
 
-/** Streams one tool's stdout into the store as an encrypted object; the tool is stopped when the upload fails. */
-async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void, precompressed?: CompressedBy) {
+/**
+ * Streams one tool's stdout into the store as an encrypted object; the tool is stopped when the upload fails. `rawBytes`
+ * is the tool's output: counted on its way through, or as zstd counted it where zstd read the tool directly.
+ */
+async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, key: string, signal: AbortSignal, onProgress: (raw: number) => void) {
   const deadline = job.activeDeadlineMs > 0 ? deadlines.get(job.backupId) : undefined;
   const watchdog = deadline !== undefined ? setTimeout(() => dump.kill(), Math.max(0, deadline - Date.now())) : undefined;
+  const precompressed = dump.compressedBy;
   try {
     const [result] = await Promise.all([
       runUploadPipeline({
@@ -97,7 +101,10 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
       }),
       dump.done,
     ]);
-    return result;
+    if (!precompressed) return result;
+    const { readBytes, writtenBytes } = await precompressed.totals;
+    if (writtenBytes !== result.rawBytes) throw new Error(`zstd wrote ${writtenBytes} bytes but ${result.rawBytes} arrived`);
+    return { ...result, rawBytes: readBytes };
   } finally {
     if (watchdog) clearTimeout(watchdog);
   }
@@ -118,8 +125,7 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
     const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables, compression: job.compression });
     const key = dataKey(base, database, engine, compressed);
     progress(`dump ${database}`, result.rawBytes);
-    const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw), dump.compressedBy);
-    const rawBytes = dump.compressedBy ? await compressedTotal(dump.compressedBy.totals, stored.rawBytes) : stored.rawBytes;
+    const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw));
     result.commands.push(...dump.commands); // known once the dump ran: its plan is made asynchronously
     const dumpPosition = await dump.position;
     // The position read before the dump is older than the dump's snapshot: replaying from it would apply again what
@@ -129,10 +135,10 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
       Object.assign(position, dumpPosition);
     }
     result.warnings.push(...dump.warnings.map((w) => `${database}: ${w}`));
-    result.rawBytes += rawBytes;
+    result.rawBytes += stored.rawBytes;
     result.objects.push({
       key, sha256: stored.sha256, role: 'data', database, format: engine === 'postgres' ? 'pg_dump-custom' : 'sql', name: database,
-      compression: job.compression.algorithm, size: stored.storedBytes, rawSize: rawBytes,
+      compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes,
       ...(dumpPosition?.binlogFile ? { position: dumpPosition } : {}),
     });
   }
@@ -146,24 +152,16 @@ async function baseBackupServer(job: BackupJob, client: S3Client, base: string, 
   const dump = baseBackup(job.database, `strata ${job.backupId}`, job.compression);
   const key = baseKey(base, job.compression.algorithm === 'zstd');
   progress('base backup', 0);
-  const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw), dump.compressedBy);
+  const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw));
   const position = await dump.position;
-  const rawBytes = dump.compressedBy ? await compressedTotal(dump.compressedBy.totals, stored.rawBytes) : stored.rawBytes;
   return {
-    objects: [{ key, sha256: stored.sha256, role: 'data', format: 'pg_basebackup-tar', name: 'base', compression: job.compression.algorithm, size: stored.storedBytes, rawSize: rawBytes }],
+    objects: [{ key, sha256: stored.sha256, role: 'data', format: 'pg_basebackup-tar', name: 'base', compression: job.compression.algorithm, size: stored.storedBytes, rawSize: stored.rawBytes }],
     position,
     warnings: dump.warnings,
     commands: dump.commands,
-    rawBytes,
+    rawBytes: stored.rawBytes,
     superuser: await superuser,
   };
-}
-
-/** The tar's size as zstd counted it, once what zstd says it wrote is what the pipeline read from it. */
-async function compressedTotal(totals: Promise<{ readBytes: number; writtenBytes: number }>, arrived: number): Promise<number> {
-  const { readBytes, writtenBytes } = await totals;
-  if (writtenBytes !== arrived) throw new Error(`zstd wrote ${writtenBytes} bytes but ${arrived} arrived`);
-  return readBytes;
 }
 
 async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date): Promise<Record<string, unknown>> {
