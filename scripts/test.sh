@@ -6,16 +6,19 @@ bash scripts/bootstrap.sh
 echo "== supergraph drift check"; npm run --silent compose:check
 echo "== CRD drift check"; npm run --silent crds:check
 echo "== generated types drift check"; npm run --silent types:check
-# Typecheck and lint are independent and each mostly single-threaded: run side by side, report each in full.
-echo "== typecheck and lint"
+# Typecheck, lint and the import-cycle check are independent and each mostly single-threaded: run side by side,
+# report each in full. A cycle is refused because a module evaluated half-way hands its importer undefined exports.
+echo "== typecheck, lint, import cycles"
 logs=$(mktemp -d)
-npm run --silent typecheck > "$logs/typecheck" 2>&1 & typecheck=$!
-npm run --silent lint > "$logs/lint" 2>&1 & lint=$!
+declare -A pids
+for check in typecheck lint cycles; do
+  npm run --silent "$check" > "$logs/$check" 2>&1 & pids[$check]=$!
+done
 failed=0
-wait "$typecheck" || { echo "typecheck failed:"; failed=1; }
-cat "$logs/typecheck"
-wait "$lint" || { echo "lint failed:"; failed=1; }
-cat "$logs/lint"
+for check in typecheck lint cycles; do
+  wait "${pids[$check]}" || { echo "$check failed:"; failed=1; }
+  cat "$logs/$check"
+done
 rm -rf "$logs"
 [ "$failed" -eq 0 ]
 echo "== tests"; npm test --silent

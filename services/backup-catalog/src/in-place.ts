@@ -3,7 +3,7 @@ import { DEFAULT_ENGINE_PORTS, type StrataPrincipal } from '@sigil/proto/strata'
 import { BACKUP_PHASES, enqueueJob, newRunId, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
 import type { Tx } from './db.ts';
 import type { RestorePlan } from './plans.ts';
-import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restores.ts';
+import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 import { loadTargetBundle, type TargetBundle } from './stores.ts';
 import type { RestoreRow } from './views.ts';
 

@@ -5,7 +5,7 @@ import { assertProgressReport, decodeStrataReport } from '@sigil/proto/strata-wi
 import { BACKUP_PHASES, backupEvent, type BackupDeps } from './backups.ts';
 import { recordBackupOutcome } from './conditions.ts';
 import { bumpCatalogVersion, catalogVersion, type Tx } from './db.ts';
-import { restoreEvent } from './restores.ts';
+import { restoreEvent } from './restore-steps.ts';
 import { recordSegment, refreshChain } from './segments.ts';
 import { recordVerification } from './verification.ts';
 import { createInPlaceRestores, wayBack } from './in-place.ts';

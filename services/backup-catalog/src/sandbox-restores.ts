@@ -6,7 +6,7 @@ import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { enqueueJob, newRunId, type BackupDeps } from './backups.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import { loadTargetBundle } from './stores.ts';
-import { chooseBackup, databasesOf, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restores.ts';
+import { chooseBackup, databasesOf, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 
 type SandboxCreateJob = StrataJobs['sandbox.create'];
 

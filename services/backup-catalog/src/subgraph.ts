@@ -5,7 +5,8 @@ import type { StrataPrincipal } from '@sigil/proto/strata';
 import { findBackup, type BackupQueries } from './backup-queries.ts';
 import type { Db } from './db.ts';
 import type { Resolvers } from './gen/graphql.ts';
-import { splitTarget, type RestoreService } from './restores.ts';
+import { splitTarget } from './restore-steps.ts';
+import type { RestoreService } from './restores.ts';
 import type { TargetFilters, TargetService } from './targets.ts';
 import { backupView, type restoreView } from './views.ts';
 

@@ -13,30 +13,9 @@ import { promisify } from 'node:util';
 import { directorySize } from './disk.ts';
 import { mariadbServer } from './mariadb.ts';
 import { postgresServer } from './postgres.ts';
-import type { RuntimeState, SandboxRuntime, ServerSpec } from './types.ts';
+import { type EngineServer, LOOPBACK, type RunAs, type RuntimeState, type SandboxRuntime, type ServerSpec } from './types.ts';
 
 const execFileAsync = promisify(execFile);
-export const LOOPBACK = '127.0.0.1';
-
-export interface RunAs {
-  uid: number;
-  gid: number;
-}
-
-/** How one engine's server is created, started and probed (postgres.ts, mariadb.ts). */
-export interface EngineServer {
-  /** Creates the data directory `dir/data` with `spec`'s admin. */
-  init(dir: string, spec: ServerSpec, user: RunAs | undefined): Promise<void>;
-  /** The command line that runs the server on `port`. */
-  command(dir: string, spec: ServerSpec, port: number): { command: string; args: string[] };
-  /** Resolves when the server answers `spec`'s admin on `port`, rejects with why not. */
-  probe(spec: ServerSpec, port: number): Promise<void>;
-  /** The account the server runs as when we are root. */
-  account: string;
-  /** The signal of a quick, clean shutdown (postgres: SIGINT, "fast"; mariadbd: SIGTERM). */
-  stopSignal: NodeJS.Signals;
-}
-
 const SERVERS: Record<ServerSpec['engine'], EngineServer> = { postgres: postgresServer, mysql: mariadbServer };
 
 export function runAsAccount(account: string): RunAs | undefined {

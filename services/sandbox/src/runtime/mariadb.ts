@@ -4,8 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import type { EngineServer, RunAs } from './local.ts';
-import { LOOPBACK } from './local.ts';
+import { type EngineServer, LOOPBACK, type RunAs } from './types.ts';
 
 const execFileAsync = promisify(execFile);
 const SEARCH = ['/usr/sbin', '/usr/local/sbin', '/usr/bin', '/usr/local/bin'];

@@ -4,8 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { EngineServer, RunAs } from './local.ts';
-import { LOOPBACK } from './local.ts';
+import { type EngineServer, LOOPBACK, type RunAs } from './types.ts';
 
 const execFileAsync = promisify(execFile);
 

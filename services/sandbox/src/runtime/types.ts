@@ -34,3 +34,24 @@ export interface SandboxRuntime {
   /** Bytes the server's data use. */
   usedBytes(state: RuntimeState): Promise<number>;
 }
+
+export const LOOPBACK = '127.0.0.1';
+
+export interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** How one engine's server is created, started and probed (postgres.ts, mariadb.ts). */
+export interface EngineServer {
+  /** Creates the data directory `dir/data` with `spec`'s admin. */
+  init(dir: string, spec: ServerSpec, user: RunAs | undefined): Promise<void>;
+  /** The command line that runs the server on `port`. */
+  command(dir: string, spec: ServerSpec, port: number): { command: string; args: string[] };
+  /** Resolves when the server answers `spec`'s admin on `port`, rejects with why not. */
+  probe(spec: ServerSpec, port: number): Promise<void>;
+  /** The account the server runs as when we are root. */
+  account: string;
+  /** The signal of a quick, clean shutdown (postgres: SIGINT, "fast"; mariadbd: SIGTERM). */
+  stopSignal: NodeJS.Signals;
+}
