@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
@@ -110,6 +111,8 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: hideInternals,
+    // No usage reporting to Apollo, so no inline traces either (and their protobuf library stays unloaded).
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
     validationRules: [
       maxDepthRule({ n: limits.maxDepth, ...REPORT_AS_VALIDATION_ERROR }),
       costLimitRule({ maxCost: limits.maxCost, ...REPORT_AS_VALIDATION_ERROR }),

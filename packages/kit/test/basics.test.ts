@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { AppError, toProblem } from '../src/errors.ts';
 import { normalizeRequestId } from '../src/http/request-id.ts';
 import { decodeCursor, encodeCursor, toPage } from '../src/pagination.ts';

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { pino } from 'pino';
 import type { Express } from 'express';
-import { createContractApp, problemRenderer, strataErrorRenderer, type ContractOperation, type ErrorRenderer } from '../src/api/index.ts';
+import { createContractApp, problemRenderer, type ContractOperation, type ErrorRenderer } from '../src/api/index.ts';
+import { strataErrorRenderer } from '../src/api/strata-app.ts';
 import { AppError } from '../src/errors.ts';
 import { clientAddress } from '../src/http/client-address.ts';
 

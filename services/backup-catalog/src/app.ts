@@ -1,5 +1,5 @@
 import type { Express, Request } from 'express';
-import { createStrataApp } from '@sigil/kit/api';
+import { createStrataApp } from '@sigil/kit/api/strata';
 import { mountStrataSubgraph } from '@sigil/kit/graphql';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';

@@ -1,4 +1,4 @@
-import type { WriteRecord } from '@sigil/kit/api';
+import type { WriteRecord } from '@sigil/kit/api/strata';
 import type { Db } from './db.ts';
 
 /** The console's audit log: every write, whatever its outcome, newest first when read. */

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createStrataApp, type WriteRecord } from '@sigil/kit/api';
+import { createStrataApp, type WriteRecord } from '@sigil/kit/api/strata';
 import { mountStrataSubgraph } from '@sigil/kit/graphql';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WriteRecord } from '@sigil/kit/api';
+import type { WriteRecord } from '@sigil/kit/api/strata';
 import { strataEventSubject, type StrataReport } from '@sigil/proto/strata-jobs';
 import { assertStrataReport } from '@sigil/proto/strata-wire';
 import type { DbOrTx } from './db.ts';

@@ -1,6 +1,5 @@
 export * from './contract-app.ts';
 export * from './sigil-app.ts';
-export * from './strata-app.ts';
 export * from './validation.ts';
 export * from './media-types.ts';
 export * from './idempotency.ts';

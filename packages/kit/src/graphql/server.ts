@@ -1,5 +1,6 @@
 import express, { type Express, type Request } from 'express';
 import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse, type GraphQLFormattedError, type GraphQLScalarType } from 'graphql';
@@ -38,6 +39,9 @@ export async function serveSubgraph<TContext extends BaseContext>(
     // Never a stack trace or a server path in an answer, whatever NODE_ENV says.
     includeStacktraceInErrorResponses: false,
     introspection: true,
+    // Traces for Apollo's usage reporting, which the gateway never asks for: not loading them saves the protobuf
+    // library (~0.7 MiB of heap per process).
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
   });
   await server.start();
   app.use('/graphql', express.json(), expressMiddleware(server, { context: ({ req }) => contextOf(req) }));
