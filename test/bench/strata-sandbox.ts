@@ -39,6 +39,7 @@ import pg from 'pg';
 import { createStrataPrincipalSigner, createStrataPrincipalVerifier, generateInternalKeyPair } from '@sigil/kit/auth';
 import { silentLogger, strataPrincipal, testNatsUrl, testPostgresAdminUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import { STRATA } from '@sigil/proto/strata';
+import { serviceNodeFlags } from '@sigil/local-stack';
 import { strataProgressWildcard } from '@sigil/proto/strata-jobs';
 import { stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { startWorker, type Worker } from '@strata/mover';
@@ -77,8 +78,8 @@ const READY_TIMEOUT_MS = Math.max(20, 20 * GB) * 60_000;
 const QUERY_SQL = 'SELECT id, email, name, country FROM customers ORDER BY id LIMIT 10';
 const QUERY_ROUNDS = 4;
 const QUERY_WARMUP = 20;
-/** The stack's Node flags for its services (infra/local/src/stack.ts): the gateway runs as it runs there. */
-const STACK_NODE_FLAGS = (process.env.STACK_NODE_FLAGS ?? '--max-semi-space-size=1 --max-old-space-size=96').split(/\s+/).filter(Boolean);
+/** The stack's Node flags for its services: the gateway runs as it runs there. */
+const STACK_NODE_FLAGS = serviceNodeFlags();
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');

@@ -16,6 +16,7 @@ import { parseSecretsKey } from '@sigil/kit/crypto';
 import { newId } from '@sigil/kit/ids';
 import { freshTestDatabase, testNatsUrl } from '@sigil/kit/testing';
 import { createEvent, eventSubject, type DomainEvent } from '@sigil/proto/events';
+import { serviceNodeFlags } from '@sigil/local-stack';
 import { createDb } from '@sigil/webhooks/db';
 import { createSecretBox } from '@sigil/webhooks/secrets';
 
@@ -61,8 +62,8 @@ async function addEndpoint(url: string): Promise<void> {
 for (let i = 0; i < ENDPOINTS; i++) await addEndpoint(await receiver());
 
 const listenFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-webhooks-')), 'url');
-// The stack's flags for its services (infra/local/src/stack.ts): a small young generation, a capped old one.
-const service: ChildProcess = spawn(process.execPath, [...(process.env.STACK_NODE_FLAGS ?? '--max-semi-space-size=1 --max-old-space-size=96').split(/\s+/).filter(Boolean), path.join(root, 'services/webhooks/src/main.ts')], {
+// The stack's flags for its services: a small young generation, a capped old one.
+const service: ChildProcess = spawn(process.execPath, [...serviceNodeFlags(), path.join(root, 'services/webhooks/src/main.ts')], {
   env: {
     PATH: process.env.PATH,
     LISTEN_URL_FILE: listenFile,

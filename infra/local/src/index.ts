@@ -4,7 +4,7 @@ export { createSmtpSink, waitForMessage } from './smtp-sink.ts';
 export type { SinkMessage, SmtpSink, SmtpSinkOptions } from './smtp-sink.ts';
 export { LOCAL_S3_ACCESS_KEY, LOCAL_S3_REGION, LOCAL_S3_SECRET_KEY, startS3, type S3Handle } from './s3.ts';
 export { freePort } from './net.ts';
-export { startStack, STACK_SERVICES } from './stack.ts';
+export { serviceNodeFlags, startStack, STACK_SERVICES } from './stack.ts';
 export type { Stack, StackOptions, StackService, SeedResult } from './stack.ts';
 export { probeMysql, startMariadb } from './mariadb.ts';
 export { startPostgres } from './postgres.ts';
