@@ -136,6 +136,11 @@ export interface ResourceRepository {
    */
   updateStatus(conn: DbOrTx, kind: StoredKind, namespace: string, name: string, update: StatusUpdate): Promise<{ before: Record<string, unknown>; after: Record<string, unknown> } | undefined>;
   patchSpec(db: DbOrTx, kind: StoredKind, namespace: string, name: string, spec: Record<string, unknown>): Promise<void>;
+  /**
+   * Takes the resource's row lock in the caller's transaction; false when it does not exist. Writers lock a target's
+   * row before the catalog version's (`bumpCatalogVersion`), so two of them never wait on each other in a circle.
+   */
+  lock(tx: Tx, kind: StoredKind, namespace: string, name: string): Promise<boolean>;
 }
 
 export function createResourceRepository(db: Db, secrets: SecretStore): ResourceRepository {
@@ -157,10 +162,13 @@ export function createResourceRepository(db: Db, secrets: SecretStore): Resource
       status: (row.status ?? {}) as Record<string, unknown>,
     };
   };
+  const lock: ResourceRepository['lock'] = async (tx, kind, namespace, name) => {
+    const locked = await tx.$queryRawUnsafe<unknown[]>('SELECT 1 FROM resources WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE', kind, namespace, name);
+    return locked.length > 0;
+  };
   const updateStatus: ResourceRepository['updateStatus'] = async (conn, kind, namespace, name, update) => {
     const run = async (tx: Tx) => {
-      const locked = await tx.$queryRawUnsafe<unknown[]>('SELECT 1 FROM resources WHERE kind = $1 AND namespace = $2 AND name = $3 FOR UPDATE', kind, namespace, name);
-      const row = locked.length ? await tx.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } }) : null;
+      const row = (await lock(tx, kind, namespace, name)) ? await tx.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } }) : null;
       if (!row) return undefined;
       const resource = toStored<Record<string, unknown>>(row);
       const after = await update(resource, tx);
@@ -218,6 +226,7 @@ export function createResourceRepository(db: Db, secrets: SecretStore): Resource
       await updateStatus(conn, kind, namespace, name, (resource) => ({ ...resource.status, ...status }));
     },
     updateStatus,
+    lock,
     async patchSpec(conn, kind, namespace, name, spec) {
       const row = await conn.resource.findUnique({ where: { kind_namespace_name: { kind, namespace, name } } });
       if (!row) return;

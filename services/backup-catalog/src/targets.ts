@@ -154,6 +154,8 @@ export function createTargetService(deps: BackupDeps) {
             // A suspended target's slots pass without a run, and without a word: suspending says so already.
           } else if (decision.run) {
             try {
+              // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
+              await resources.lock(tx, 'BackupTarget', namespace, name);
               const bundle = await loadTargetBundle(tx, resources, namespace, name);
               queued.push(await queueBackup(tx, bundle, { reason: 'scheduled', requestedBy: 'scheduler' }, now));
               scheduled = { type: CONDITION.scheduled, status: 'True', reason: 'RunQueued', message: `the run of ${slot} was queued` };
