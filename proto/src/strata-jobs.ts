@@ -117,6 +117,18 @@ export function segmentKey(storePrefix: string, namespace: string, target: strin
   return `${root ? `${root}/` : ''}${namespace}/${target}/wal/${tl}/${name}${partial}${compressed ? '.zst' : ''}.age`;
 }
 
+/**
+ * Beside each segment, the report that recorded it, as plain JSON (`<segment key>.json`): what the catalog's mirror
+ * rebuilds its segment records from when the catalog database is lost. It holds positions, times and checksums only.
+ */
+export function segmentReportKey(segmentKey: string): string {
+  return `${segmentKey}.json`;
+}
+
+export function isSegmentReportKey(key: string): boolean {
+  return key.includes('/wal/') && key.endsWith('.age.json');
+}
+
 export function inventoryKey(base: string, compressed: boolean): string {
   return `${base}catalog/inventory.json${compressed ? '.zst' : ''}.age`;
 }

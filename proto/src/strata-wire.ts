@@ -71,6 +71,11 @@ export function decodeStrataReport(payload: unknown): StrataReport {
   return report;
 }
 
+/** Throws a StrataWireError unless `data` is valid data of a `type` report (a report kept in the store, say). */
+export function assertStrataReportData<K extends keyof StrataReports>(type: K, data: unknown): asserts data is StrataReports[K] {
+  check(compiled().reports.get(type) as JsonSchemaValidateFunction, data, `a ${type} report`);
+}
+
 /** Throws a StrataWireError unless `report` is a valid report (the mover before publishing). */
 export function assertStrataReport(report: StrataReport): void {
   decodeStrataReport(report);

@@ -11,6 +11,7 @@ import { startWorker, type Worker } from '@strata/mover';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { serve, startSandboxHarness } from '@strata/sandbox/testing';
 import { createS3Client, removeObjects } from '@strata/stream';
+import { expectChangeLogRebuilt } from './rebuilt-change-log.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -25,6 +26,8 @@ let admin: mysql.Connection;
 let h: CatalogHarness;
 let worker: Worker;
 let ticker: NodeJS.Timeout;
+/** The stack's resources as applied (YAML). */
+let docs: string;
 const written: Array<{ id: number; at: number }> = [];
 /** Seconds of the window in which nothing was committed (found by the restore test, used by the sandbox test). */
 let quietSeconds: number[] = [];
@@ -68,7 +71,7 @@ beforeAll(async () => {
   const recipient = execFileSync('age-keygen', ['-y', path.join(dir, 'identity.txt')]).toString().trim();
   h = await startCatalogHarness('pitr_mariadb');
   worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
-  const docs = stackDocuments({ bucket, recipients: [recipient], identity, mysql: { host: '127.0.0.1', port: server.port, username: 'root' }, databases: { mysql: ['shop'] }, pitr: { enabled: true, partialInterval: '2s' } });
+  docs = stackDocuments({ bucket, recipients: [recipient], identity, mysql: { host: '127.0.0.1', port: server.port, username: 'root' }, databases: { mysql: ['shop'] }, pitr: { enabled: true, partialInterval: '2s' } });
   const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
   expect(applied.status, JSON.stringify(applied.body)).toBe(200);
   await h.runtime.mirror();
@@ -189,6 +192,12 @@ describe('a download to a moment (mariadb)', () => {
     const readme = await (await fetch(restore.downloadURL)).text();
     expect(readme).toMatch(/mariadb-binlog --start-position=\d+ --database=shop --rewrite-db='shop->restored' (--stop-datetime='[^']+' )?binlogs\//);
     expect(readme).toContain('| mariadb restored');
+  });
+});
+
+describe('the catalog database lost (mariadb)', () => {
+  it('brings the binlog segments and the window back from the store', async () => {
+    await expectChangeLogRebuilt(h, docs, 'default/mysql-main', 3);
   });
 });
 

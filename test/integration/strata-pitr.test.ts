@@ -11,6 +11,7 @@ import { startWorker, type Worker } from '@strata/mover';
 import { createS3Client, listKeys, removeObjects } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { serve, startSandboxHarness } from '@strata/sandbox/testing';
+import { expectChangeLogRebuilt } from './rebuilt-change-log.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -25,6 +26,8 @@ let admin: pg.Client;
 let h: CatalogHarness;
 let worker: Worker;
 let ticker: NodeJS.Timeout;
+/** The stack's resources as applied (YAML). */
+let docs: string;
 const restored: string[] = [];
 
 interface Written {
@@ -104,7 +107,7 @@ beforeAll(async () => {
   const recipient = execFileSync('age-keygen', ['-y', path.join(dir, 'identity.txt')]).toString().trim();
   h = await startCatalogHarness('pitr');
   worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
-  const docs = stackDocuments({
+  docs = stackDocuments({
     bucket,
     recipients: [recipient],
     identity,
@@ -278,6 +281,10 @@ describe('point-in-time restore (postgres)', () => {
     const res = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'new', at: future, host: '127.0.0.1', port: server.port, database: 'never', credentialsSecret: 'postgres-credentials' });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/outside every change-capture window/);
+  });
+
+  it('brings the segments and the window back after the catalog database is lost', async () => {
+    await expectChangeLogRebuilt(h, docs, 'default/postgres-main', 4);
   });
 
   it('reports a deleted segment as a broken chain, and restores before the break still work', async () => {

@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
-import { isManifestKey } from '@sigil/proto/strata-jobs';
-import { createS3Client, ensureBucket, listKeys, downloadStream } from '@strata/stream';
+import { isManifestKey, isSegmentReportKey, type StrataReports } from '@sigil/proto/strata-jobs';
+import { assertStrataReportData } from '@sigil/proto/strata-wire';
+import { createS3Client, ensureBucket, listKeys, downloadStream, type S3Client } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { CONDITION, withConditions, type ConditionInput } from './conditions.ts';
 import { bumpCatalogVersion } from './db.ts';
 import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
-import { refreshChain } from './segments.ts';
+import { recordSegment, refreshChain } from './segments.ts';
 import { findPolicy, storeAccess } from './stores.ts';
 import type { StoredResource } from './resources.ts';
 
@@ -23,8 +24,8 @@ interface MirroredManifest {
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 
 /**
- * Mirrors every backup found in each store into Backup records: after the catalog database is lost,
- * the next pass brings every backup back. Also checks each store (writable stores get their bucket
+ * Mirrors every backup and change-log segment found in each store into the catalog's records: after the catalog
+ * database is lost, the next pass brings them back. Also checks each store (writable stores get their bucket
  * created) and records the outcome in the store's Mirrored condition.
  */
 export async function mirrorStores(deps: BackupDeps): Promise<number> {
@@ -46,8 +47,10 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     const prefix = access.prefix ? `${access.prefix.replace(/\/+$/, '')}/` : '';
     let created = 0;
     const stored = new Set<string>();
+    const segmentReports: string[] = [];
     for await (const key of listKeys(client, access.bucket, prefix)) {
       stored.add(key);
+      if (isSegmentReportKey(key)) segmentReports.push(key);
       if (!isManifestKey(key)) continue;
       const id = key.split('/').at(-2) ?? '';
       if (!id || known.has(id)) continue;
@@ -81,8 +84,9 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
       known.add(id);
       created += 1;
     }
+    const segments = await importSegments(deps, client, access.bucket, stored, segmentReports);
     const missing = await checkSegments(deps, store, stored);
-    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)${missing ? `; ${missing} change-log segment(s) are missing from the store` : ''}` }, {
+    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)${segments ? ` and ${segments} change-log segment(s)` : ''}${missing ? `; ${missing} change-log segment(s) are missing from the store` : ''}` }, {
       lastImportTime: importedAt,
       lastImportCreated: created,
     });
@@ -91,6 +95,34 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'False', reason: 'MirrorFailed', message: (error as Error).message }, {});
     return 0;
   }
+}
+
+/**
+ * Records the segments the store holds and the catalog does not know, from the report kept beside each (the mover
+ * writes it before reporting): after the catalog database is lost, the change-capture windows come back with the
+ * backups. Oldest first, so a finished segment replaces its partial uploads as it did when reported; a partial whose
+ * finished segment is known is left out.
+ */
+async function importSegments(deps: BackupDeps, client: S3Client, bucket: string, stored: Set<string>, reportKeys: string[]): Promise<number> {
+  const known = new Set((await deps.db.segment.findMany({ select: { key: true } })).map((r) => r.key));
+  const unknown = reportKeys.filter((key) => stored.has(key.slice(0, -'.json'.length)) && !known.has(key.slice(0, -'.json'.length)));
+  if (unknown.length === 0) return 0;
+  const reports: Array<StrataReports['segment.uploaded']> = [];
+  for (const key of unknown) {
+    const data: unknown = JSON.parse((await readSmall(await downloadStream(client, bucket, key))).toString('utf8'));
+    assertStrataReportData('segment.uploaded', data);
+    if (data.segment.key === key.slice(0, -'.json'.length)) reports.push(data);
+  }
+  const finished = await deps.db.segment.findMany({ where: { partial: false }, select: { namespace: true, targetName: true, timeline: true, name: true } });
+  const fileOf = (namespace: string, target: string, timeline: number, name: string) => `${namespace}/${target}/${timeline}/${name}`;
+  const done = new Set([...finished.map((f) => fileOf(f.namespace, f.targetName, f.timeline, f.name)), ...reports.filter((r) => !r.segment.partial).map((r) => fileOf(r.namespace, r.name, r.segment.timeline, r.segment.name))]);
+  let imported = 0;
+  for (const report of reports.sort((a, b) => a.segment.uploadedAt.localeCompare(b.segment.uploadedAt))) {
+    if (report.segment.partial && done.has(fileOf(report.namespace, report.name, report.segment.timeline, report.segment.name))) continue;
+    await deps.db.$transaction((tx) => recordSegment(deps, tx, report));
+    imported += 1;
+  }
+  return imported;
 }
 
 /** A segment uploaded this long ago must be listed; a younger one may still be on its way. */

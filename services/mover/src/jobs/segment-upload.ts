@@ -1,6 +1,6 @@
 /** What the WAL and binlog streamers share: uploading one segment and reporting it, and waiting for a streamer's lock. */
 import fs from 'node:fs';
-import { segmentKey, type SegmentReport, type StreamJob } from '@sigil/proto/strata-jobs';
+import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
 import { runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
@@ -19,7 +19,7 @@ export interface SegmentFile {
   coveredUntil?: string;
 }
 
-/** Compresses, encrypts and uploads a segment, then reports it; answers its key. */
+/** Compresses, encrypts and uploads a segment, keeps its report beside it, then reports it; answers its key. */
 export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
   const key = segmentKey(job.store.prefix, job.namespace, job.name, segment.timeline, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
   const stored = await runUploadPipeline({
@@ -54,7 +54,11 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
     uploadedAt: new Date().toISOString(),
     ...(segment.coveredUntil ? { coveredUntil: segment.coveredUntil } : {}),
   };
-  await reporter.report('segment.uploaded', { streamId: job.streamId, namespace: job.namespace, name: job.name, segment: report });
+  const uploaded: StrataReports['segment.uploaded'] = { streamId: job.streamId, namespace: job.namespace, name: job.name, segment: report };
+  // Kept beside the segment before it is reported, so a catalog that lost its database can record it again.
+  const sidecar = Buffer.from(JSON.stringify(uploaded));
+  await client.putObject(job.store.bucket, segmentReportKey(key), sidecar, sidecar.length, { 'Content-Type': 'application/json' });
+  await reporter.report('segment.uploaded', uploaded);
   return key;
 }
 
