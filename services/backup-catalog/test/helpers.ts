@@ -81,3 +81,19 @@ export async function until<T>(read: () => Promise<T>, ready: (value: T) => bool
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * A store no mover ever reaches (port 9 on loopback) and the secret it and the targets name (`creds`): for tests
+ * where the test itself plays the mover, or no mover runs.
+ */
+export function offlineStoreDocuments(recipient: string): string[] {
+  return [
+    `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`,
+    `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupStore
+metadata: { name: local }
+spec:
+  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
+  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
+  ];
+}

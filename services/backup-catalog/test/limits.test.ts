@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchQueued } from '../src/backups.ts';
-import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: dispatched backups stay Running, so the limits can be observed. */
 let h: CatalogHarness;
@@ -26,13 +26,7 @@ beforeAll(async () => {
   h = await startCatalogHarness('limits');
   const { recipient } = await generateAgeIdentity();
   const docs = [
-    `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`,
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupStore
-metadata: { name: local }
-spec:
-  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
-  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
+    ...offlineStoreDocuments(recipient),
     policy('limited', { perHost: 1, global: 2, priority: 0 }),
     policy('urgent', { perHost: 1, global: 2, priority: 10 }),
     target('a', 'db1.internal', 'limited'),

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCatalogHarness, generateAgeIdentity, until, type CatalogHarness } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, until, type CatalogHarness } from './helpers.ts';
 
 /**
  * Every writer takes a target's row lock before the catalog version's. A report handler does (status, then version);
@@ -12,13 +12,7 @@ beforeAll(async () => {
   h = await startCatalogHarness('lockorder');
   const { recipient } = await generateAgeIdentity();
   const docs = [
-    `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`,
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupStore
-metadata: { name: local }
-spec:
-  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
-  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
+    ...offlineStoreDocuments(recipient),
     `apiVersion: backups.strata.dev/v1alpha1
 kind: BackupPolicy
 metadata: { name: nightly }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStrataOpenApi } from '@sigil/proto/strata-openapi';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, type CatalogHarness } from './helpers.ts';
 
 let h: CatalogHarness;
 let recipient: string;
@@ -23,14 +23,9 @@ spec:
   credentials: { secretRef: { name: creds } }
   policy: nightly`;
 
-const store = () => `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupStore
-metadata: { name: local }
-spec:
-  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
-  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`;
+const store = () => offlineStoreDocuments(recipient)[1]!;
 
-const secret = `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`;
+const secret = offlineStoreDocuments('')[0]!;
 
 const apply = (docs: string[]) => h.call('restorer-admin', 'post', '/api/v1/resources', docs.join('\n---\n'), 'application/yaml');
 

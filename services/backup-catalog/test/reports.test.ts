@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import { startCatalogHarness, generateAgeIdentity, until, type CatalogHarness } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */
 let h: CatalogHarness;
@@ -10,13 +10,7 @@ beforeAll(async () => {
   h = await startCatalogHarness('reports');
   const { recipient } = await generateAgeIdentity();
   const docs = [
-    `apiVersion: v1\nkind: Secret\nmetadata: { name: creds }\nstringData: { username: u, password: p, accessKeyId: a, secretAccessKey: s }`,
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupStore
-metadata: { name: local }
-spec:
-  s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
-  encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
+    ...offlineStoreDocuments(recipient),
     `apiVersion: backups.strata.dev/v1alpha1
 kind: BackupPolicy
 metadata: { name: nightly }
