@@ -113,21 +113,24 @@ async function replayChanges(job: RestoreJob, client: S3Client, manifest: { posi
   if (!position?.binlogFile || position.binlogPos === undefined) throw new Error('the backup records no binlog position; it cannot be rolled forward');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
   try {
-    const files: Array<{ name: string; file: string }> = [];
+    const files: Array<{ name: string; file: string; label: string }> = [];
     for (const segment of job.segments ?? []) {
       const file = path.join(dir, segment.name);
       await runDownloadPipeline({
         client, bucket: job.store.bucket, key: segment.key, expectedSha256: segment.sha256, identity: job.store.identity, compression: segment.compression,
         sink: fs.createWriteStream(file), bandwidthBytesPerSecond: job.bandwidthBytesPerSecond, stallTimeoutMs: job.stallTimeoutMs, signal,
       });
-      files.push({ name: segment.name, file });
+      files.push({ name: segment.name, file, label: `${segment.name}${segment.partial ? ' (partial)' : ''}` });
     }
     for (const [source, target] of names) {
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `replay binlogs into ${target}`, bytes: 0, totalBytes: 0 });
       const own = manifest.objects?.find((o) => o.role === 'data' && o.database === source)?.position;
       const first = own?.binlogFile ? files.findIndex((f) => f.name === own.binlogFile) : -1;
       const [from, start] = first >= 0 && own?.binlogPos !== undefined ? [files.slice(first), own.binlogPos] : [files, position.binlogPos];
-      await replayBinlogs(job.destination, from.map((f) => f.file), start, source, target, job.at);
+      await replayBinlogs(job.destination, from.map((f) => f.file), start, source, target, job.at).catch((error: unknown) => {
+        // Which binlogs, from where: what tells a damaged segment from a wrong choice of them.
+        throw new Error(`${(error as Error).message} (replaying ${from.map((f) => f.label).join(', ')} from position ${start})`, { cause: error });
+      });
     }
     return `; binlogs replayed from ${position.binlogFile}:${position.binlogPos}${job.at ? ` to the end of the second of ${job.at}` : ''}`;
   } finally {
