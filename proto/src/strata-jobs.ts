@@ -129,6 +129,11 @@ export function isSegmentReportKey(key: string): boolean {
   return key.includes('/wal/') && key.endsWith('.age.json');
 }
 
+/** The segment a report kept beside it describes (the inverse of `segmentReportKey`). */
+export function segmentKeyOfReport(reportKey: string): string {
+  return reportKey.replace(/\.json$/, '');
+}
+
 export function inventoryKey(base: string, compressed: boolean): string {
   return `${base}catalog/inventory.json${compressed ? '.zst' : ''}.age`;
 }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { isManifestKey, isSegmentReportKey, type StrataReports } from '@sigil/proto/strata-jobs';
+import { isManifestKey, isSegmentReportKey, segmentKeyOfReport, type StrataReports } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { createS3Client, ensureBucket, listKeys, downloadStream, type S3Client } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
@@ -105,13 +105,13 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
  */
 async function importSegments(deps: BackupDeps, client: S3Client, bucket: string, stored: Set<string>, reportKeys: string[]): Promise<number> {
   const known = new Set((await deps.db.segment.findMany({ select: { key: true } })).map((r) => r.key));
-  const unknown = reportKeys.filter((key) => stored.has(key.slice(0, -'.json'.length)) && !known.has(key.slice(0, -'.json'.length)));
+  const unknown = reportKeys.filter((key) => stored.has(segmentKeyOfReport(key)) && !known.has(segmentKeyOfReport(key)));
   if (unknown.length === 0) return 0;
   const reports: Array<StrataReports['segment.uploaded']> = [];
   for (const key of unknown) {
     const data: unknown = JSON.parse((await readSmall(await downloadStream(client, bucket, key))).toString('utf8'));
     assertStrataReportData('segment.uploaded', data);
-    if (data.segment.key === key.slice(0, -'.json'.length)) reports.push(data);
+    if (data.segment.key === segmentKeyOfReport(key)) reports.push(data);
   }
   const finished = await deps.db.segment.findMany({ where: { partial: false }, select: { namespace: true, targetName: true, timeline: true, name: true } });
   const fileOf = (namespace: string, target: string, timeline: number, name: string) => `${namespace}/${target}/${timeline}/${name}`;

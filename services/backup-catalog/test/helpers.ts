@@ -5,6 +5,7 @@ import request from 'supertest';
 import { connectBus, startOutboxRelay, type Bus } from '@sigil/kit/bus';
 import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, testNatsUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import type { StrataRole } from '@sigil/proto';
+import { generateAgeIdentity } from '@strata/stream';
 import { createApp } from '../src/app.ts';
 import { startCatalog, type CatalogRuntime } from '../src/catalog.ts';
 
@@ -69,7 +70,7 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
 }
 
 /** A real age key pair from the mover's implementation. */
-export { generateAgeIdentity } from '@strata/stream';
+export { generateAgeIdentity };
 
 /** Reads until `ready` holds (bounded polling, for what happens after an answer: reports, background writes). */
 export async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 10_000): Promise<T> {
@@ -96,4 +97,16 @@ spec:
   s3: { endpoint: "http://127.0.0.1:9", region: us-east-1, bucket: b, credentialsSecret: { name: creds } }
   encryption: { ageRecipients: [${recipient}], identitySecret: { name: creds } }`,
   ];
+}
+
+/** A catalog harness with the offline store applied, and then `documents` (policies, targets) in the same request. */
+export async function startOfflineCatalog(name: string, documents: string[]): Promise<CatalogHarness> {
+  const harness = await startCatalogHarness(name);
+  const { recipient } = await generateAgeIdentity();
+  const res = await harness.call('restorer-admin', 'post', '/api/v1/resources', [...offlineStoreDocuments(recipient), ...documents].join('\n---\n'), 'application/yaml');
+  if (res.status !== 200) {
+    await harness.close();
+    throw new Error(`applying the test resources answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  return harness;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchQueued } from '../src/backups.ts';
-import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, type CatalogHarness } from './helpers.ts';
+import { startOfflineCatalog, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: dispatched backups stay Running, so the limits can be observed. */
 let h: CatalogHarness;
@@ -23,19 +23,14 @@ spec:
   policy: ${policyName}`;
 
 beforeAll(async () => {
-  h = await startCatalogHarness('limits');
-  const { recipient } = await generateAgeIdentity();
-  const docs = [
-    ...offlineStoreDocuments(recipient),
+  h = await startOfflineCatalog('limits', [
     policy('limited', { perHost: 1, global: 2, priority: 0 }),
     policy('urgent', { perHost: 1, global: 2, priority: 10 }),
     target('a', 'db1.internal', 'limited'),
     target('b', 'db1.internal', 'limited'),
     target('c', 'db1.internal', 'urgent'),
     target('d', 'db2.internal', 'limited'),
-  ].join('\n---\n');
-  const res = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  ]);
 });
 afterAll(async () => h?.close());
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, until, type CatalogHarness } from './helpers.ts';
+import { startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /**
  * Every writer takes a target's row lock before the catalog version's. A report handler does (status, then version);
@@ -9,10 +9,7 @@ import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, until,
 let h: CatalogHarness;
 
 beforeAll(async () => {
-  h = await startCatalogHarness('lockorder');
-  const { recipient } = await generateAgeIdentity();
-  const docs = [
-    ...offlineStoreDocuments(recipient),
+  h = await startOfflineCatalog('lockorder', [
     `apiVersion: backups.strata.dev/v1alpha1
 kind: BackupPolicy
 metadata: { name: nightly }
@@ -27,9 +24,7 @@ spec:
   endpoint: { host: db.internal, port: 5432 }
   credentials: { secretRef: { name: creds } }
   policy: nightly`,
-  ].join('\n---\n');
-  const res = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  ]);
 });
 afterAll(async () => h?.close());
 

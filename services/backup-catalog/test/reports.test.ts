@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import { startCatalogHarness, generateAgeIdentity, offlineStoreDocuments, until, type CatalogHarness } from './helpers.ts';
+import { startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */
 let h: CatalogHarness;
 
 beforeAll(async () => {
-  h = await startCatalogHarness('reports');
-  const { recipient } = await generateAgeIdentity();
-  const docs = [
-    ...offlineStoreDocuments(recipient),
+  h = await startOfflineCatalog('reports', [
     `apiVersion: backups.strata.dev/v1alpha1
 kind: BackupPolicy
 metadata: { name: nightly }
@@ -25,9 +22,7 @@ spec:
   credentials: { secretRef: { name: creds } }
   policy: nightly`,
     ),
-  ].join('\n---\n');
-  const res = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  ]);
 });
 afterAll(async () => h?.close());
 
