@@ -135,8 +135,10 @@ describe('point-in-time restore (mariadb)', () => {
     await writer;
     const end = Date.parse((await target()).windows.at(-1).to);
     const all: number[] = [];
+    // Quiet seconds followed, still inside the window, by a commit: the replay has to stop inside them. (After the
+    // window's last commit the catalog rightly replays every segment instead, and says so.)
     for (let s = Math.ceil(fullDone / 1000) + 1; s * 1000 + 1000 < end; s++) {
-      if (!written.some((w) => Math.floor(w.at / 1000) === s) && written.some((w) => w.at > s * 1000 + 1000)) all.push(s);
+      if (!written.some((w) => Math.floor(w.at / 1000) === s) && written.some((w) => w.at > s * 1000 + 1000 && w.at < end)) all.push(s);
     }
     expect(all.length).toBeGreaterThanOrEqual(5);
     // Five of them at random, in order.
