@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatLsn, parseLsn, parseWaldump, parseWalFileName, walFileName } from '../src/engines/postgres/wal.ts';
+import { cutCoverage } from '../src/jobs/stream.ts';
 
 const SEGMENT = 16 * 1024 * 1024;
 
@@ -31,5 +32,22 @@ describe('pg_waldump output', () => {
 
   it('a segment read to its end without an error ends where the next one begins', () => {
     expect(parseWaldump(commit('0/03FFFF00', '2026-11-25 19:25:03.5'), parseLsn('0/3000000'), SEGMENT).endPos).toBe(parseLsn('0/4000000'));
+  });
+});
+
+describe('what a partial cut covers', () => {
+  const began = new Date('2026-11-26T10:00:05.000Z');
+  const segment = parseLsn('0/5000000');
+
+  it('covers the moment the cut began once the receiver holds what the server had flushed', () => {
+    expect(cutCoverage({ endPos: segment + 0x2000n, lastTime: '2026-11-26T10:00:04.100000Z' }, segment + 0x2000n, began, false)).toEqual({ coveredUntil: began.toISOString() });
+  });
+
+  it('waits for a receiver behind the server, then covers only its last commit: a segment the server already left is no exception', () => {
+    const behind = { endPos: segment + 0x2000n, lastTime: '2026-11-26T10:00:01.250000Z' };
+    const serverInNextSegment = segment + BigInt(SEGMENT) + 0x400n;
+    expect(cutCoverage(behind, serverInNextSegment, began, false)).toBe('wait');
+    expect(cutCoverage(behind, serverInNextSegment, began, true)).toEqual({ coveredUntil: '2026-11-26T10:00:01.250000Z' });
+    expect(cutCoverage({ endPos: segment }, serverInNextSegment, began, true)).toEqual({});
   });
 });

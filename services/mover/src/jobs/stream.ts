@@ -144,12 +144,12 @@ class SegmentUploader {
         const copy = path.join(copyDir, name);
         fs.copyFileSync(path.join(this.dir, partial), copy);
         const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes);
-        const holds = summary.endPos >= flushed || flushed >= start + BigInt(this.server.segmentBytes);
-        if (!holds && Date.now() < deadline) {
+        const coverage = cutCoverage(summary, flushed, began, Date.now() >= deadline);
+        if (coverage === 'wait') {
           await sleep(200, this.signal);
           continue;
         }
-        const coveredUntil = holds ? began.toISOString() : summary.lastTime;
+        const { coveredUntil } = coverage;
         if (summary.endPos > this.lastPartialEnd && summary.endPos > start) {
           await this.upload(copy, name, summary, true, coveredUntil);
           this.lastPartialEnd = summary.endPos;
@@ -180,6 +180,17 @@ class SegmentUploader {
     this.partialKeys.delete(name);
     this.lastPartialEnd = -1n;
   }
+}
+
+/**
+ * What a partial segment cut at `began` covers: that moment once it holds the server's flush position of then;
+ * a receiver still behind (catching up after a restart, or a segment the server already left) covers only its
+ * last commit, and is first given time to catch up.
+ */
+export function cutCoverage(summary: { endPos: bigint; lastTime?: string }, flushed: bigint, began: Date, waitedOut: boolean): 'wait' | { coveredUntil?: string } {
+  if (summary.endPos >= flushed) return { coveredUntil: began.toISOString() };
+  if (!waitedOut) return 'wait';
+  return summary.lastTime ? { coveredUntil: summary.lastTime } : {};
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<undefined> {
