@@ -1,3 +1,4 @@
+import { AppError } from '@sigil/kit/errors';
 import type { SegmentObject } from '@sigil/proto/strata-jobs';
 import { presignGet, putObjectUnique, type S3Client } from '@strata/stream';
 
@@ -83,6 +84,20 @@ export interface BinlogBundleContent {
   ttlSeconds: number;
 }
 
+type BinlogPosition = { binlogFile?: string; binlogPos?: number };
+
+/**
+ * Where a dump's replay starts: its own position (each database is dumped in its own snapshot; older backups
+ * record only the backup's), in the binlog that holds it, which must be the first one given.
+ */
+export function replayStart(dump: { database?: string; position?: BinlogPosition }, backup: BinlogPosition | undefined, segments: SegmentObject[]): { startPosition: number; binlogs: SegmentObject[] } {
+  const position = dump.position?.binlogFile ? dump.position : backup;
+  if (!position?.binlogFile || position.binlogPos === undefined) throw new AppError('not-restorable', 'The backup records no binlog position; it cannot be rolled forward.');
+  const first = segments.findIndex((s) => s.name === position.binlogFile);
+  if (first < 0) throw new AppError('not-restorable', `The binlog ${position.binlogFile} holding the position of ${dump.database ?? 'the dump'} is not among the segments of the plan.`);
+  return { startPosition: position.binlogPos, binlogs: segments.slice(first) };
+}
+
 /** A download of a MariaDB/MySQL restore to a time: the dump, the binlogs after its position, and how to replay them. */
 export async function writeBinlogBundle(client: S3Client, bucket: string, where: Where, content: BinlogBundleContent): Promise<string> {
   const database = content.dump.database ?? 'DATABASE';
@@ -101,10 +116,12 @@ export async function writeBinlogBundle(client: S3Client, bucket: string, where:
     lines.push(`curl -fsS '${await presignGet(client, bucket, segment.key, content.ttlSeconds)}' | age -d -i identity.txt | ${unpack(segment)} > binlogs/${segment.name}`);
   }
   lines.push(
-    `TZ=UTC mariadb-binlog --start-position=${content.startPosition} --database=${database} --rewrite-db='${database}->restored'${stop ? ` --stop-datetime='${stop}'` : ''} ${content.segments.map((s) => `binlogs/${s.name}`).join(' ')} | mariadb restored`,
+    `TZ=UTC mariadb-binlog --start-position=${content.startPosition} --database=${database} --rewrite-db='${database}->restored'${stop ? ` --stop-datetime='${stop}'` : ''} ${content.segments.map((s) => `binlogs/${s.name}`).join(' ')} \\`,
+    `  | sed -E '/SET @@session\\.(gtid_seq_no|gtid_domain_id|server_id)=/d' | mariadb restored`,
     '```',
     '',
     stop ? `The replay stops at the end of the second of ${content.recoverTo} (binlogs keep whole seconds).` : 'The replay applies every binlog in the bundle.',
+    'The `sed` drops the statements that would give the replayed transactions their original GTIDs: the server logs them as new ones.',
     '',
   );
   return await putReadme(client, bucket, where, lines, content.ttlSeconds);

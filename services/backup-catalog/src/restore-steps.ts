@@ -39,6 +39,8 @@ export interface ManifestObject {
   database?: string;
   compression?: string;
   size?: number;
+  /** A MariaDB/MySQL dump's own binlog position (its snapshot; each database is dumped in its own). */
+  position?: { binlogFile?: string; binlogPos?: number };
 }
 
 export async function explicitBackup(tx: Tx, namespace: string, target: string, backupID: string): Promise<BackupRow> {

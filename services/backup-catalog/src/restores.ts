@@ -9,7 +9,7 @@ import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess } from './stores.ts';
 import { createInPlaceRestores } from './in-place.ts';
 import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, planMessage, segmentsOf, type ManifestObject, type RestoreRequest } from './restore-steps.ts';
-import { writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
+import { replayStart, writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from './views.ts';
 
 export interface RestoreDeps extends BackupDeps {
@@ -66,8 +66,8 @@ export function createRestoreService(deps: RestoreDeps) {
     } else if (request.mode === 'download' && segments.length) {
       const object = pickObject(dataObjects, request.database);
       const access = await storeAccess(tx, deps.secrets, bundle.store);
-      const startPosition = (manifest as { position?: { binlogPos?: number } }).position?.binlogPos ?? 4;
-      const url = await writeBinlogBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, { dump: object, segments, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
+      const { startPosition, binlogs } = replayStart(object, (manifest as { position?: ManifestObject['position'] }).position, segments);
+      const url = await writeBinlogBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, { dump: object, segments: binlogs, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
       row = await ready(url, `Point-in-time bundle of ${object.database ?? 'the backup'} from backup ${backup.id} with ${segments.length} binlogs${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to replay by hand`, object.database ?? '');
     } else if (request.mode === 'download') {
       const object = pickObject(dataObjects, request.database);

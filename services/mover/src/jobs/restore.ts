@@ -124,9 +124,12 @@ async function replayChanges(job: RestoreJob, client: S3Client, manifest: { posi
     }
     for (const [source, target] of names) {
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `replay binlogs into ${target}`, bytes: 0, totalBytes: 0 });
+      // The database's own position (its dump's snapshot); backups before it was recorded carry only the backup's.
       const own = manifest.objects?.find((o) => o.role === 'data' && o.database === source)?.position;
-      const first = own?.binlogFile ? files.findIndex((f) => f.name === own.binlogFile) : -1;
-      const [from, start] = first >= 0 && own?.binlogPos !== undefined ? [files.slice(first), own.binlogPos] : [files, position.binlogPos];
+      const at = own?.binlogFile && own.binlogPos !== undefined ? own : position;
+      const first = files.findIndex((f) => f.name === at.binlogFile);
+      if (first < 0) throw new Error(`the binlog ${at.binlogFile} holding the position of ${source} is not among the segments given (${files.map((f) => f.name).join(', ') || 'none'})`);
+      const [from, start] = [files.slice(first), at.binlogPos as number];
       await replayBinlogs(job.destination, from.map((f) => f.file), start, source, target, job.at).catch((error: unknown) => {
         // Which binlogs, from where: what tells a damaged segment from a wrong choice of them.
         throw new Error(`${(error as Error).message} (replaying ${from.map((f) => f.label).join(', ')} from position ${start})`, { cause: error });

@@ -5,6 +5,7 @@
  * `<file>:<offset>`; a finished file ends where the next one starts (`<next file>:0`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Transform, type TransformCallback } from 'node:stream';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { findExecutable } from '../process.ts';
 import { StderrTail } from '../tool-error.ts';
@@ -38,33 +39,51 @@ export interface BinlogSummary {
 
 const HEADER = /^#(\d\d)(\d\d)(\d\d) +(\d?\d):(\d\d):(\d\d) server id \d+ +end_log_pos (\d+)\b.*?\t(.*)$/;
 
-/** Reads `mariadb-binlog` output (TZ=UTC) a line at a time: transaction ends, commits and their times (whole seconds, as binlogs keep them). */
+/** The statement of a Query event that ends its GTID group (a non-transactional one, or an XA commit). */
+const ENDS_GROUP = /^(?:COMMIT|ROLLBACK|XA COMMIT\b|XA ROLLBACK\b)/;
+
+/**
+ * Reads `mariadb-binlog` output (TZ=UTC) a line at a time: transaction ends, commits and their times (whole
+ * seconds, as binlogs keep them). A GTID group is `ddl` (one event), `trans` (ends with an Xid event, an XA
+ * prepare's XID event or an XA COMMIT query) or unflagged (a non-transactional BEGIN … COMMIT query).
+ */
 export function binlogReader() {
   let end = 0;
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
-  let group: 'trans' | 'ddl' | undefined;
+  let group: 'trans' | 'ddl' | 'plain' | undefined;
+  /** The Query event just read inside a group: its statement, on the lines after, may end the group. */
+  let query: { offset: number; at: string } | undefined;
+  const close = (offset: number, at: string) => {
+    if (offset === 0) return;
+    if (group !== undefined) {
+      commits += 1;
+      // Times can go backwards (a statement replayed with its own SET TIMESTAMP): keep the span.
+      if (!firstTime || at < firstTime) firstTime = at;
+      if (!lastTime || at > lastTime) lastTime = at;
+    }
+    group = undefined;
+    end = offset;
+  };
   return {
     line(line: string): void {
       const m = HEADER.exec(line);
-      if (!m) return;
+      if (!m) {
+        if (query && ENDS_GROUP.test(line)) close(query.offset, query.at);
+        if (!/^(?:SET |\/\*)/.test(line)) query = undefined;
+        return;
+      }
+      query = undefined;
       const [, yy, mo, dd, hh, mi, ss, pos, what = ''] = m;
       const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
       const offset = Number(pos);
       if (/^GTID /.test(what)) {
-        group = /\btrans\b/.test(what) ? 'trans' : 'ddl';
+        group = /\btrans\b/.test(what) ? 'trans' : /\bddl\b/.test(what) ? 'ddl' : 'plain';
         return;
       }
-      const closes = group === undefined || group === 'ddl' || /^Xid = /.test(what) || /^Query\b.*\bCOMMIT\b/.test(what);
-      if (!closes || offset === 0) return;
-      if (group !== undefined) {
-        commits += 1;
-        firstTime ??= at;
-        lastTime = at;
-      }
-      group = undefined;
-      end = offset;
+      if (group === undefined || group === 'ddl' || /^(?:Xid|XID) = /.test(what)) close(offset, at);
+      else if (/^Query\b/.test(what)) query = { offset, at };
     },
     result(): BinlogSummary {
       return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
@@ -90,8 +109,8 @@ export async function summarizeBinlog(file: string, before?: BinlogSummary): Pro
   const tail = reader.result();
   if (code !== 0 && tail.end === 0 && !before) throw new Error(`mariadb-binlog ${file}: ${stderr.trim() || `exited with ${code}`}`);
   if (!before) return tail;
-  const firstTime = before.firstTime ?? tail.firstTime;
-  const lastTime = tail.lastTime ?? before.lastTime;
+  const firstTime = [before.firstTime, tail.firstTime].filter(Boolean).sort()[0];
+  const lastTime = [before.lastTime, tail.lastTime].filter(Boolean).sort().at(-1);
   return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
 }
 
@@ -125,6 +144,33 @@ export function startBinlogReceiver(access: DatabaseAccess, dir: string, startFi
 }
 
 /**
+ * The statements of mariadb-binlog (and mysqlbinlog) output that give a replayed transaction its original GTID and
+ * server id. Replayed into a server with binary logging on (the source itself, for a restore into a new database),
+ * they would write old GTIDs into its binlog: a later replay of that binlog fails ("out of order GTID") and
+ * replicas skip the transactions as already applied. Without them the server logs the replay as new transactions.
+ */
+export const FORCED_IDENTITY = /^(?:\/\*[M!]?!?\d* )?SET @@session\.(?:gtid_seq_no|gtid_domain_id|server_id|gtid_next)\s*=/i;
+
+/** Drops FORCED_IDENTITY lines from a replay stream, passing every other byte through. */
+export class ReplayIdentityFilter extends Transform {
+  private rest = '';
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    // latin1 maps bytes to characters one to one: the output is byte for byte the input, less the dropped lines.
+    const lines = (this.rest + chunk.toString('latin1')).split('\n');
+    this.rest = lines.pop() ?? '';
+    const kept = lines.filter((line) => !FORCED_IDENTITY.test(line));
+    if (kept.length) this.push(Buffer.from(`${kept.join('\n')}\n`, 'latin1'));
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.rest && !FORCED_IDENTITY.test(this.rest)) this.push(Buffer.from(this.rest, 'latin1'));
+    callback();
+  }
+}
+
+/**
  * Replays binlog files into `target` (a restored copy of `source`): from `startPosition` of the first file, only
  * the events of `source`, renamed, up to the end of the second of `until` (binlogs keep whole seconds).
  */
@@ -134,7 +180,7 @@ export async function replayBinlogs(destination: DatabaseAccess, files: string[]
   const reader = spawn(binlogTool(), args, { env: { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const client = mysqlTool('client');
   const writer = spawn(client.command, [...connectionArgs(destination), target], { env: envFor(destination), stdio: ['pipe', 'ignore', 'pipe'] });
-  reader.stdout.pipe(writer.stdin);
+  reader.stdout.pipe(new ReplayIdentityFilter()).pipe(writer.stdin);
   writer.stdin.on('error', () => {});
   const finished = (child: ChildProcess, tool: string) => {
     const tail = new StderrTail();
