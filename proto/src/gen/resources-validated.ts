@@ -882,6 +882,10 @@ export interface TargetPitrStatus {
    */
   coveredPos?: string;
   /**
+   * The timeline of coveredPos.
+   */
+  coveredTimeline?: number;
+  /**
    * When the streamer found change log gone for good (a slot that lost WAL).
    */
   brokenAt?: string;

@@ -411,6 +411,10 @@ export interface StreamStatusReport {
    */
   coveredUntil?: string;
   coveredPos?: string;
+  /**
+   * The timeline of coveredPos (Postgres; 1 for binlogs): coverage never extends another timeline's chain.
+   */
+  coveredTimeline?: number;
   lagSeconds?: number;
   /**
    * Set when WAL the chain needs is gone for good (the slot was invalidated).

@@ -33,6 +33,8 @@ export interface SegmentRow {
 export interface StreamCoverage {
   coveredUntil?: Date;
   coveredLsn?: bigint;
+  /** The timeline of `coveredLsn`: a position on another timeline says nothing of this one. */
+  coveredTimeline?: number;
   /** The streamer found WAL gone for good (a slot that lost WAL), at `brokenAt`. */
   brokenReason?: string;
   brokenAt?: Date;
@@ -96,11 +98,16 @@ export function chainFrom(full: FullBase, best: SegmentRow[], coverage: StreamCo
       expected = segment.endLsn;
     }
     const last = segments.at(-1);
-    if (last && last === line.at(-1) && coverage.coveredUntil && coverage.coveredLsn !== undefined && coverage.coveredLsn <= last.endLsn) {
-      end = later(end, coverage.coveredUntil);
-    }
+    if (last && last === line.at(-1) && coversEnd(coverage, last)) end = later(end, coverage.coveredUntil as Date);
   }
   return { full, segments, end };
+}
+
+/** The streamer's coverage extends a chain's end when it names a position inside the chain's last segment, on its timeline. */
+function coversEnd(coverage: StreamCoverage, last: SegmentRow): boolean {
+  if (!coverage.coveredUntil || coverage.coveredLsn === undefined) return false;
+  if (coverage.coveredTimeline !== undefined && coverage.coveredTimeline !== last.timeline) return false;
+  return coverage.coveredLsn >= last.startLsn && coverage.coveredLsn <= last.endLsn;
 }
 
 /** Holes in the segments of each timeline: a segment that does not start where the one before it ended. */
@@ -162,15 +169,21 @@ export interface PlanChoice {
   toEnd: boolean;
 }
 
-/** The newest full before `at` whose chain reaches it, and the segments up to the first commit after `at`. */
-export function chooseChain(report: ChainReport, at: Date): PlanChoice | undefined {
-  const chain = report.chains.filter((c) => c.full.time <= at && c.end >= at).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
+/**
+ * The newest full before `at` whose chain reaches it, and the segments up to the first commit after `at`. Times
+ * are kept to the millisecond while commits have microseconds: a commit in the same millisecond as `at` may come
+ * after it, so it counts as after (the replay then stops at `at` itself). `latest` replays every segment.
+ */
+export function chooseChain(report: ChainReport, at: Date | 'latest'): PlanChoice | undefined {
+  const time = at === 'latest' ? new Date(Math.max(...report.chains.map((c) => c.end.getTime()))) : at;
+  const chain = report.chains.filter((c) => c.full.time <= time && c.end >= time).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
   if (!chain) return undefined;
+  if (at === 'latest') return { chain, segments: chain.segments, toEnd: true };
+  const after = (s: SegmentRow) => s.lastTime !== null && s.lastTime.getTime() >= at.getTime();
   const segments: SegmentRow[] = [];
   for (const segment of chain.segments) {
     segments.push(segment);
-    if (segment.lastTime && segment.lastTime > at) break;
+    if (after(segment)) break;
   }
-  const toEnd = segments.every((s) => !s.lastTime || s.lastTime <= at);
-  return { chain, segments, toEnd };
+  return { chain, segments, toEnd: !segments.some(after) };
 }

@@ -63,7 +63,7 @@ export async function planFor(conn: DbOrTx, resources: ResourceRepository, targe
 function exactPlan(report: ChainReport, backups: BackupRow[], at: Date | 'latest', atText: string): RestorePlan {
   const newest = report.windows.at(-1) as Window;
   const time = at === 'latest' ? new Date(newest.to) : at;
-  const choice = chooseChain(report, time);
+  const choice = chooseChain(report, at);
   if (!choice) {
     return { restorable: false, reason: `${time.toISOString()} lies outside every change-capture window (windows: ${describe(report.windows)})`, targetTime: time.toISOString(), bytes: 0, segments: 0, windows: report.windows };
   }

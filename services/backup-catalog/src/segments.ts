@@ -114,6 +114,7 @@ export async function chainReport(conn: DbOrTx, target: StoredResource<TargetSpe
   return analyzeChain(await physicalFulls(conn, namespace, name), rows as SegmentRow[], {
     ...(pitr.coveredUntil ? { coveredUntil: new Date(pitr.coveredUntil) } : {}),
     ...(pitr.coveredPos ? { coveredLsn: parseLsn(pitr.coveredPos) } : {}),
+    ...(pitr.coveredTimeline ? { coveredTimeline: pitr.coveredTimeline } : {}),
     ...(pitr.brokenReason && pitr.brokenAt ? { brokenReason: pitr.brokenReason, brokenAt: new Date(pitr.brokenAt) } : {}),
   });
 }

@@ -128,7 +128,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
         streamSeenAt: data.at,
         streamerReady: true,
         streamMessage: data.message,
-        ...(data.coveredUntil && (!pitr.coveredUntil || data.coveredUntil > pitr.coveredUntil) ? { coveredUntil: data.coveredUntil, coveredPos: data.coveredPos ?? '' } : {}),
+        ...(data.coveredUntil && (!pitr.coveredUntil || Date.parse(data.coveredUntil) > Date.parse(pitr.coveredUntil)) ? coverageOf(data) : {}),
         ...(data.lagSeconds !== undefined ? { lagSeconds: Math.round(data.lagSeconds) } : {}),
         ...(data.brokenReason ? { brokenReason: data.brokenReason, brokenAt: data.at } : {}),
       }));
@@ -141,6 +141,11 @@ export function createStreamSupervisor(deps: StreamDeps) {
 }
 
 export type StreamSupervisor = ReturnType<typeof createStreamSupervisor>;
+
+/** A streamer's coverage as the target's status keeps it. */
+function coverageOf(data: StrataReports['stream.status']): Partial<TargetPitrStatus> {
+  return { coveredUntil: data.coveredUntil, coveredPos: data.coveredPos ?? '', coveredTimeline: data.coveredTimeline };
+}
 
 function withoutStream(pitr: TargetPitrStatus): TargetPitrStatus {
   const { streamId: _id, streamRequestedAt: _r, ...rest } = pitr;

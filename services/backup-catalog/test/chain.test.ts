@@ -72,5 +72,15 @@ describe('the change-capture chain', () => {
     expect(idle.toEnd).toBe(true);
     expect(chooseChain(report, t(9))).toBeUndefined();
     expect(chooseChain(report, t(31))).toBeUndefined();
+    expect(chooseChain(report, 'latest')).toMatchObject({ toEnd: true, segments: report.chains[0]!.segments });
+  });
+
+  it('a commit in the same millisecond as the time asked counts as after it: the replay stops at the time itself', () => {
+    // 12:00:25.123456 is kept as .123; asked for .1234, recovery must still stop before it.
+    const last = new Date(t(25).getTime() + 123);
+    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, covered: 30 }, 3n * MB16 + 900n), lastTime: last }];
+    const choice = chooseChain(analyzeChain([full], rows, {}), new Date(last))!;
+    expect(choice.toEnd).toBe(false);
+    expect(choice.segments).toHaveLength(2);
   });
 });

@@ -22,7 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The server keeps its binlogs (`expire_logs_days`); a new streamer starts at the file the catalog names.
  */
 export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
-  const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: { coveredUntil?: string; coveredPos?: string; lagSeconds?: number } = {}) =>
+  const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: { coveredUntil?: string; coveredPos?: string; coveredTimeline?: number; lagSeconds?: number } = {}) =>
     reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });
   let connection: mysql.Connection | undefined;
   let receiver: BinlogReceiver | undefined;
@@ -76,15 +76,26 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
   }
 }
 
-/** The newest binlog file with a segment in the store, finished or partial. */
+/**
+ * Where the last streamer got to: the oldest binlog file in the store that has only partial uploads (the rest of
+ * it was never uploaded, whatever came after), else the file after the newest finished one.
+ */
 async function newestStoredBinlog(client: S3Client, job: StreamJob): Promise<string | undefined> {
   const prefix = segmentKey(job.store.prefix, job.namespace, job.name, 1, 'x', false).replace(/x\.age$/, '');
-  let newest: string | undefined;
+  const stored = new Map<string, boolean>();
   for await (const key of listKeys(client, job.store.bucket, prefix)) {
-    const name = /^([^/]*\.\d+)(?:\.partial\.|\.zst\.age$|\.age$)/.exec(key.slice(prefix.length))?.[1];
-    if (name && (!newest || binlogIndex(name) > binlogIndex(newest))) newest = name;
+    const match = /^([^/]*?\.\d+)(\.partial\..*|\.zst)?\.age$/.exec(key.slice(prefix.length));
+    if (match?.[1]) stored.set(match[1], (stored.get(match[1]) ?? false) || !match[2]?.startsWith('.partial.'));
   }
-  return newest;
+  return resumeFile(stored);
+}
+
+/** `stored`: binlog file → whether a finished upload of it is in the store. */
+export function resumeFile(stored: Map<string, boolean>): string | undefined {
+  const names = [...stored.keys()].sort((a, b) => binlogIndex(a) - binlogIndex(b));
+  const newestFinished = names.filter((name) => stored.get(name)).at(-1);
+  const unfinished = names.find((name) => !stored.get(name) && (!newestFinished || binlogIndex(name) > binlogIndex(newestFinished)));
+  return unfinished ?? (newestFinished ? nextBinlog(newestFinished) : undefined);
 }
 
 class BinlogUploader {
@@ -112,10 +123,11 @@ class BinlogUploader {
     return fs.readdirSync(this.dir).filter((name) => !name.startsWith('.') && /\.\d+$/.test(name)).sort((a, b) => binlogIndex(a) - binlogIndex(b));
   }
 
-  /** Every file but the newest is finished (the server rotated): upload it whole. */
-  async uploadFinished(): Promise<void> {
+  /** Every file but the newest (or every file before `newest`) is finished (the server rotated): upload it whole. */
+  async uploadFinished(newest?: string): Promise<void> {
     const files = this.files();
-    for (const name of files.slice(0, -1)) {
+    const finished = newest ? files.filter((name) => binlogIndex(name) < binlogIndex(newest)) : files.slice(0, -1);
+    for (const name of finished) {
       const file = path.join(this.dir, name);
       const summary = await summarizeBinlog(file, this.scanned?.name === name ? this.scanned.summary : undefined);
       await this.upload(file, name, summary, `${nextBinlog(name)}:0`, false, summary.lastTime);
@@ -126,11 +138,13 @@ class BinlogUploader {
   }
 
   /** The file being written, up to its last transaction end; it covers `began` once it holds the server's position then. */
-  async cut(master: { file: string; position: number }, began: Date): Promise<{ coveredUntil?: string; coveredPos?: string }> {
+  async cut(master: { file: string; position: number }, began: Date): Promise<{ coveredUntil?: string; coveredPos?: string; coveredTimeline?: number }> {
     const deadline = Date.now() + CATCH_UP_MS;
     for (;;) {
       const name = this.files().at(-1);
       if (!name) return {};
+      // The files before this one go in first: a partial upload never lands ahead of the file it follows.
+      await this.uploadFinished(name);
       const copy = path.join(this.dir, `.cut-${name}`);
       fs.copyFileSync(path.join(this.dir, name), copy);
       try {
@@ -147,7 +161,7 @@ class BinlogUploader {
           await this.upload(copy, name, summary, `${name}:${summary.end}`, true, coveredUntil);
           this.lastPartialEnd = summary.end;
         }
-        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: `${name}:${summary.end}` };
+        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: `${name}:${summary.end}`, coveredTimeline: 1 };
       } finally {
         fs.rmSync(copy, { force: true });
       }

@@ -25,6 +25,7 @@ export interface StreamControl {
 interface Cut {
   coveredUntil?: string;
   coveredPos?: string;
+  coveredTimeline?: number;
 }
 
 /**
@@ -60,23 +61,30 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     await status('streaming', `streaming WAL from ${from} on timeline ${server.timeline} (slot ${job.slot}${slot.created ? ', created' : ''})`, slot.lost ? { brokenReason: `replication slot ${job.slot} lost WAL the chain needed (max_slot_wal_keep_size); the next full backup starts a new chain` } : {});
     receiver = startReceiver(job.database, dir, server.timeline, slot.restartLsn, server.segmentBytes, server.major);
     const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal);
+    let advancedTo: bigint | undefined;
+    const advance = async () => {
+      if (streamer.uploadedEnd === undefined || streamer.uploadedEnd === advancedTo) return;
+      await advanceSlot(held, job.slot, streamer.uploadedEnd);
+      advancedTo = streamer.uploadedEnd;
+    };
     let nextCut = Date.now() + job.partialIntervalMs;
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     while (!stop && !signal.aborted) {
       const problem = await Promise.race([failed, sleep(SCAN_MS, signal)]);
       if (problem) throw new Error(`pg_receivewal: ${problem.message}`);
-      const finished = await streamer.uploadFinished();
-      if (finished !== undefined) await advanceSlot(client, job.slot, finished);
+      await streamer.uploadFinished();
+      await advance();
       if (Date.now() >= nextCut) {
         nextCut = Date.now() + job.partialIntervalMs;
         const cut = await streamer.cut(client);
+        await advance();
         await status('streaming', `streaming; covered up to ${cut.coveredPos ?? 'unknown'}`, { ...cut, ...(cut.coveredUntil ? { lagSeconds: Math.max(0, (Date.now() - Date.parse(cut.coveredUntil)) / 1000) } : {}) });
       }
     }
     await receiver.stop();
     // What finished before the stop is uploaded; the rest stays in the slot for the next streamer.
-    const finished = await streamer.uploadFinished();
-    if (finished !== undefined) await advanceSlot(client, job.slot, finished);
+    await streamer.uploadFinished();
+    await advance();
     if (release) await client.query('SELECT pg_drop_replication_slot($1)', [job.slot]).catch(() => undefined);
     await status('stopped', signal.aborted ? 'the mover is shutting down; another streamer takes over' : `stopped by the catalog${release ? `; slot ${job.slot} released` : ''}`);
     if (signal.aborted) throw new Error('the mover is shutting down');
@@ -92,6 +100,8 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
 
 class SegmentUploader {
   private lastPartialEnd = -1n;
+  /** The end of the newest finished segment in the store: the slot may advance to it. */
+  uploadedEnd: bigint | undefined;
   private readonly partialKeys = new Map<string, string[]>();
   private readonly compressed: boolean;
   private readonly job: StreamJob;
@@ -111,19 +121,18 @@ class SegmentUploader {
     this.compressed = job.compression.algorithm === 'zstd';
   }
 
-  /** Uploads every finished segment, oldest first; answers the end of the last one (where the slot may advance to). */
-  async uploadFinished(): Promise<bigint | undefined> {
-    let end: bigint | undefined;
+  /** Uploads every finished segment, oldest first (`uploadedEnd` follows). */
+  async uploadFinished(): Promise<void> {
     for (const name of completeSegments(this.dir, this.server.segmentBytes)) {
       const file = path.join(this.dir, name);
       const { start } = parseWalFileName(name, this.server.segmentBytes);
       const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes);
-      end = start + BigInt(this.server.segmentBytes);
+      const end = start + BigInt(this.server.segmentBytes);
       await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
       await this.removePartials(name);
       fs.rmSync(file);
+      this.uploadedEnd = end;
     }
-    return end;
   }
 
   /**
@@ -137,12 +146,14 @@ class SegmentUploader {
     for (;;) {
       const partial = partialSegment(this.dir);
       if (!partial) return {};
+      // The segments before this one go in first: a partial upload never lands ahead of the file it follows.
+      await this.uploadFinished();
       const name = partial.slice(0, -'.partial'.length);
       const { start } = parseWalFileName(name, this.server.segmentBytes);
       const copyDir = fs.mkdtempSync(path.join(this.dir, 'cut-'));
       try {
         const copy = path.join(copyDir, name);
-        fs.copyFileSync(path.join(this.dir, partial), copy);
+        if (!copied(path.join(this.dir, partial), copy)) continue; // finished (renamed) meanwhile: look again
         const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes);
         const coverage = cutCoverage(summary, flushed, began, Date.now() >= deadline);
         if (coverage === 'wait') {
@@ -154,7 +165,7 @@ class SegmentUploader {
           await this.upload(copy, name, summary, true, coveredUntil);
           this.lastPartialEnd = summary.endPos;
         }
-        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: formatLsn(summary.endPos) };
+        return { ...(coveredUntil ? { coveredUntil } : {}), coveredPos: formatLsn(summary.endPos), coveredTimeline: this.server.timeline };
       } finally {
         fs.rmSync(copyDir, { recursive: true, force: true });
       }
@@ -179,6 +190,17 @@ class SegmentUploader {
     if (keys.size) await removeObjects(this.client, this.job.store.bucket, [...keys]).catch(() => undefined);
     this.partialKeys.delete(name);
     this.lastPartialEnd = -1n;
+  }
+}
+
+/** Copies `from`, or answers false when it is gone (pg_receivewal renamed a partial segment it finished). */
+function copied(from: string, to: string): boolean {
+  try {
+    fs.copyFileSync(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
 }
 
