@@ -126,7 +126,7 @@ describe('point-in-time restore (mariadb)', () => {
     fullDone = full.completedAt!.getTime();
     const t = await waitFor('a window past the full', async () => {
       const t = await target();
-      return t.windows?.length && Date.parse(t.windows.at(-1).to) > fullDone + 16_000 ? t : undefined;
+      return t.windows?.length && Date.parse(t.windows.at(-1).to) > fullDone + 20_000 ? t : undefined;
     }, 120_000);
     expect(t).toMatchObject({ pitr: true, chainBroken: false, gaps: 0 });
   }, 180_000);

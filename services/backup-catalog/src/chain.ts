@@ -11,6 +11,16 @@ export interface FullBase {
   endLsn: bigint;
   timeline: number;
   storedBytes: number;
+  /**
+   * A logical dump (MariaDB/MySQL): its snapshot lies before `time`, so it restores nothing exactly until the change
+   * log after its position reaches past `time`. A physical base is consistent at `time` by itself.
+   */
+  needsChangeLog?: boolean;
+  /**
+   * Its change log keeps whole seconds (binlogs) and a restore replays to the end of the second asked: the chain
+   * ends at the last second it holds whole.
+   */
+  wholeSeconds?: boolean;
 }
 
 export interface SegmentRow {
@@ -46,6 +56,8 @@ export interface Chain {
   segments: SegmentRow[];
   /** The last moment this chain restores exactly. */
   end: Date;
+  /** Whether the chain restores any moment exactly (a dump's needs segments past its completion). */
+  opens: boolean;
 }
 
 export interface Window {
@@ -100,7 +112,8 @@ export function chainFrom(full: FullBase, best: SegmentRow[], coverage: StreamCo
     const last = segments.at(-1);
     if (last && last === line.at(-1) && coversEnd(coverage, last)) end = later(end, coverage.coveredUntil as Date);
   }
-  return { full, segments, end };
+  if (full.wholeSeconds && end > full.time) end = later(full.time, new Date(Math.floor(end.getTime() / 1000) * 1000 - 1));
+  return { full, segments, end, opens: !full.needsChangeLog || end > full.time };
 }
 
 /** The streamer's coverage extends a chain's end when it names a position inside the chain's last segment, on its timeline. */
@@ -126,7 +139,7 @@ function countGaps(best: SegmentRow[]): { gaps: number; firstMissing?: { after: 
 }
 
 function mergeWindows(chains: Chain[]): Window[] {
-  const spans = chains.map((c) => [c.full.time, c.end] as const).sort((a, b) => a[0].getTime() - b[0].getTime());
+  const spans = chains.filter((c) => c.opens).map((c) => [c.full.time, c.end] as const).sort((a, b) => a[0].getTime() - b[0].getTime());
   const merged: Array<[Date, Date]> = [];
   for (const [from, to] of spans) {
     const last = merged.at(-1);
@@ -175,8 +188,8 @@ export interface PlanChoice {
  * after it, so it counts as after (the replay then stops at `at` itself). `latest` replays every segment.
  */
 export function chooseChain(report: ChainReport, at: Date | 'latest'): PlanChoice | undefined {
-  const time = at === 'latest' ? new Date(Math.max(...report.chains.map((c) => c.end.getTime()))) : at;
-  const chain = report.chains.filter((c) => c.full.time <= time && c.end >= time).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
+  const time = at === 'latest' ? new Date(Math.max(...report.chains.filter((c) => c.opens).map((c) => c.end.getTime()))) : at;
+  const chain = report.chains.filter((c) => c.opens && c.full.time <= time && c.end >= time).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
   if (!chain) return undefined;
   if (at === 'latest') return { chain, segments: chain.segments, toEnd: true };
   const after = (s: SegmentRow) => s.lastTime !== null && s.lastTime.getTime() >= at.getTime();

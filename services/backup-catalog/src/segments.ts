@@ -40,6 +40,9 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     uploadedAt: new Date(s.uploadedAt),
     missing: false,
   };
+  // A partial upload's report redelivered after its file's complete one: that object is already replaced and gone.
+  const superseded = s.partial && (await tx.segment.count({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: false } })) > 0;
+  if (superseded) return;
   await tx.segment.upsert({ where: { key: s.key }, create: { key: s.key, ...row }, update: row });
   if (!s.partial) await tx.segment.deleteMany({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: true } });
   const target = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', data.namespace, data.name);
@@ -101,7 +104,7 @@ export async function physicalFulls(conn: DbOrTx, namespace: string, targetName:
     if (manifest.mode === 'physical' && manifest.position?.endLSN) {
       fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN) });
     } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
-      fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`) });
+      fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`), needsChangeLog: true, wholeSeconds: true });
     }
   }
   return fulls;

@@ -117,6 +117,9 @@ export function createStreamSupervisor(deps: StreamDeps) {
       return;
     }
     if (data.state === 'streaming') {
+      // A report redelivered late says nothing newer than what the target already holds (and may name a streamer since replaced).
+      const seen = pitrOf(target).streamSeenAt;
+      if (seen && Date.parse(data.at) < Date.parse(seen)) return;
       if (!(await wants(tx, target)).ok) {
         deps.control({ action: 'stop', streamId: data.streamId });
         return;

@@ -75,6 +75,24 @@ describe('the change-capture chain', () => {
     expect(chooseChain(report, 'latest')).toMatchObject({ toEnd: true, segments: report.chains[0]!.segments });
   });
 
+  it("a dump's chain opens a window only once its binlogs reach past the dump's completion", () => {
+    const dump: FullBase = { ...full, needsChangeLog: true };
+    expect(analyzeChain([dump], [], {}).windows).toEqual([]);
+    expect(chooseChain(analyzeChain([dump], [], {}), t(10))).toBeUndefined();
+    const behind = [segment(2, { first: 5, last: 8, covered: 9 }, 2n * MB16 + 400n)];
+    expect(analyzeChain([dump], behind, {}).windows).toEqual([]);
+    const past = [segment(2, { first: 5, last: 12, covered: 13 }, 2n * MB16 + 900n)];
+    expect(analyzeChain([dump], past, {}).windows).toEqual([{ from: t(10).toISOString(), to: t(13).toISOString() }]);
+    // A physical base restores its own end without any segment.
+    expect(analyzeChain([full], [], {}).windows).toEqual([{ from: t(10).toISOString(), to: t(10).toISOString() }]);
+  });
+
+  it('a binlog chain ends at the last second it holds whole: a restore replays to the end of the second asked', () => {
+    const dump: FullBase = { ...full, needsChangeLog: true, wholeSeconds: true };
+    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, last: 20 }, 3n * MB16 + 900n), coveredUntil: new Date(t(21).getTime() + 300) }];
+    expect(analyzeChain([dump], rows, {}).windows).toEqual([{ from: t(10).toISOString(), to: new Date(t(21).getTime() - 1).toISOString() }]);
+  });
+
   it('a commit in the same millisecond as the time asked counts as after it: the replay stops at the time itself', () => {
     // 12:00:25.123456 is kept as .123; asked for .1234, recovery must still stop before it.
     const last = new Date(t(25).getTime() + 123);

@@ -48,4 +48,23 @@ describe("the mover's reports", () => {
     await until(() => h.runtime.db.backup.findUnique({ where: { id: marker.id } }), (row) => row?.phase === 'Failed');
     expect(await h.runtime.db.backup.findUnique({ where: { id: main.id } })).toMatchObject({ phase: 'Running', message: 'handed to a mover' });
   });
+
+  it("records no partial upload whose report comes after its file's complete one (that object is gone)", async () => {
+    const name = '000000010000000000000007';
+    const segment = (partial: boolean) => ({
+      chainID: '7312345678901234567-1', timeline: 1, name, startPos: '0/7000000', endPos: partial ? '0/7000400' : '0/8000000',
+      key: `default/main/wal/00000001/${name}${partial ? '.partial.0-7000400' : ''}.zst.age`, firstTime: '2026-11-24T09:00:00.000Z', lastTime: '2026-11-24T09:00:59.000Z',
+      commits: 3, sha256: 'a'.repeat(64), size: 100, rawSize: 16_777_216, partial, compression: 'zstd', uploadedAt: new Date().toISOString(),
+    });
+    const uploaded = (data: Record<string, unknown>) => {
+      const id = randomUUID();
+      return h.bus.publish(strataEventSubject('segment.uploaded', h.cell), { id, type: 'segment.uploaded', occurredAt: new Date().toISOString(), data }, { msgId: id });
+    };
+    await uploaded({ streamId: 'st_1', namespace: 'default', name: 'main', segment: segment(false) });
+    await uploaded({ streamId: 'st_1', namespace: 'default', name: 'main', segment: segment(true) });
+    // The same consumer takes reports in order: once the marker's segment is in, both reports above were handled.
+    await uploaded({ streamId: 'st_2', namespace: 'default', name: 'marker', segment: { ...segment(false), key: 'default/marker/wal/x.zst.age' } });
+    await until(() => h.runtime.db.segment.findFirst({ where: { targetName: 'marker' } }), (row) => row !== null);
+    expect((await h.runtime.db.segment.findMany({ where: { targetName: 'main', name } })).map((row) => row.partial)).toEqual([false]);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatLsn, parseLsn, parseWaldump, parseWalFileName, walFileName } from '../src/engines/postgres/wal.ts';
 import { cutCoverage } from '../src/jobs/stream.ts';
+import { recordBoundary } from '../src/engines/postgres/wal-receiver.ts';
 
 const SEGMENT = 16 * 1024 * 1024;
 
@@ -49,5 +50,13 @@ describe('what a partial cut covers', () => {
     expect(cutCoverage(behind, serverInNextSegment, began, false)).toBe('wait');
     expect(cutCoverage(behind, serverInNextSegment, began, true)).toEqual({ coveredUntil: '2026-11-26T10:00:01.250000Z' });
     expect(cutCoverage({ endPos: segment }, serverInNextSegment, began, true)).toEqual({});
+  });
+});
+
+describe('where the server inserts WAL', () => {
+  it('names the page boundary when the insert position is just past a page header, else itself', () => {
+    expect(recordBoundary(parseLsn('0/5002018'), SEGMENT)).toBe(parseLsn('0/5002000'));
+    expect(recordBoundary(parseLsn('0/6000028'), SEGMENT)).toBe(parseLsn('0/6000000'));
+    expect(recordBoundary(parseLsn('0/5002150'), SEGMENT)).toBe(parseLsn('0/5002150'));
   });
 });

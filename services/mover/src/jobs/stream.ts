@@ -6,7 +6,7 @@ import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, removeObjects, type S3Client } from '@strata/stream';
 import { open } from '../engines/postgres/shared.ts';
 import { formatLsn, parseWalFileName, summarizeSegment } from '../engines/postgres/wal.ts';
-import { advanceSlot, completeSegments, ensureSlot, flushLsn, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal } from '../engines/postgres/wal-receiver.ts';
+import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
 import { uploadSegment, waitForLock } from './segment-upload.ts';
@@ -14,7 +14,7 @@ import { runBinlogStream } from './binlog-stream.ts';
 
 /** How often finished segments are looked for; partial uploads follow the job's own interval. */
 const SCAN_MS = 1000;
-/** How long a cut waits for the receiver to hold everything the server had flushed when the cut began. */
+/** How long a cut waits for the receiver to hold everything the server had inserted when the cut began. */
 const CATCH_UP_MS = 10_000;
 
 export interface StreamControl {
@@ -136,12 +136,11 @@ class SegmentUploader {
   }
 
   /**
-   * Uploads the segment being written as a partial one. It covers the moment the cut began once it holds the
-   * server's flush position of that moment; an idle server's unchanged segment is not uploaded again.
+   * Uploads the segment being written as a partial one. It covers the moment the cut began (on the server's clock)
+   * once it holds the WAL inserted by then; an idle server's unchanged segment is not uploaded again.
    */
   async cut(client: pg.Client): Promise<Cut> {
-    const began = new Date();
-    const flushed = await flushLsn(client);
+    const { at: began, lsn: inserted } = await walPoint(client, this.server.segmentBytes);
     const deadline = Date.now() + CATCH_UP_MS;
     for (;;) {
       const partial = partialSegment(this.dir);
@@ -155,7 +154,7 @@ class SegmentUploader {
         const copy = path.join(copyDir, name);
         if (!copied(path.join(this.dir, partial), copy)) continue; // finished (renamed) meanwhile: look again
         const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes);
-        const coverage = cutCoverage(summary, flushed, began, Date.now() >= deadline);
+        const coverage = cutCoverage(summary, inserted, began, Date.now() >= deadline);
         if (coverage === 'wait') {
           await sleep(200, this.signal);
           continue;
@@ -205,12 +204,12 @@ function copied(from: string, to: string): boolean {
 }
 
 /**
- * What a partial segment cut at `began` covers: that moment once it holds the server's flush position of then;
+ * What a partial segment cut at `began` covers: that moment once it holds the WAL the server had inserted then;
  * a receiver still behind (catching up after a restart, or a segment the server already left) covers only its
  * last commit, and is first given time to catch up.
  */
-export function cutCoverage(summary: { endPos: bigint; lastTime?: string }, flushed: bigint, began: Date, waitedOut: boolean): 'wait' | { coveredUntil?: string } {
-  if (summary.endPos >= flushed) return { coveredUntil: began.toISOString() };
+export function cutCoverage(summary: { endPos: bigint; lastTime?: string }, inserted: bigint, began: Date, waitedOut: boolean): 'wait' | { coveredUntil?: string } {
+  if (summary.endPos >= inserted) return { coveredUntil: began.toISOString() };
   if (!waitedOut) return 'wait';
   return summary.lastTime ? { coveredUntil: summary.lastTime } : {};
 }

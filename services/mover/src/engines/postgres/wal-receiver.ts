@@ -74,8 +74,28 @@ export async function advanceSlot(client: pg.Client, slot: string, lsn: bigint):
   );
 }
 
-export async function flushLsn(client: pg.Client): Promise<bigint> {
-  return parseLsn((await client.query<{ lsn: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn')).rows[0]?.lsn ?? '0/0');
+/** A commit's timestamp is taken just before its record is inserted: moments this close to a read may still be on the way. */
+const INSERT_MARGIN_MS = 50;
+const PAGE_BYTES = 8192n;
+/** The page headers a position right after a page boundary points past (short; long on a segment's first page). */
+const SHORT_PAGE_HEADER = 24n;
+const LONG_PAGE_HEADER = 40n;
+
+/**
+ * A moment on the server's own clock and where its WAL insertion stood right after: every commit timestamped
+ * before `at` has its record before `lsn` (flushed or about to be). `lsn` is a record boundary.
+ */
+export async function walPoint(client: pg.Client, segmentBytes: number): Promise<{ at: Date; lsn: bigint }> {
+  const row = (await client.query<{ at: Date; lsn: string }>('SELECT clock_timestamp() AS at, pg_current_wal_insert_lsn()::text AS lsn')).rows[0];
+  if (!row) throw new Error('the server did not say where its WAL stands');
+  return { at: new Date(row.at.getTime() - INSERT_MARGIN_MS), lsn: recordBoundary(parseLsn(row.lsn), segmentBytes) };
+}
+
+/** An insert position just past a page header names the page boundary a receiver's copy ends at. */
+export function recordBoundary(lsn: bigint, segmentBytes: number): bigint {
+  if (lsn % BigInt(segmentBytes) === LONG_PAGE_HEADER) return lsn - LONG_PAGE_HEADER;
+  if (lsn % PAGE_BYTES === SHORT_PAGE_HEADER) return lsn - SHORT_PAGE_HEADER;
+  return lsn;
 }
 
 export interface Receiver {
