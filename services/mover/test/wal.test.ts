@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLsn, parseLsn, parseWaldump, parseWalFileName, walFileName } from '../src/engines/postgres/wal.ts';
+import { formatLsn, parseLsn, parseWaldump, parseWalFileName, waldumpReader, walFileName } from '../src/engines/postgres/wal.ts';
 import { cutCoverage } from '../src/jobs/stream.ts';
 import { recordBoundary } from '../src/engines/postgres/wal-receiver.ts';
 
@@ -22,7 +22,7 @@ describe('pg_waldump output', () => {
 
   it('counts commits with their times (microseconds kept) and ends where the next record would start', () => {
     const out = [commit('0/03000100', '2026-11-25 19:25:03.5822'), commit('0/0301B320', '2026-11-25 19:25:06.938547'), 'pg_waldump: error: error in WAL record at 0/301B320: invalid record length at 0/301B348: wanted 24, got 0'].join('\n');
-    expect(parseWaldump(out, parseLsn('0/3000000'), SEGMENT)).toEqual({ endPos: parseLsn('0/301B348'), commits: 2, firstTime: '2026-11-25T19:25:03.582200Z', lastTime: '2026-11-25T19:25:06.938547Z' });
+    expect(parseWaldump(out, parseLsn('0/3000000'), SEGMENT)).toEqual({ endPos: parseLsn('0/301B348'), commits: 2, firstTime: '2026-11-25T19:25:03.582200Z', lastTime: '2026-11-25T19:25:06.938547Z', lastRecord: parseLsn('0/301B320') });
   });
 
   it('takes the last good record as the end when the next page is not written yet, and the start when nothing is', () => {
@@ -58,5 +58,23 @@ describe('where the server inserts WAL', () => {
     expect(recordBoundary(parseLsn('0/5002018'), SEGMENT)).toBe(parseLsn('0/5002000'));
     expect(recordBoundary(parseLsn('0/6000028'), SEGMENT)).toBe(parseLsn('0/6000000'));
     expect(recordBoundary(parseLsn('0/5002150'), SEGMENT)).toBe(parseLsn('0/5002150'));
+  });
+});
+
+describe('a record that crosses into a segment', () => {
+  const commit = (lsn: string, prev: string, at: string) => `rmgr: Transaction len (rec/tot):     34/    34, tx:        725, lsn: ${lsn}, prev ${prev}, desc: COMMIT ${at} UTC`;
+
+  it("counts where it ends: read from the previous segment's last record, which is not counted again", () => {
+    // pg_waldump --start 0/2FFFFD0 --end 0/4000000: the previous segment's last record, then the commit crossing
+    // the boundary at 0/3000000, then one inside the segment.
+    const reader = waldumpReader(parseLsn('0/3000000'), SEGMENT, parseLsn('0/2FFFFD0'));
+    for (const line of [commit('0/02FFFFD0', '0/02FFFF00', '2026-11-26 10:00:01.5'), commit('0/02FFFFF8', '0/02FFFFD0', '2026-11-26 10:00:02.25'), commit('0/03000040', '0/02FFFFF8', '2026-11-26 10:00:03')]) reader.line(line);
+    expect(reader.result()).toEqual({ endPos: parseLsn('0/4000000'), commits: 2, firstTime: '2026-11-26T10:00:02.250000Z', lastTime: '2026-11-26T10:00:03.000000Z', lastRecord: parseLsn('0/3000040') });
+  });
+
+  it('ends no earlier than its own start when the crossing record is not complete yet', () => {
+    const reader = waldumpReader(parseLsn('0/3000000'), SEGMENT, parseLsn('0/2FFFFD0'));
+    reader.line('pg_waldump: error: error in WAL record at 0/2FFFFF8: invalid record length at 0/2FFFFF8: wanted 24, got 0');
+    expect(reader.result()).toEqual({ endPos: parseLsn('0/3000000'), commits: 0 });
   });
 });

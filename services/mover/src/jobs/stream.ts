@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, removeObjects, type S3Client } from '@strata/stream';
 import { open } from '../engines/postgres/shared.ts';
-import { formatLsn, parseWalFileName, summarizeSegment } from '../engines/postgres/wal.ts';
+import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment } from '../engines/postgres/wal.ts';
 import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
@@ -102,6 +102,8 @@ class SegmentUploader {
   private lastPartialEnd = -1n;
   /** The end of the newest finished segment in the store: the slot may advance to it. */
   uploadedEnd: bigint | undefined;
+  /** The last finished segment, kept until the next one is read: a record crossing into that one starts in it. */
+  private previous: PreviousSegment | undefined;
   private readonly partialKeys = new Map<string, string[]>();
   private readonly compressed: boolean;
   private readonly job: StreamJob;
@@ -126,11 +128,11 @@ class SegmentUploader {
     for (const name of completeSegments(this.dir, this.server.segmentBytes)) {
       const file = path.join(this.dir, name);
       const { start } = parseWalFileName(name, this.server.segmentBytes);
-      const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes);
+      const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes, this.previous);
       const end = start + BigInt(this.server.segmentBytes);
       await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
       await this.removePartials(name);
-      fs.rmSync(file);
+      this.keep(file, summary.lastRecord);
       this.uploadedEnd = end;
     }
   }
@@ -153,7 +155,7 @@ class SegmentUploader {
       try {
         const copy = path.join(copyDir, name);
         if (!copied(path.join(this.dir, partial), copy)) continue; // finished (renamed) meanwhile: look again
-        const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes);
+        const summary = await summarizeSegment(copy, this.server.major, this.server.segmentBytes, this.previous);
         const coverage = cutCoverage(summary, inserted, began, Date.now() >= deadline);
         if (coverage === 'wait') {
           await sleep(200, this.signal);
@@ -178,6 +180,20 @@ class SegmentUploader {
       commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
+  }
+
+  /** Keeps `file` (just uploaded) as the previous segment, in place of the one before it. */
+  private keep(file: string, lastRecord: bigint | undefined): void {
+    if (this.previous) fs.rmSync(this.previous.file, { force: true });
+    this.previous = undefined;
+    if (lastRecord === undefined) {
+      fs.rmSync(file);
+      return;
+    }
+    const kept = path.join(this.dir, '.previous', path.basename(file));
+    fs.mkdirSync(path.dirname(kept), { recursive: true });
+    fs.renameSync(file, kept);
+    this.previous = { file: kept, lastRecord };
   }
 
   /** A finished segment replaces its partial uploads (this streamer's and those a stopped one left). */

@@ -2,6 +2,7 @@
  * PostgreSQL write-ahead log arithmetic and reading: LSNs, WAL file names, and what `pg_waldump` says about a
  * segment (where its last complete record ends, its commits and their times).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { findExecutable } from '../process.ts';
 import { readToolLines } from '../tool-lines.ts';
@@ -43,6 +44,8 @@ export interface WalSummary {
   commits: number;
   firstTime?: string;
   lastTime?: string;
+  /** Where the last complete record read starts: the next segment is read from there, for a record that crosses into it. */
+  lastRecord?: bigint;
 }
 
 const COMMIT = /desc: (?:COMMIT|COMMIT_PREPARED \d+:?) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) UTC/;
@@ -59,8 +62,12 @@ function commitTime(text: string): string {
   return `${date}T${whole}.${fraction.padEnd(6, '0')}Z`;
 }
 
-/** Reads pg_waldump's record lines (TZ=UTC) one at a time: the commits and their times, and where the valid records end. */
-export function waldumpReader(segmentStart: bigint, segmentBytes: number) {
+/**
+ * Reads pg_waldump's record lines (TZ=UTC) one at a time: the commits and their times, and where the valid records
+ * end. Records starting at or before `skipThrough` (the previous segment's last one, read again to reach the record
+ * that crosses into this segment) are not this segment's.
+ */
+export function waldumpReader(segmentStart: bigint, segmentBytes: number, skipThrough = -1n) {
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
@@ -68,22 +75,28 @@ export function waldumpReader(segmentStart: bigint, segmentBytes: number) {
   let lastRecord: bigint | undefined;
   return {
     line(line: string): void {
-      const commit = COMMIT.exec(line);
-      if (commit?.[1]) {
-        const at = commitTime(commit[1]);
-        commits += 1;
-        firstTime ??= at;
-        lastTime = at;
-      }
       const record = RECORD.exec(line);
-      if (record?.[1]) lastRecord = parseLsn(record[1]);
+      if (record?.[1]) {
+        const lsn = parseLsn(record[1]);
+        if (lsn <= skipThrough) return;
+        lastRecord = lsn;
+        const commit = COMMIT.exec(line);
+        if (commit?.[1]) {
+          const at = commitTime(commit[1]);
+          commits += 1;
+          firstTime ??= at;
+          lastTime = at;
+        }
+      }
       const end = END.exec(line) ?? FAILED_AFTER.exec(line);
       if (end?.[1] && (endPos === undefined || END.test(line))) endPos = parseLsn(end[1]);
     },
     result(): WalSummary {
-      // No error line: the records run to the end of the segment.
-      const end = endPos ?? (lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes));
-      return { endPos: end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+      // No error line: the records run to the end of the segment. An end inside the previous segment (the
+      // crossing record not complete yet) is this segment's start.
+      const found = endPos ?? (lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes));
+      const end = found < segmentStart ? segmentStart : found;
+      return { endPos: end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), ...(lastRecord !== undefined ? { lastRecord } : {}) };
     },
   };
 }
@@ -102,12 +115,37 @@ export function waldumpFor(major: number): string {
   return found;
 }
 
-/** Summarises one WAL file (complete or the current copy of a partial one), named as the segment it is. */
-export async function summarizeSegment(file: string, major: number, segmentBytes: number): Promise<WalSummary> {
+/** The segment before the one summarised, kept for the record that crosses from it into the next. */
+export interface PreviousSegment {
+  file: string;
+  lastRecord: bigint;
+}
+
+/**
+ * Summarises one WAL file (complete or the current copy of a partial one), named as the segment it is. pg_waldump
+ * reading one file leaves out the record that crosses into it from the one before (and, reading that one, the same
+ * record): with `previous` (the file before it and its last record) it is read here, where it ends.
+ */
+export async function summarizeSegment(file: string, major: number, segmentBytes: number, previous?: PreviousSegment): Promise<WalSummary> {
   const name = path.basename(file);
-  const { start } = parseWalFileName(name, segmentBytes);
-  const reader = waldumpReader(start, segmentBytes);
-  const { code, stderr } = await readToolLines(waldumpFor(major), ['--path', path.dirname(file), name], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
+  const { timeline, start } = parseWalFileName(name, segmentBytes);
+  const before = previous && parseWalFileName(path.basename(previous.file), segmentBytes);
+  if (!previous || !before || before.timeline !== timeline || before.start + BigInt(segmentBytes) !== start) return await readSegment(file, name, start, major, segmentBytes);
+  // Both files side by side (links, no copies), read from the previous one's last record to the end of this one.
+  const dir = fs.mkdtempSync(path.join(path.dirname(file), '.pair-'));
+  try {
+    fs.linkSync(previous.file, path.join(dir, path.basename(previous.file)));
+    fs.linkSync(file, path.join(dir, name));
+    return await readSegment(path.join(dir, name), name, start, major, segmentBytes, previous.lastRecord);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function readSegment(file: string, name: string, start: bigint, major: number, segmentBytes: number, from?: bigint): Promise<WalSummary> {
+  const reader = waldumpReader(start, segmentBytes, from);
+  const span = from === undefined ? [name] : ['--start', formatLsn(from), '--end', formatLsn(start + BigInt(segmentBytes))];
+  const { code, stderr } = await readToolLines(waldumpFor(major), ['--path', path.dirname(file), ...span], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
   // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
   if (code !== 0 && !FAILED_AFTER.test(stderr) && !END.test(stderr)) throw new Error(`pg_waldump ${name}: ${stderr.trim() || `exited with ${code}`}`);
   return reader.result();
