@@ -117,7 +117,7 @@ export async function writeBinlogBundle(client: S3Client, bucket: string, where:
   }
   lines.push(
     `TZ=UTC mariadb-binlog --start-position=${content.startPosition} --database=${database} --rewrite-db='${database}->restored'${stop ? ` --stop-datetime='${stop}'` : ''} ${content.segments.map((s) => `binlogs/${s.name}`).join(' ')} \\`,
-    `  | sed -E '/SET @@session\\.(gtid_seq_no|gtid_domain_id|server_id)=/d' | mariadb restored`,
+    `  | sed -E '/^(\\/\\*[M!]?!?[0-9]* )?SET @@session\\.(gtid_seq_no|gtid_domain_id|server_id|gtid_next)[[:space:]]*=/Id' | mariadb restored`,
     '```',
     '',
     stop ? `The replay stops at the end of the second of ${content.recoverTo} (binlogs keep whole seconds).` : 'The replay applies every binlog in the bundle.',

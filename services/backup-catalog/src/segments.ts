@@ -41,7 +41,7 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     missing: false,
   };
   // A partial upload's report redelivered after its file's complete one: that object is already replaced and gone.
-  const superseded = s.partial && (await tx.segment.count({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: false } })) > 0;
+  const superseded = s.partial && (await tx.segment.count({ where: { namespace: data.namespace, targetName: data.name, chainId: s.chainID, timeline: s.timeline, name: s.name, partial: false, missing: false } })) > 0;
   if (superseded) return;
   await tx.segment.upsert({ where: { key: s.key }, create: { key: s.key, ...row }, update: row });
   if (!s.partial) await tx.segment.deleteMany({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: true } });

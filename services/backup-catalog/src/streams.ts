@@ -117,9 +117,12 @@ export function createStreamSupervisor(deps: StreamDeps) {
       return;
     }
     if (data.state === 'streaming') {
-      // A report redelivered late says nothing newer than what the target already holds (and may name a streamer since replaced).
-      const seen = pitrOf(target).streamSeenAt;
-      if (seen && Date.parse(data.at) < Date.parse(seen)) return;
+      // A replaced streamer's report delivered late must not take the stream back (its finding of lost WAL still counts).
+      const { streamId, streamSeenAt } = pitrOf(target);
+      if (streamId && data.streamId !== streamId && streamSeenAt && Date.parse(data.at) < Date.parse(streamSeenAt)) {
+        if (data.brokenReason) await updatePitr(tx, resources, data.namespace, data.name, (pitr) => ({ ...pitr, brokenReason: data.brokenReason, brokenAt: data.at }));
+        return;
+      }
       if (!(await wants(tx, target)).ok) {
         deps.control({ action: 'stop', streamId: data.streamId });
         return;

@@ -40,19 +40,20 @@ export interface BinlogSummary {
 const HEADER = /^#(\d\d)(\d\d)(\d\d) +(\d?\d):(\d\d):(\d\d) server id \d+ +end_log_pos (\d+)\b.*?\t(.*)$/;
 
 /** The statement of a Query event that ends its GTID group (a non-transactional one, or an XA commit). */
-const ENDS_GROUP = /^(?:COMMIT|ROLLBACK|XA COMMIT\b|XA ROLLBACK\b)/;
+const ENDS_GROUP = /^(?:COMMIT|ROLLBACK)\s*(?:\/\*|;|$)|^XA (?:COMMIT|ROLLBACK)\b/;
 
 /**
  * Reads `mariadb-binlog` output (TZ=UTC) a line at a time: transaction ends, commits and their times (whole
  * seconds, as binlogs keep them). A GTID group is `ddl` (one event), `trans` (ends with an Xid event, an XA
- * prepare's XID event or an XA COMMIT query) or unflagged (a non-transactional BEGIN … COMMIT query).
+ * prepare's XID event or an XA COMMIT query), or unflagged: a non-transactional START TRANSACTION … COMMIT query,
+ * or, without START TRANSACTION, a standalone statement (one event).
  */
 export function binlogReader() {
   let end = 0;
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
-  let group: 'trans' | 'ddl' | 'plain' | undefined;
+  let group: 'trans' | 'ddl' | 'plain' | 'standalone' | undefined;
   /** The Query event just read inside a group: its statement, on the lines after, may end the group. */
   let query: { offset: number; at: string } | undefined;
   const close = (offset: number, at: string) => {
@@ -70,6 +71,7 @@ export function binlogReader() {
     line(line: string): void {
       const m = HEADER.exec(line);
       if (!m) {
+        if (group === 'standalone' && /^(?:START TRANSACTION|BEGIN)\b/.test(line)) group = 'plain';
         if (query && ENDS_GROUP.test(line)) close(query.offset, query.at);
         if (!/^(?:SET |\/\*)/.test(line)) query = undefined;
         return;
@@ -79,10 +81,10 @@ export function binlogReader() {
       const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
       const offset = Number(pos);
       if (/^GTID /.test(what)) {
-        group = /\btrans\b/.test(what) ? 'trans' : /\bddl\b/.test(what) ? 'ddl' : 'plain';
+        group = /\btrans\b/.test(what) ? 'trans' : /\bddl\b/.test(what) ? 'ddl' : 'standalone';
         return;
       }
-      if (group === undefined || group === 'ddl' || /^(?:Xid|XID) = /.test(what)) close(offset, at);
+      if (group === undefined || group === 'ddl' || group === 'standalone' || /^(?:Xid|XID) = /.test(what)) close(offset, at);
       else if (/^Query\b/.test(what)) query = { offset, at };
     },
     result(): BinlogSummary {
@@ -151,22 +153,49 @@ export function startBinlogReceiver(access: DatabaseAccess, dir: string, startFi
  */
 export const FORCED_IDENTITY = /^(?:\/\*[M!]?!?\d* )?SET @@session\.(?:gtid_seq_no|gtid_domain_id|server_id|gtid_next)\s*=/i;
 
-/** Drops FORCED_IDENTITY lines from a replay stream, passing every other byte through. */
+/** A FORCED_IDENTITY statement shows in a line's first bytes: that much decides a line, however long. */
+const DECIDING_BYTES = 96;
+
+/**
+ * Drops FORCED_IDENTITY lines from a replay stream, passing every other byte through as it comes: a line is held
+ * only until its first DECIDING_BYTES are known (a multi-megabyte statement is not gathered in memory).
+ */
 export class ReplayIdentityFilter extends Transform {
-  private rest = '';
+  /** The start of the current line while undecided; then whether the rest of it goes through. */
+  private head: Buffer = Buffer.alloc(0);
+  private keep: boolean | undefined;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    // latin1 maps bytes to characters one to one: the output is byte for byte the input, less the dropped lines.
-    const lines = (this.rest + chunk.toString('latin1')).split('\n');
-    this.rest = lines.pop() ?? '';
-    const kept = lines.filter((line) => !FORCED_IDENTITY.test(line));
-    if (kept.length) this.push(Buffer.from(`${kept.join('\n')}\n`, 'latin1'));
+    let from = 0;
+    while (from < chunk.length) {
+      const newline = chunk.indexOf(0x0a, from);
+      const to = newline < 0 ? chunk.length : newline + 1;
+      this.acceptPiece(chunk.subarray(from, to), newline >= 0);
+      from = to;
+    }
     callback();
   }
 
   override _flush(callback: TransformCallback): void {
-    if (this.rest && !FORCED_IDENTITY.test(this.rest)) this.push(Buffer.from(this.rest, 'latin1'));
+    if (this.keep === undefined && this.head.length) this.decide();
     callback();
+  }
+
+  /** A piece of the current line (with its newline when `ends`). */
+  private acceptPiece(piece: Buffer, ends: boolean): void {
+    if (this.keep === undefined) {
+      this.head = this.head.length ? Buffer.concat([this.head, piece]) : piece;
+      if (ends || this.head.length >= DECIDING_BYTES) this.decide();
+    } else if (this.keep) {
+      this.push(piece);
+    }
+    if (ends) this.keep = undefined;
+  }
+
+  private decide(): void {
+    this.keep = !FORCED_IDENTITY.test(this.head.subarray(0, DECIDING_BYTES).toString('latin1'));
+    if (this.keep) this.push(this.head);
+    this.head = Buffer.alloc(0);
   }
 }
 

@@ -136,15 +136,19 @@ export async function summarizeSegment(file: string, major: number, segmentBytes
   try {
     fs.linkSync(previous.file, path.join(dir, path.basename(previous.file)));
     fs.linkSync(file, path.join(dir, name));
-    return await readSegment(path.join(dir, name), name, start, major, segmentBytes, previous.lastRecord);
+    return await readSegment(path.join(dir, name), name, start, major, segmentBytes, { from: previous.lastRecord, timeline });
+  } catch {
+    // The pair could not be read together (a previous file not what it seemed): this file alone, as before.
+    return await readSegment(file, name, start, major, segmentBytes);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function readSegment(file: string, name: string, start: bigint, major: number, segmentBytes: number, from?: bigint): Promise<WalSummary> {
-  const reader = waldumpReader(start, segmentBytes, from);
-  const span = from === undefined ? [name] : ['--start', formatLsn(from), '--end', formatLsn(start + BigInt(segmentBytes))];
+async function readSegment(file: string, name: string, start: bigint, major: number, segmentBytes: number, pair?: { from: bigint; timeline: number }): Promise<WalSummary> {
+  const reader = waldumpReader(start, segmentBytes, pair?.from);
+  // Without a file name pg_waldump assumes timeline 1: a span names its timeline.
+  const span = pair ? ['--timeline', String(pair.timeline), '--start', formatLsn(pair.from), '--end', formatLsn(start + BigInt(segmentBytes))] : [name];
   const { code, stderr } = await readToolLines(waldumpFor(major), ['--path', path.dirname(file), ...span], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
   // pg_waldump exits 1 when it meets the end of the valid records: that is how a partial segment ends.
   if (code !== 0 && !FAILED_AFTER.test(stderr) && !END.test(stderr)) throw new Error(`pg_waldump ${name}: ${stderr.trim() || `exited with ${code}`}`);
