@@ -107,14 +107,15 @@ export function baseKey(base: string, compressed: boolean): string {
 }
 
 /**
- * The change log of a target lives beside its backups: `<prefix>/<namespace>/<target>/wal/<timeline>/<WAL file>.zst.age`;
- * a partial upload of the segment being written adds `.partial.<end position>` so each upload is its own object.
+ * The change log of a target lives beside its backups, one folder per chain (`<server's system identifier or id>-
+ * <timeline>`): `<prefix>/<namespace>/<target>/wal/<chain>/<WAL file>.zst.age`. Another cluster behind the same
+ * endpoint (a server made anew) names its WAL files the same: its own folder keeps them from replacing the old
+ * chain's. A partial upload of the segment being written adds `.partial.<end position>`, so each upload is its own object.
  */
-export function segmentKey(storePrefix: string, namespace: string, target: string, timeline: number, name: string, compressed: boolean, partialEnd?: string): string {
+export function segmentKey(storePrefix: string, namespace: string, target: string, chain: string, name: string, compressed: boolean, partialEnd?: string): string {
   const root = storePrefix.replace(/^\/+|\/+$/g, '');
-  const tl = timeline.toString(16).toUpperCase().padStart(8, '0');
   const partial = partialEnd ? `.partial.${partialEnd.replace(/[/:]/g, '-')}` : '';
-  return `${root ? `${root}/` : ''}${namespace}/${target}/wal/${tl}/${name}${partial}${compressed ? '.zst' : ''}.age`;
+  return `${root ? `${root}/` : ''}${namespace}/${target}/wal/${encodeURIComponent(chain)}/${name}${partial}${compressed ? '.zst' : ''}.age`;
 }
 
 /**

@@ -21,10 +21,14 @@ export interface FullBase {
    * ends at the last second it holds whole.
    */
   wholeSeconds?: boolean;
+  /** `<system identifier>-<timeline>` of the server it was taken from, when known: only that chain's segments follow it. */
+  chainId?: string;
 }
 
 export interface SegmentRow {
   key: string;
+  /** `<system identifier or server id>-<timeline>`. */
+  chainId?: string;
   name: string;
   timeline: number;
   startLsn: bigint;
@@ -83,16 +87,19 @@ export function bestSegments(rows: SegmentRow[]): SegmentRow[] {
   const byName = new Map<string, SegmentRow>();
   for (const row of rows) {
     if (row.missing) continue;
-    const id = `${row.timeline}/${row.name}`;
+    const id = `${row.chainId ?? ''}/${row.timeline}/${row.name}`;
     const kept = byName.get(id);
     if (!kept || (kept.partial && (!row.partial || row.endLsn > kept.endLsn))) byName.set(id, row);
   }
-  return [...byName.values()].sort((a, b) => a.timeline - b.timeline || (a.startLsn < b.startLsn ? -1 : a.startLsn > b.startLsn ? 1 : 0));
+  return [...byName.values()].sort((a, b) => a.timeline - b.timeline || (a.chainId ?? '').localeCompare(b.chainId ?? '') || (a.startLsn < b.startLsn ? -1 : a.startLsn > b.startLsn ? 1 : 0));
 }
 
 /** The segments that follow a full without a hole, and the moment they reach. */
+/** The segments on a full's own line: its timeline and, when both are known, its server's chain. */
+const onLineOf = (full: FullBase) => (s: SegmentRow) => s.timeline === full.timeline && (!full.chainId || !s.chainId || s.chainId === full.chainId);
+
 export function chainFrom(full: FullBase, best: SegmentRow[], coverage: StreamCoverage): Chain {
-  const line = best.filter((s) => s.timeline === full.timeline);
+  const line = best.filter(onLineOf(full));
   let first = -1;
   for (let i = 0; i < line.length; i++) if ((line[i] as SegmentRow).startLsn <= full.endLsn) first = i;
   const segments: SegmentRow[] = [];
@@ -129,7 +136,7 @@ function countGaps(best: SegmentRow[]): { gaps: number; firstMissing?: { after: 
   let firstMissing: { after: SegmentRow } | undefined;
   for (let i = 1; i < best.length; i++) {
     const [prev, next] = [best[i - 1] as SegmentRow, best[i] as SegmentRow];
-    if (prev.timeline !== next.timeline) continue;
+    if (prev.timeline !== next.timeline || prev.chainId !== next.chainId) continue;
     if (prev.partial || next.startLsn !== prev.endLsn) {
       gaps += 1;
       firstMissing ??= { after: prev };
@@ -157,8 +164,13 @@ export function analyzeChain(fulls: FullBase[], rows: SegmentRow[], coverage: St
   const newestFull = [...fulls].sort((a, b) => b.time.getTime() - a.time.getTime())[0];
   if (!newestFull) return report;
   const chain = chains[fulls.indexOf(newestFull)] as Chain;
-  const newerTimeline = best.find((s) => s.timeline > newestFull.timeline);
-  const onLine = best.filter((s) => s.timeline === newestFull.timeline && s.endLsn > newestFull.endLsn);
+  const system = (chainId: string | undefined) => chainId?.replace(/-\d+$/, '');
+  const otherCluster = newestFull.chainId ? best.find((s) => s.chainId && system(s.chainId) !== system(newestFull.chainId) && (s.lastTime ?? s.firstTime ?? new Date(0)) > newestFull.time) : undefined;
+  if (otherCluster) {
+    return { ...report, chainBroken: true, brokenReason: `the server behind the endpoint is another cluster (system ${system(otherCluster.chainId)}, the newest full's ${system(newestFull.chainId)}); the next full backup starts a new chain`, brokenSince: chain.end };
+  }
+  const newerTimeline = best.find((s) => s.timeline > newestFull.timeline && (!newestFull.chainId || !s.chainId || system(s.chainId) === system(newestFull.chainId)));
+  const onLine = best.filter((s) => onLineOf(newestFull)(s) && s.endLsn > newestFull.endLsn);
   const lastUsed = chain.segments.at(-1);
   if (newerTimeline) {
     return { ...report, chainBroken: true, brokenReason: `the server moved to timeline ${newerTimeline.timeline} (a failover or a restore in place); the next full backup starts a new chain`, brokenSince: chain.end };

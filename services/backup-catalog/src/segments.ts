@@ -99,10 +99,11 @@ export async function physicalFulls(conn: DbOrTx, namespace: string, targetName:
   const rows = await conn.backup.findMany({ where: { namespace, targetName, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'asc' } });
   const fulls: FullBase[] = [];
   for (const row of rows) {
-    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
+    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; server?: { systemID?: string }; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
     const base = { id: row.id, timeline: manifest.position?.timeline ?? 1, storedBytes: Number(row.storedBytes) };
     if (manifest.mode === 'physical' && manifest.position?.endLSN) {
-      fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN) });
+      const chainId = manifest.server?.systemID ? `${manifest.server.systemID}-${base.timeline}` : undefined;
+      fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN), ...(chainId ? { chainId } : {}) });
     } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
       fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`), needsChangeLog: true, wholeSeconds: true });
     }

@@ -93,6 +93,17 @@ describe('the change-capture chain', () => {
     expect(analyzeChain([dump], rows, {}).windows).toEqual([{ from: t(10).toISOString(), to: new Date(t(21).getTime() - 1).toISOString() }]);
   });
 
+  it('another cluster behind the endpoint (same WAL file names) neither extends nor replaces the chain, and breaks it', () => {
+    const ours: FullBase = { ...full, chainId: 'A-1' };
+    const a = [segment(2, { first: 5, last: 12 }), segment(3, { first: 13, last: 20, covered: 21 }, 3n * MB16 + 900n)].map((s) => ({ ...s, chainId: 'A-1' }));
+    const b = [segment(2, { first: 40, last: 45 }), segment(3, { first: 46, last: 50, covered: 55 }, 3n * MB16 + 100n)].map((s) => ({ ...s, key: `${s.key}-b`, chainId: 'B-1' }));
+    const report = analyzeChain([ours], [...a, ...b], {});
+    expect(report.windows).toEqual([{ from: t(10).toISOString(), to: t(21).toISOString() }]);
+    expect(report.chains[0]!.segments.map((s) => s.chainId)).toEqual(['A-1', 'A-1']);
+    expect(report).toMatchObject({ gaps: 0, chainBroken: true, brokenReason: expect.stringMatching(/another cluster \(system B, the newest full's A\)/) });
+    expect(analyzeChain([ours], a, {}).chainBroken).toBe(false);
+  });
+
   it('a commit in the same millisecond as the time asked counts as after it: the replay stops at the time itself', () => {
     // 12:00:25.123456 is kept as .123; asked for .1234, recovery must still stop before it.
     const last = new Date(t(25).getTime() + 123);

@@ -45,7 +45,7 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     const serverId = str((await rows(connection, 'SELECT @@server_id AS id'))[0]?.id);
     const client = createS3Client(job.store);
     // The store says where the last streamer got to (a redelivered job's own startFile may be older than that).
-    const startFile = (await newestStoredBinlog(client, job)) ?? job.startFile ?? (await master()).file;
+    const startFile = (await newestStoredBinlog(client, job, binlogChain(serverId))) ?? job.startFile ?? (await master()).file;
     await status('streaming', `streaming binlogs from ${startFile}`);
     receiver = startBinlogReceiver(job.database, dir, startFile);
     const uploader = new BinlogUploader(job, client, reporter, serverId, dir, signal);
@@ -76,12 +76,15 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
   }
 }
 
+/** Binlogs have one chain per server (its server_id); they know no timelines. */
+const binlogChain = (serverId: string) => `${serverId}-1`;
+
 /**
  * Where the last streamer got to: the oldest binlog file in the store that has only partial uploads (the rest of
  * it was never uploaded, whatever came after), else the file after the newest finished one.
  */
-async function newestStoredBinlog(client: S3Client, job: StreamJob): Promise<string | undefined> {
-  const prefix = segmentKey(job.store.prefix, job.namespace, job.name, 1, 'x', false).replace(/x\.age$/, '');
+async function newestStoredBinlog(client: S3Client, job: StreamJob, chain: string): Promise<string | undefined> {
+  const prefix = segmentKey(job.store.prefix, job.namespace, job.name, chain, 'x', false).replace(/x\.age$/, '');
   const stored = new Map<string, boolean>();
   for await (const key of listKeys(client, job.store.bucket, prefix)) {
     const match = /^([^/]*?\.\d+)(\.partial\..*|\.zst)?\.age$/.exec(key.slice(prefix.length));
@@ -170,7 +173,7 @@ class BinlogUploader {
 
   private async upload(file: string, name: string, summary: { commits: number; firstTime?: string; lastTime?: string }, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     await uploadSegment(this.job, this.client, this.reporter, {
-      file, name, timeline: 1, chainID: `${this.serverId}-1`, startPos: `${name}:0`, endPos, partial,
+      file, name, timeline: 1, chainID: binlogChain(this.serverId), startPos: `${name}:0`, endPos, partial,
       commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
   }

@@ -21,7 +21,7 @@ export interface SegmentFile {
 
 /** Compresses, encrypts and uploads a segment, keeps its report beside it, then reports it; answers its key. */
 export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
-  const key = segmentKey(job.store.prefix, job.namespace, job.name, segment.timeline, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
+  const key = segmentKey(job.store.prefix, job.namespace, job.name, segment.chainID, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
   const stored = await runUploadPipeline({
     source: fs.createReadStream(segment.file),
     compression: job.compression,
