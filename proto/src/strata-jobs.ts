@@ -106,6 +106,25 @@ export function baseKey(base: string, compressed: boolean): string {
   return `${base}data/base.tar${compressed ? '.zst' : ''}.age`;
 }
 
+/** A chain of change log: one server (Postgres' system identifier, a binlog server's id) on one timeline (1 for binlogs). */
+export function chainIdOf(system: string, timeline: number): string {
+  return `${system}-${timeline}`;
+}
+
+/** The server of a chain (the inverse of `chainIdOf`). */
+export function systemOfChain(chainId: string): string {
+  return chainId.replace(/-\d+$/, '');
+}
+
+/**
+ * The statements of `mariadb-binlog` (and `mysqlbinlog`) output that give a replayed transaction its original GTID
+ * and server id, as a pattern both JavaScript (with the `i` flag) and `sed -E` (with `I`) read the same way.
+ * Replayed into a server with binary logging on (the source itself, for a restore into a new database), they would
+ * write old GTIDs into its binlog: a later replay of that binlog fails ("out of order GTID") and replicas skip the
+ * transactions as already applied. Without them the server logs the replay as new transactions.
+ */
+export const REPLAY_IDENTITY_STATEMENT = '^(\\/\\*[M!]?!?[0-9]* )?SET @@session\\.(gtid_seq_no|gtid_domain_id|server_id|gtid_next) *=';
+
 /**
  * The change log of a target lives beside its backups, one folder per chain (`<server's system identifier or id>-
  * <timeline>`): `<prefix>/<namespace>/<target>/wal/<chain>/<WAL file>.zst.age`. Another cluster behind the same

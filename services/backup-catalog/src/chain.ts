@@ -3,6 +3,7 @@
  * moments can be restored (windows), where segments are missing (gaps), and whether the newest full's chain is
  * broken. Pure functions: the callers load the rows.
  */
+import { systemOfChain } from '@sigil/proto/strata-jobs';
 
 export interface FullBase {
   id: string;
@@ -164,7 +165,7 @@ export function analyzeChain(fulls: FullBase[], rows: SegmentRow[], coverage: St
   const newestFull = [...fulls].sort((a, b) => b.time.getTime() - a.time.getTime())[0];
   if (!newestFull) return report;
   const chain = chains[fulls.indexOf(newestFull)] as Chain;
-  const system = (chainId: string | undefined) => chainId?.replace(/-\d+$/, '');
+  const system = (chainId: string | undefined) => (chainId ? systemOfChain(chainId) : undefined);
   const otherCluster = newestFull.chainId ? best.find((s) => s.chainId && system(s.chainId) !== system(newestFull.chainId) && (s.lastTime ?? s.firstTime ?? new Date(0)) > newestFull.time) : undefined;
   if (otherCluster) {
     return { ...report, chainBroken: true, brokenReason: `the server behind the endpoint is another cluster (system ${system(otherCluster.chainId)}, the newest full's ${system(newestFull.chainId)}); the next full backup starts a new chain`, brokenSince: chain.end };

@@ -1,5 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
-import type { SegmentObject } from '@sigil/proto/strata-jobs';
+import { REPLAY_IDENTITY_STATEMENT, type SegmentObject } from '@sigil/proto/strata-jobs';
 import { presignGet, putObjectUnique, type S3Client } from '@strata/stream';
 
 interface BundleObject {
@@ -117,7 +117,7 @@ export async function writeBinlogBundle(client: S3Client, bucket: string, where:
   }
   lines.push(
     `TZ=UTC mariadb-binlog --start-position=${content.startPosition} --database=${database} --rewrite-db='${database}->restored'${stop ? ` --stop-datetime='${stop}'` : ''} ${content.segments.map((s) => `binlogs/${s.name}`).join(' ')} \\`,
-    `  | sed -E '/^(\\/\\*[M!]?!?[0-9]* )?SET @@session\\.(gtid_seq_no|gtid_domain_id|server_id|gtid_next)[[:space:]]*=/Id' | mariadb restored`,
+    `  | sed -E '/${REPLAY_IDENTITY_STATEMENT}/Id' | mariadb restored`,
     '```',
     '',
     stop ? `The replay stops at the end of the second of ${content.recoverTo} (binlogs keep whole seconds).` : 'The replay applies every binlog in the bundle.',

@@ -1,4 +1,4 @@
-import type { StrataReports } from '@sigil/proto/strata-jobs';
+import { chainIdOf, type StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
 import { analyzeChain, type ChainReport, type FullBase, type SegmentRow } from './chain.ts';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
@@ -102,7 +102,7 @@ export async function physicalFulls(conn: DbOrTx, namespace: string, targetName:
     const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; server?: { systemID?: string }; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
     const base = { id: row.id, timeline: manifest.position?.timeline ?? 1, storedBytes: Number(row.storedBytes) };
     if (manifest.mode === 'physical' && manifest.position?.endLSN) {
-      const chainId = manifest.server?.systemID ? `${manifest.server.systemID}-${base.timeline}` : undefined;
+      const chainId = manifest.server?.systemID ? chainIdOf(manifest.server.systemID, base.timeline) : undefined;
       fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN), ...(chainId ? { chainId } : {}) });
     } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
       fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`), needsChangeLog: true, wholeSeconds: true });

@@ -99,6 +99,26 @@ spec:
   ];
 }
 
+/** A nightly policy on the offline store, and a Postgres target under it (at `<name>.internal`) for each name. */
+export function nightlyPostgresTargets(names: string[]): string[] {
+  return [
+    `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupPolicy
+metadata: { name: nightly }
+spec: { store: local, full: { schedule: "0 3 * * *" } }`,
+    ...names.map(
+      (name) => `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupTarget
+metadata: { name: ${name} }
+spec:
+  engine: postgres
+  endpoint: { host: ${name}.internal, port: 5432 }
+  credentials: { secretRef: { name: creds } }
+  policy: nightly`,
+    ),
+  ];
+}
+
 /** A catalog harness with the offline store applied, and then `documents` (policies, targets) in the same request. */
 export async function startOfflineCatalog(name: string, documents: string[]): Promise<CatalogHarness> {
   const harness = await startCatalogHarness(name);

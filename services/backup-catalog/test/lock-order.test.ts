@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
+import { nightlyPostgresTargets, startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /**
  * Every writer takes a target's row lock before the catalog version's. A report handler does (status, then version);
@@ -9,22 +9,7 @@ import { startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 let h: CatalogHarness;
 
 beforeAll(async () => {
-  h = await startOfflineCatalog('lockorder', [
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupPolicy
-metadata: { name: nightly }
-spec:
-  store: local
-  full: { schedule: "0 3 * * *" }`,
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupTarget
-metadata: { name: orders }
-spec:
-  engine: postgres
-  endpoint: { host: db.internal, port: 5432 }
-  credentials: { secretRef: { name: creds } }
-  policy: nightly`,
-  ]);
+  h = await startOfflineCatalog('lockorder', nightlyPostgresTargets(['orders']));
 });
 afterAll(async () => h?.close());
 

@@ -1,28 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import { startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
+import { nightlyPostgresTargets, startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */
 let h: CatalogHarness;
 
 beforeAll(async () => {
-  h = await startOfflineCatalog('reports', [
-    `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupPolicy
-metadata: { name: nightly }
-spec: { store: local, full: { schedule: "0 3 * * *" } }`,
-    ...['main', 'marker'].map(
-      (name) => `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupTarget
-metadata: { name: ${name} }
-spec:
-  engine: postgres
-  endpoint: { host: ${name}.internal, port: 5432 }
-  credentials: { secretRef: { name: creds } }
-  policy: nightly`,
-    ),
-  ]);
+  h = await startOfflineCatalog('reports', nightlyPostgresTargets(['main', 'marker']));
 });
 afterAll(async () => h?.close());
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type mysql from 'mysql2/promise';
-import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
+import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, type S3Client } from '@strata/stream';
 import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver, type BinlogSummary } from '../engines/mysql/binlog.ts';
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
@@ -45,7 +45,7 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     const serverId = str((await rows(connection, 'SELECT @@server_id AS id'))[0]?.id);
     const client = createS3Client(job.store);
     // The store says where the last streamer got to (a redelivered job's own startFile may be older than that).
-    const startFile = (await newestStoredBinlog(client, job, binlogChain(serverId))) ?? job.startFile ?? (await master()).file;
+    const startFile = (await newestStoredBinlog(client, job, chainIdOf(serverId, 1))) ?? job.startFile ?? (await master()).file;
     await status('streaming', `streaming binlogs from ${startFile}`);
     receiver = startBinlogReceiver(job.database, dir, startFile);
     const uploader = new BinlogUploader(job, client, reporter, serverId, dir, signal);
@@ -75,9 +75,6 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-/** Binlogs have one chain per server (its server_id); they know no timelines. */
-const binlogChain = (serverId: string) => `${serverId}-1`;
 
 /**
  * Where the last streamer got to: the oldest binlog file in the store that has only partial uploads (the rest of
@@ -173,7 +170,7 @@ class BinlogUploader {
 
   private async upload(file: string, name: string, summary: { commits: number; firstTime?: string; lastTime?: string }, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     await uploadSegment(this.job, this.client, this.reporter, {
-      file, name, timeline: 1, chainID: binlogChain(this.serverId), startPos: `${name}:0`, endPos, partial,
+      file, name, timeline: 1, chainID: chainIdOf(this.serverId, 1), startPos: `${name}:0`, endPos, partial,
       commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
   }

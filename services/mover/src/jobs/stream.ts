@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
+import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, removeObjects, type S3Client } from '@strata/stream';
 import { open } from '../engines/postgres/shared.ts';
 import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment } from '../engines/postgres/wal.ts';
@@ -176,7 +176,7 @@ class SegmentUploader {
   private async upload(file: string, name: string, summary: { endPos: bigint; commits: number; firstTime?: string; lastTime?: string }, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
     const key = await uploadSegment(this.job, this.client, this.reporter, {
-      file, name, timeline, chainID: chainOf(this.server.systemId, timeline), startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
+      file, name, timeline, chainID: chainIdOf(this.server.systemId, timeline), startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
       commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
@@ -199,7 +199,7 @@ class SegmentUploader {
   /** A finished segment replaces its partial uploads (this streamer's and those a stopped one left). */
   private async removePartials(name: string): Promise<void> {
     const { timeline } = parseWalFileName(name, this.server.segmentBytes);
-    const prefix = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, chainOf(this.server.systemId, timeline), name, false, 'X').replace(/X\.age$/, '');
+    const prefix = segmentKey(this.job.store.prefix, this.job.namespace, this.job.name, chainIdOf(this.server.systemId, timeline), name, false, 'X').replace(/X\.age$/, '');
     const keys = new Set(this.partialKeys.get(name) ?? []);
     for await (const key of listKeys(this.client, this.job.store.bucket, prefix)) keys.add(key);
     if (keys.size) await removeObjects(this.client, this.job.store.bucket, [...keys]).catch(() => undefined);
@@ -207,9 +207,6 @@ class SegmentUploader {
     this.lastPartialEnd = -1n;
   }
 }
-
-/** A chain of WAL: one cluster (its system identifier), one timeline. */
-const chainOf = (systemId: string, timeline: number) => `${systemId}-${timeline}`;
 
 /** Copies `from`, or answers false when it is gone (pg_receivewal renamed a partial segment it finished). */
 function copied(from: string, to: string): boolean {

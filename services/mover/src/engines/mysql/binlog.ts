@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
+import { REPLAY_IDENTITY_STATEMENT, type DatabaseAccess } from '@sigil/proto/strata-jobs';
 import { findExecutable } from '../process.ts';
 import { StderrTail } from '../tool-error.ts';
 import { readToolLines } from '../tool-lines.ts';
@@ -145,13 +145,8 @@ export function startBinlogReceiver(access: DatabaseAccess, dir: string, startFi
   };
 }
 
-/**
- * The statements of mariadb-binlog (and mysqlbinlog) output that give a replayed transaction its original GTID and
- * server id. Replayed into a server with binary logging on (the source itself, for a restore into a new database),
- * they would write old GTIDs into its binlog: a later replay of that binlog fails ("out of order GTID") and
- * replicas skip the transactions as already applied. Without them the server logs the replay as new transactions.
- */
-export const FORCED_IDENTITY = /^(?:\/\*[M!]?!?\d* )?SET @@session\.(?:gtid_seq_no|gtid_domain_id|server_id|gtid_next)\s*=/i;
+/** REPLAY_IDENTITY_STATEMENT: lines a replay drops, so the server logs the replayed transactions as new ones. */
+export const FORCED_IDENTITY = new RegExp(REPLAY_IDENTITY_STATEMENT, 'i');
 
 /** A FORCED_IDENTITY statement shows in a line's first bytes: that much decides a line, however long. */
 const DECIDING_BYTES = 96;
