@@ -80,6 +80,18 @@ async function restoreAt(at: string, database: string) {
   });
 }
 
+/** The finished segments in the catalog: WAL file name → checksum of the stored object. */
+async function finishedSegments(): Promise<Map<string, string>> {
+  const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments')).body.segments as Array<{ name: string; partial: boolean; sha256: string }>;
+  return new Map(segments.filter((s) => !s.partial).map((s) => [s.name, s.sha256]));
+}
+
+/** The WAL file that holds the streamer's slot position (pg_walfile_name names the file before a boundary). */
+async function slotSegment(): Promise<string> {
+  const { rows } = await admin.query<{ name: string }>(`SELECT pg_walfile_name(restart_lsn + 1) AS name FROM pg_replication_slots WHERE slot_name LIKE 'strata_%'`);
+  return rows[0]!.name;
+}
+
 async function idsIn(database: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, `/${database}`) });
   await client.connect();
@@ -178,7 +190,27 @@ describe('point-in-time restore (postgres)', () => {
   }, 120_000);
 
   it('loses no WAL when the mover is stopped mid-stream and another takes over', async () => {
+    // With no writes the segment being written never finishes: the slot must still stand in the newest finished
+    // one, which the next streamer reads again for the start of a record crossing out of it.
+    writing = false;
+    await writer;
+    // Settled: the streamer looks every second, so the slot has stopped moving once two reads 2.5 s apart agree.
+    let kept = await slotSegment();
+    let settled = false;
+    for (let tries = 0; !settled && tries < 10; tries++) {
+      await sleep(2500);
+      const again = await slotSegment();
+      settled = again === kept;
+      kept = again;
+    }
+    expect(settled).toBe(true);
+    const finishedBefore = await waitFor(`segment ${kept} of the slot recorded as finished`, async () => {
+      const finished = await finishedSegments();
+      return finished.has(kept) ? finished : undefined;
+    }, 10_000);
     await worker.stop();
+    writing = true;
+    writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
     await sleep(3000); // rows committed while no streamer runs stay in the slot
     worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
     const resumedAt = Date.now() + 4000;
@@ -190,6 +222,10 @@ describe('point-in-time restore (postgres)', () => {
     expect(t).toMatchObject({ chainBroken: false, gaps: 0 });
     const keys = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments')).body.segments.map((s: { key: string }) => s.key);
     expect(new Set(keys).size).toBe(keys.length);
+    // The segment read again was reported from the report kept beside it, not uploaded again (a new upload has a new checksum).
+    const finishedAfter = await finishedSegments();
+    expect(finishedAfter.get(kept)).toBeDefined();
+    for (const [name, sha256] of finishedBefore) expect(finishedAfter.get(name), name).toBe(sha256);
   }, 180_000);
 
   it('loses no WAL when Postgres restarts under the streamer', async () => {

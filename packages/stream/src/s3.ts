@@ -192,10 +192,33 @@ export class ObjectExistsError extends Error {
   }
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
+/** What a small object (a manifest, a segment's report) may weigh: anything larger is not what it claims to be. */
+export const MAX_SMALL_OBJECT_BYTES = 16 * 1024 * 1024;
+
+/** Reads a small object's stream whole, refusing one larger than `limit`. */
+export async function readSmall(stream: Readable, limit = MAX_SMALL_OBJECT_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      stream.destroy();
+      throw new Error(`object larger than ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
+}
+
+/** A small object's bytes, or undefined when the key does not exist. */
+export async function readSmallObject(client: S3Client, bucket: string, key: string, limit = MAX_SMALL_OBJECT_BYTES): Promise<Buffer | undefined> {
+  try {
+    return await readSmall(await client.getObject(bucket, key), limit);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'NotFound' || code === 'NoSuchKey') return undefined;
+    throw error;
+  }
 }
 
 /** True when the object exists, false on NotFound/NoSuchKey; other errors are thrown. */
@@ -236,7 +259,7 @@ export async function putObjectUnique(
   }
   if (await objectExists(client, bucket, key)) throw new ObjectExistsError(key);
   await client.putObject(bucket, key, body, body.length, headers);
-  const stored = await readAll(await client.getObject(bucket, key));
+  const stored = await readSmall(await client.getObject(bucket, key));
   if (!stored.equals(body)) {
     throw new ObjectExistsError(key, { cause: new Error(`read-back of ${key} differs from what was written: another writer raced us`) });
   }

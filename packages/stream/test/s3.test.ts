@@ -12,6 +12,7 @@ import {
   ObjectExistsError,
   presignGet,
   putObjectUnique,
+  readSmallObject,
   removeObjects,
   uploadStream,
   type S3Client,
@@ -203,6 +204,14 @@ describe('small objects, listing, deletion, presigned URLs', () => {
       return result;
     };
     await expect(putObjectUnique(racy, bucket, 'manifests/b-2.json', body, { disableConditionalPut: true })).rejects.toThrow(/already exists/);
+  });
+
+  it('reads a small object whole, answers undefined for a missing key, and refuses one over the limit', async () => {
+    const body = Buffer.from(JSON.stringify({ segment: 'x' }));
+    await client.putObject(bucket, 'small/report.json', body);
+    expect((await readSmallObject(client, bucket, 'small/report.json'))?.equals(body)).toBe(true);
+    expect(await readSmallObject(client, bucket, 'small/missing.json')).toBeUndefined();
+    await expect(readSmallObject(client, bucket, 'small/report.json', body.length - 1)).rejects.toThrow(/larger than/);
   });
 
   it('lists keys under a prefix, deletes them, and serves presigned GETs', async () => {

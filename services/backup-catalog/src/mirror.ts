@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream';
 import { isManifestKey, isSegmentReportKey, segmentKeyOfReport, type StrataReports } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
-import { createS3Client, ensureBucket, listKeys, downloadStream, type S3Client } from '@strata/stream';
+import { createS3Client, ensureBucket, listKeys, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from './backups.ts';
 import { CONDITION, withConditions, type ConditionInput } from './conditions.ts';
 import { bumpCatalogVersion } from './db.ts';
@@ -20,8 +19,6 @@ interface MirroredManifest {
   completedAt?: string;
   stats?: { rawBytes?: number; storedBytes?: number };
 }
-
-const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 
 /**
  * Mirrors every backup and change-log segment found in each store into the catalog's records: after the catalog
@@ -163,16 +160,3 @@ async function recordMirror(deps: BackupDeps, store: StoredResource<StoreSpec>, 
   );
 }
 
-export async function readSmall(stream: Readable, limit = MAX_MANIFEST_BYTES): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      stream.destroy();
-      throw new Error(`object larger than ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}

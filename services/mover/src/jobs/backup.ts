@@ -5,7 +5,7 @@ import { backupPrefix, baseKey, dataKey, inventoryKey, manifestKey, type BackupJ
 import { driverFor } from '../engines/index.ts';
 import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/postgres/physical.ts';
 import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
-import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, type S3Client } from '@strata/stream';
+import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
 export interface ManifestObject {
@@ -36,7 +36,7 @@ export async function runBackup(job: BackupJob, reporter: Reporter, signal: Abor
   try {
     if (await objectExists(client, job.store.bucket, mKey)) {
       // A redelivered job whose first attempt finished: report the stored result again.
-      const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, mKey))).toString('utf8')) as Record<string, unknown>;
+      const manifest = JSON.parse((await readSmall(await downloadStream(client, job.store.bucket, mKey))).toString('utf8')) as Record<string, unknown>;
       await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
       return;
     }
@@ -259,12 +259,6 @@ async function removeAll(client: S3Client, bucket: string, prefix: string): Prom
   const keys: string[] = [];
   for await (const key of listKeys(client, bucket, prefix)) keys.push(key);
   if (keys.length) await removeObjects(client, bucket, keys);
-}
-
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 export function messageOf(error: unknown): string {

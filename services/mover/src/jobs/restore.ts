@@ -3,11 +3,11 @@ import { driverFor } from '../engines/index.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createS3Client, downloadStream, runDownloadPipeline, type S3Client } from '@strata/stream';
+import { createS3Client, downloadStream, readSmall, runDownloadPipeline, type S3Client } from '@strata/stream';
 import { replayBinlogs } from '../engines/mysql/binlog.ts';
 import type { Position } from '../engines/types.ts';
 import type { Reporter } from '../reports.ts';
-import { messageOf, readAll, type ManifestObject } from './backup.ts';
+import { messageOf, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 import { runRestoreChecks } from './restore-checks.ts';
 import { copyPostgres, placementOf, postgresDatabaseExists, scratchName } from './placement.ts';
@@ -25,7 +25,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     if (engine === 'mongodb') throw new Error('mongodb restores are not available in this release');
     const driver = driverFor(engine);
     const client = createS3Client(job.store);
-    const manifest = JSON.parse((await readAll(await downloadStream(client, job.store.bucket, job.manifestKey))).toString('utf8')) as { objects?: ManifestObject[]; id?: string; mode?: string };
+    const manifest = JSON.parse((await readSmall(await downloadStream(client, job.store.bucket, job.manifestKey))).toString('utf8')) as { objects?: ManifestObject[]; id?: string; mode?: string };
     if (manifest.id !== job.backupId) throw new Error(`manifest ${job.manifestKey} belongs to backup ${manifest.id}, not ${job.backupId}`);
     if (manifest.mode === 'physical') {
       const { names, stoppedAt } = await recoverPhysical(job, manifest as PhysicalManifest, client, reporter, signal, created);

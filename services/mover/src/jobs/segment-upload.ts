@@ -1,7 +1,8 @@
 /** What the WAL and binlog streamers share: uploading one segment and reporting it, and waiting for a streamer's lock. */
 import fs from 'node:fs';
 import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
-import { runUploadPipeline, type S3Client } from '@strata/stream';
+import { assertStrataReportData } from '@sigil/proto/strata-wire';
+import { readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
 export interface SegmentFile {
@@ -19,9 +20,28 @@ export interface SegmentFile {
   coveredUntil?: string;
 }
 
+function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>): string {
+  return segmentKey(job.store.prefix, job.namespace, job.name, segment.chainID, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
+}
+
+/**
+ * A finished segment already in the store (an earlier streamer uploaded it) is reported again from the report kept
+ * beside it, not uploaded again: that report was made with the file before it at hand. False when none is kept.
+ */
+export async function reportStoredSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: Pick<SegmentFile, 'chainID' | 'name'>): Promise<boolean> {
+  const key = keyOf(job, { ...segment, partial: false, endPos: '' });
+  const kept = await readSmallObject(client, job.store.bucket, segmentReportKey(key));
+  if (!kept) return false;
+  const data: unknown = JSON.parse(kept.toString('utf8'));
+  assertStrataReportData('segment.uploaded', data);
+  if (data.segment.key !== key || data.segment.partial) return false;
+  await reporter.report('segment.uploaded', { ...data, streamId: job.streamId });
+  return true;
+}
+
 /** Compresses, encrypts and uploads a segment, keeps its report beside it, then reports it; answers its key. */
 export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
-  const key = segmentKey(job.store.prefix, job.namespace, job.name, segment.chainID, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
+  const key = keyOf(job, segment);
   const stored = await runUploadPipeline({
     source: fs.createReadStream(segment.file),
     compression: job.compression,

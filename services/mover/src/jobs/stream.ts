@@ -9,7 +9,7 @@ import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment } f
 import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
-import { uploadSegment, waitForLock } from './segment-upload.ts';
+import { reportStoredSegment, uploadSegment, waitForLock } from './segment-upload.ts';
 import { runBinlogStream } from './binlog-stream.ts';
 
 /** How often finished segments are looked for; partial uploads follow the job's own interval. */
@@ -63,9 +63,9 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal);
     let advancedTo: bigint | undefined;
     const advance = async () => {
-      if (streamer.uploadedEnd === undefined || streamer.uploadedEnd === advancedTo) return;
-      await advanceSlot(held, job.slot, streamer.uploadedEnd);
-      advancedTo = streamer.uploadedEnd;
+      if (streamer.retainFrom === undefined || streamer.retainFrom === advancedTo) return;
+      await advanceSlot(held, job.slot, streamer.retainFrom);
+      advancedTo = streamer.retainFrom;
     };
     let nextCut = Date.now() + job.partialIntervalMs;
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
@@ -100,8 +100,11 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
 
 class SegmentUploader {
   private lastPartialEnd = -1n;
-  /** The end of the newest finished segment in the store: the slot may advance to it. */
-  uploadedEnd: bigint | undefined;
+  /**
+   * The start of the newest finished segment in the store: the slot may advance to it. That segment stays on the
+   * server, so the next streamer reads it first and has the start of a record crossing into the segment after it.
+   */
+  retainFrom: bigint | undefined;
   /** The last finished segment, kept until the next one is read: a record crossing into that one starts in it. */
   private previous: PreviousSegment | undefined;
   private readonly partialKeys = new Map<string, string[]>();
@@ -123,17 +126,18 @@ class SegmentUploader {
     this.compressed = job.compression.algorithm === 'zstd';
   }
 
-  /** Uploads every finished segment, oldest first (`uploadedEnd` follows). */
+  /** Uploads every finished segment, oldest first (`retainFrom` follows); one already in the store is reported again. */
   async uploadFinished(): Promise<void> {
     for (const name of completeSegments(this.dir, this.server.segmentBytes)) {
       const file = path.join(this.dir, name);
-      const { start } = parseWalFileName(name, this.server.segmentBytes);
+      const { start, timeline } = parseWalFileName(name, this.server.segmentBytes);
       const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes, this.previous);
       const end = start + BigInt(this.server.segmentBytes);
-      await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
+      const stored = await reportStoredSegment(this.job, this.client, this.reporter, { chainID: chainIdOf(this.server.systemId, timeline), name });
+      if (!stored) await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
       await this.removePartials(name);
       this.keep(file, summary.lastRecord);
-      this.uploadedEnd = end;
+      this.retainFrom = start;
     }
   }
 
