@@ -88,7 +88,8 @@ async function finishedSegments(): Promise<Map<string, string>> {
 
 /** The WAL file that holds the streamer's slot position (pg_walfile_name names the file before a boundary). */
 async function slotSegment(): Promise<string> {
-  const { rows } = await admin.query<{ name: string }>(`SELECT pg_walfile_name(restart_lsn + 1) AS name FROM pg_replication_slots WHERE slot_name LIKE 'strata_%'`);
+  const { rows } = await admin.query<{ name: string }>(`SELECT pg_walfile_name(restart_lsn + 1) AS name FROM pg_replication_slots WHERE slot_name LIKE 'strata\\_%'`);
+  expect(rows).toHaveLength(1);
   return rows[0]!.name;
 }
 

@@ -350,6 +350,10 @@ export interface SegmentReport {
   lastTime?: string;
   commits: number;
   sha256: string;
+  /**
+   * SHA-256 of the segment's own bytes (before compression and encryption): a streamer reading the same file again knows it is the one stored.
+   */
+  rawSha256?: string;
   size: number;
   rawSize: number;
   partial: boolean;

@@ -1,8 +1,9 @@
 /** What the WAL and binlog streamers share: uploading one segment and reporting it, and waiting for a streamer's lock. */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
-import { readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
+import { objectExists, readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 
 export interface SegmentFile {
@@ -20,23 +21,52 @@ export interface SegmentFile {
   coveredUntil?: string;
 }
 
-function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>): string {
-  return segmentKey(job.store.prefix, job.namespace, job.name, segment.chainID, segment.name, job.compression.algorithm === 'zstd', segment.partial ? segment.endPos : undefined);
+function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>, compressed = job.compression.algorithm === 'zstd'): string {
+  return segmentKey(job.store.prefix, job.namespace, job.name, segment.chainID, segment.name, compressed, segment.partial ? segment.endPos : undefined);
+}
+
+/** SHA-256 of a file's own bytes. */
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /**
  * A finished segment already in the store (an earlier streamer uploaded it) is reported again from the report kept
- * beside it, not uploaded again: that report was made with the file before it at hand. False when none is kept.
+ * beside it, not uploaded again: that report was made with the file before it at hand. False when the store does
+ * not hold this very file (no report, no object, other bytes: a server rolled back to a snapshot writes the same
+ * names anew), and it must be uploaded.
  */
-export async function reportStoredSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: Pick<SegmentFile, 'chainID' | 'name'>): Promise<boolean> {
-  const key = keyOf(job, { ...segment, partial: false, endPos: '' });
-  const kept = await readSmallObject(client, job.store.bucket, segmentReportKey(key));
-  if (!kept) return false;
-  const data: unknown = JSON.parse(kept.toString('utf8'));
-  assertStrataReportData('segment.uploaded', data);
-  if (data.segment.key !== key || data.segment.partial) return false;
-  await reporter.report('segment.uploaded', { ...data, streamId: job.streamId });
-  return true;
+export async function reportStoredSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: Pick<SegmentFile, 'file' | 'chainID' | 'name'>): Promise<boolean> {
+  const stored = await storedReport(job, client, segment);
+  if (stored) await reporter.report('segment.uploaded', { ...stored, streamId: job.streamId });
+  return stored !== undefined;
+}
+
+/** The report kept for this file's bytes, stored with either compression (the policy may have changed since). */
+async function storedReport(job: StreamJob, client: S3Client, segment: Pick<SegmentFile, 'file' | 'chainID' | 'name'>): Promise<StrataReports['segment.uploaded'] | undefined> {
+  let rawSha256: string | undefined;
+  for (const compressed of [true, false]) {
+    const key = keyOf(job, { ...segment, partial: false, endPos: '' }, compressed);
+    const kept = parseReport(await readSmallObject(client, job.store.bucket, segmentReportKey(key)));
+    if (!kept || kept.segment.key !== key || kept.segment.partial || !kept.segment.rawSha256) continue;
+    rawSha256 ??= await fileSha256(segment.file);
+    if (kept.segment.rawSha256 === rawSha256 && (await objectExists(client, job.store.bucket, key))) return kept;
+  }
+  return undefined;
+}
+
+/** A kept report, or undefined when there is none or it is not one (it is then written anew with the upload). */
+function parseReport(bytes: Buffer | undefined): StrataReports['segment.uploaded'] | undefined {
+  if (!bytes) return undefined;
+  try {
+    const data: unknown = JSON.parse(bytes.toString('utf8'));
+    assertStrataReportData('segment.uploaded', data);
+    return data;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Compresses, encrypts and uploads a segment, keeps its report beside it, then reports it; answers its key. */
@@ -67,6 +97,7 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
     ...(segment.firstTime ? { firstTime: segment.firstTime } : {}),
     ...(segment.lastTime ? { lastTime: segment.lastTime } : {}),
     sha256: stored.sha256,
+    rawSha256: await fileSha256(segment.file),
     size: stored.storedBytes,
     rawSize: stored.rawBytes,
     partial: segment.partial,

@@ -133,7 +133,7 @@ class SegmentUploader {
       const { start, timeline } = parseWalFileName(name, this.server.segmentBytes);
       const summary = await summarizeSegment(file, this.server.major, this.server.segmentBytes, this.previous);
       const end = start + BigInt(this.server.segmentBytes);
-      const stored = await reportStoredSegment(this.job, this.client, this.reporter, { chainID: chainIdOf(this.server.systemId, timeline), name });
+      const stored = await reportStoredSegment(this.job, this.client, this.reporter, { file, chainID: chainIdOf(this.server.systemId, timeline), name });
       if (!stored) await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
       await this.removePartials(name);
       this.keep(file, summary.lastRecord);

@@ -1,7 +1,8 @@
 /**
- * Receiving a PostgreSQL server's WAL: a physical replication slot that holds what is not uploaded yet (advanced
- * by the streamer after each upload, never by the receiver), and `pg_receivewal` writing segment files into a
- * work directory, started at the slot's position by seeding the directory with an empty partial segment.
+ * Receiving a PostgreSQL server's WAL: a physical replication slot that holds what is not uploaded yet and the newest
+ * segment that is (advanced by the streamer after each upload, never by the receiver), and `pg_receivewal` writing
+ * segment files into a work directory, started at the slot's position by seeding the directory with an empty
+ * partial segment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
