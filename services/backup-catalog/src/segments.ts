@@ -40,6 +40,9 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     uploadedAt: new Date(s.uploadedAt),
     missing: false,
   };
+  // The same upload reported again (a redelivery, or a streamer that read the file again after a takeover): known already.
+  const known = await tx.segment.findUnique({ where: { key: s.key }, select: { sha256: true, uploadedAt: true, missing: true } });
+  if (known && !known.missing && known.sha256 === s.sha256 && known.uploadedAt.getTime() === row.uploadedAt.getTime()) return;
   // A partial upload's report redelivered after its file's complete one: that object is already replaced and gone.
   const superseded = s.partial && (await tx.segment.count({ where: { namespace: data.namespace, targetName: data.name, chainId: s.chainID, timeline: s.timeline, name: s.name, partial: false, missing: false } })) > 0;
   if (superseded) return;

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
+import type { ConsoleEvent } from '../src/events.ts';
+import { recordSegment } from '../src/segments.ts';
 import { nightlyPostgresTargets, startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */
@@ -51,5 +53,28 @@ describe("the mover's reports", () => {
     await uploaded({ streamId: 'st_2', namespace: 'default', name: 'marker', segment: { ...segment(false), key: 'default/marker/wal/x.zst.age' } });
     await until(() => h.runtime.db.segment.findFirst({ where: { targetName: 'marker' } }), (row) => row !== null);
     expect((await h.runtime.db.segment.findMany({ where: { targetName: 'main', name } })).map((row) => row.partial)).toEqual([false]);
+
+  });
+
+  it('takes the same upload reported again (a streamer that took over read the file again) as known: no write, no event', async () => {
+    const events: ConsoleEvent[] = [];
+    const deps = { ...h.runtime.deps, notify: (event: ConsoleEvent) => void events.push(event) };
+    const name = '000000010000000000000009';
+    const report = {
+      streamId: 'st_1', namespace: 'default', name: 'main',
+      segment: {
+        chainID: '7312345678901234567-1', timeline: 1, name, startPos: '0/9000000', endPos: '0/A000000', key: `default/main/wal/7312345678901234567-1/${name}.zst.age`,
+        commits: 1, sha256: 'b'.repeat(64), size: 100, rawSize: 16_777_216, partial: false, compression: 'zstd' as const, uploadedAt: new Date().toISOString(),
+      },
+    };
+    const record = (data: typeof report) => h.runtime.db.$transaction((tx) => recordSegment(deps, tx, data));
+    await record(report);
+    expect(events.map((e) => e.message)).toEqual([expect.stringContaining(`segment ${name} uploaded`)]);
+    await record({ ...report, streamId: 'st_2' });
+    expect(events).toHaveLength(1);
+    // Another upload under the same key (other bytes) is recorded.
+    await record({ ...report, segment: { ...report.segment, sha256: 'c'.repeat(64), uploadedAt: new Date(Date.now() + 1000).toISOString() } });
+    expect(events).toHaveLength(2);
+    expect((await h.runtime.db.segment.findUnique({ where: { key: report.segment.key } }))?.sha256).toBe('c'.repeat(64));
   });
 });
