@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { segmentReportKey, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, removeObjects, type S3Client } from '@strata/stream';
-import { reportStoredSegment, uploadSegment, type SegmentFile } from '../src/jobs/segment-upload.ts';
+import { reportStoredSegment, scanWaitMs, uploadSegment, type SegmentFile } from '../src/jobs/segment-upload.ts';
 import type { Reporter } from '../src/reports.ts';
 
 /** A stored finished segment is reported again (not uploaded) only when the store holds this very file. */
@@ -105,5 +105,13 @@ describe('a finished segment the store already holds', () => {
     await removeObjects(client, bucket, [key]);
     expect(await reportStoredSegment(job, client, none, restored)).toBe(false);
     expect(none.sent).toEqual([]);
+  });
+});
+
+describe('the wait before a streamer looks again', () => {
+  it('is a scan (1 s) at most, until the next cut when that is sooner, and almost nothing when the cut is overdue', () => {
+    expect(scanWaitMs(70_000, 10_000)).toBe(1000);
+    expect(scanWaitMs(10_300, 10_000)).toBe(300);
+    expect(scanWaitMs(9_000, 10_000)).toBe(50);
   });
 });

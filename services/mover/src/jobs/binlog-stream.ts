@@ -8,10 +8,9 @@ import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type Bin
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
-import { uploadSegment, waitForLock } from './segment-upload.ts';
+import { scanWaitMs, uploadSegment, waitForLock } from './segment-upload.ts';
 import type { StreamControl } from './stream.ts';
 
-const SCAN_MS = 1000;
 const CATCH_UP_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,7 +51,7 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     let nextCut = Date.now() + job.partialIntervalMs;
     while (!stop && !signal.aborted) {
-      const problem = await Promise.race([failed, sleep(SCAN_MS).then(() => undefined)]);
+      const problem = await Promise.race([failed, sleep(scanWaitMs(nextCut)).then(() => undefined)]);
       if (problem) throw new Error(`mariadb-binlog: ${problem.message}`);
       await uploader.uploadFinished();
       if (Date.now() < nextCut) continue;

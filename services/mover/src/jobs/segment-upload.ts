@@ -113,6 +113,14 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
   return key;
 }
 
+/** How often a streamer looks for finished files; partial uploads follow the job's own interval. */
+const SCAN_MS = 1000;
+
+/** How long a streamer waits before its next look: a cut already due (the last round took longer) waits almost nothing. */
+export function scanWaitMs(nextCut: number, now = Date.now()): number {
+  return Math.max(50, Math.min(SCAN_MS, nextCut - now));
+}
+
 /** How long a new streamer waits for the lock that a stopping one still holds (a suspend and a quick resume). */
 const LOCK_WAIT_MS = 60_000;
 

@@ -9,11 +9,9 @@ import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment } f
 import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
-import { reportStoredSegment, uploadSegment, waitForLock } from './segment-upload.ts';
+import { reportStoredSegment, scanWaitMs, uploadSegment, waitForLock } from './segment-upload.ts';
 import { runBinlogStream } from './binlog-stream.ts';
 
-/** How often finished segments are looked for; partial uploads follow the job's own interval. */
-const SCAN_MS = 1000;
 /** How long a cut waits for the receiver to hold everything the server had inserted when the cut began. */
 const CATCH_UP_MS = 10_000;
 
@@ -70,7 +68,7 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     let nextCut = Date.now() + job.partialIntervalMs;
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     while (!stop && !signal.aborted) {
-      const problem = await Promise.race([failed, sleep(SCAN_MS, signal)]);
+      const problem = await Promise.race([failed, sleep(scanWaitMs(nextCut), signal)]);
       if (problem) throw new Error(`pg_receivewal: ${problem.message}`);
       await streamer.uploadFinished();
       await advance();
