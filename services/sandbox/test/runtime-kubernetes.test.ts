@@ -232,6 +232,11 @@ describe('kubernetes runtime: failures', () => {
     await expect(runtime.start(postgresSpec)).rejects.toThrow(`the pod ${NS}/${PG_NAME} was not ready within 0.1s (phase Pending)`);
   });
 
+  it('reads the pod once before giving up, even when creating its objects used up the time', async () => {
+    const { runtime } = await setup({ readyTimeoutMs: 1 });
+    await expect(runtime.start(postgresSpec)).rejects.toThrow(`the pod ${NS}/${PG_NAME} was not ready within 0.001s (phase Pending)`);
+  });
+
   it('says what Kubernetes refused, in its words', async () => {
     const { fake, runtime } = await setup();
     fake.refuseNext({ method: 'POST', path: `/api/v1/namespaces/${NS}/pods`, code: 403, reason: 'Forbidden', message: 'pods is forbidden: exceeded quota: sandboxes' });

@@ -129,31 +129,33 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Sand
     await kubeCall(`create the service ${namespace}/${name}`, () => core.createNamespacedService({ namespace, body: serviceManifest(spec) }), [409]);
   }
 
-  /** A pod deleted by `stop` keeps its name until it has terminated; the new one is created once it is gone. */
+  /**
+   * A pod deleted by `stop` keeps its name until it has terminated; the new one is created once it is gone. Tried at
+   * least once, also when creating the other objects used up the time.
+   */
   async function ensurePod(namespace: string, spec: ServerSpec, settings: ObjectSettings, deadline: number): Promise<void> {
     const name = objectName(spec.id);
-    while (Date.now() < deadline) {
+    for (;;) {
       const created = await kubeCall(`create the pod ${namespace}/${name}`, () => core.createNamespacedPod({ namespace, body: podManifest(spec, settings) }), [409]);
       if (created) return;
       const existing = await readPod(namespace, name);
       if (existing && !existing.metadata?.deletionTimestamp) return;
+      if (Date.now() >= deadline) throw new Error(`the previous pod ${namespace}/${name} did not terminate within ${readyTimeoutMs / 1000}s`);
       await delay(pollMs);
     }
-    throw new Error(`the previous pod ${namespace}/${name} did not terminate within ${readyTimeoutMs / 1000}s`);
   }
 
+  /** Polls the pod until it is ready; the pod is read at least once, also when creating it used up the time. */
   async function waitUntilReady(namespace: string, name: string, deadline: number): Promise<void> {
-    let last = 'not read yet';
-    while (Date.now() < deadline) {
+    for (;;) {
       const pod = await readPod(namespace, name);
       if (!pod) throw new Error(`the pod ${namespace}/${name} was deleted while it started`);
       if (isReady(pod)) return;
       const failure = podFailure(pod);
       if (failure) throw new Error(`the pod ${namespace}/${name} failed: ${failure}`);
-      last = describePod(pod);
+      if (Date.now() >= deadline) throw new Error(`the pod ${namespace}/${name} was not ready within ${readyTimeoutMs / 1000}s (${describePod(pod)})`);
       await delay(pollMs);
     }
-    throw new Error(`the pod ${namespace}/${name} was not ready within ${readyTimeoutMs / 1000}s (${last})`);
   }
 
   async function deleteAll(namespace: string, name: string): Promise<void> {
