@@ -53,7 +53,6 @@ describe("the mover's reports", () => {
     await uploaded({ streamId: 'st_2', namespace: 'default', name: 'marker', segment: { ...segment(false), key: 'default/marker/wal/x.zst.age' } });
     await until(() => h.runtime.db.segment.findFirst({ where: { targetName: 'marker' } }), (row) => row !== null);
     expect((await h.runtime.db.segment.findMany({ where: { targetName: 'main', name } })).map((row) => row.partial)).toEqual([false]);
-
   });
 
   it('takes the same upload reported again (a streamer that took over read the file again) as known: no write, no event', async () => {

@@ -1,4 +1,7 @@
-/** What the WAL and binlog streamers share: uploading one segment and reporting it, and waiting for a streamer's lock. */
+/**
+ * What the WAL and binlog streamers share: uploading one segment and reporting it (or reporting again one the store
+ * already holds), the wait between two looks, and waiting for a streamer's lock.
+ */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
