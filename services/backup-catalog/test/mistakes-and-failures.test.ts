@@ -170,3 +170,14 @@ describe('failed runs look failed', () => {
     expect(restore.body.error).toMatch(/Failed; only a completed backup can be restored/);
   });
 });
+
+describe('a restore or sandbox request without its target', () => {
+  it('is a 400 naming the member, never a 500, whatever else it carries', async () => {
+    const bodies = [{}, { backupID: 'bk_1' }, { tables: ['public.orders'] }, { confirm: 'orders' }, { mode: 'new', at: 'latest' }];
+    for (const body of bodies) {
+      const res = await h.call('restorer', 'post', '/api/v1/restores', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error, JSON.stringify(body)).toMatch(/target/);
+    }
+  });
+});
