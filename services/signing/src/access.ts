@@ -36,10 +36,11 @@ export interface Signer extends SignerRef {
  * token kept here by its SHA-256, valid for `accessTokenTtlSeconds` and never beyond the envelope's expiry.
  */
 export function createAccess(deps: AccessDeps) {
-  async function grant(sessionToken: string): Promise<{ token: string; signer: Signer }> {
-    if (!SESSION_TOKEN.test(sessionToken)) throw invalidToken();
+  /** Spends a session token for an access token; undefined when the token is not valid. Envelopes being down throws. */
+  async function grant(sessionToken: string): Promise<{ token: string; signer: Signer } | undefined> {
+    if (!SESSION_TOKEN.test(sessionToken)) return undefined;
     const session = await deps.envelopes.exchange(sha256Hex(sessionToken));
-    if (!session) throw invalidToken();
+    if (!session) return undefined;
     const now = deps.clock().getTime();
     const expiresAt = new Date(Math.min(now + deps.accessTokenTtlSeconds * 1000, new Date(session.envelopeExpiresAt).getTime()));
     const token = `${SIGIL.accessTokenPrefix}${randomBase62(40)}`;
@@ -52,7 +53,9 @@ export function createAccess(deps: AccessDeps) {
   return {
     /** `POST /v1/signing/exchange`. */
     async exchange(sessionToken: string): Promise<AccessToken> {
-      const { token, signer } = await grant(sessionToken);
+      const granted = await grant(sessionToken);
+      if (!granted) throw invalidToken();
+      const { token, signer } = granted;
       return { object: 'signing_access_token', accessToken: token, expiresAt: signer.expiresAt.toISOString(), envelopeId: signer.envelopeId, recipientId: signer.recipientId };
     },
 
@@ -66,7 +69,7 @@ export function createAccess(deps: AccessDeps) {
         if (!row || row.expiresAt.getTime() <= deps.clock().getTime()) return undefined;
         return { organizationId: row.organizationId, testMode: row.testMode, envelopeId: row.envelopeId, recipientId: row.recipientId, expiresAt: row.expiresAt, tokenHash: row.tokenHash, verified: row.verifiedAt !== null };
       }
-      if (SESSION_TOKEN.test(bearer)) return (await grant(bearer).catch(() => undefined))?.signer;
+      if (SESSION_TOKEN.test(bearer)) return (await grant(bearer))?.signer;
       return undefined;
     },
   };

@@ -122,8 +122,15 @@ export async function createContractApp<P, Op extends ContractOperation>(options
       return principal !== undefined && satisfied(principal);
     });
   }
+  // A token check that could not tell (its owner is down) fails the request with its own error, not a 401.
+  const tokenCheckFailures = new WeakMap<Request, unknown>();
   for (const [scheme, holds] of Object.entries(caller.tokenSchemes ?? {})) {
-    api.registerSecurityHandler(scheme, async (_c: Context, req: Request) => holds(req).catch(() => false));
+    api.registerSecurityHandler(scheme, async (_c: Context, req: Request) =>
+      holds(req).catch((error: unknown) => {
+        tokenCheckFailures.set(req, error);
+        return false;
+      }),
+    );
   }
   const bound: Record<string, (c: Context, req: Request, res: Response) => Promise<void>> = {};
   for (const [operationId, handler] of Object.entries(options.handlers)) {
@@ -151,6 +158,7 @@ export async function createContractApp<P, Op extends ContractOperation>(options
   api.register({
     ...bound,
     unauthorizedHandler: async (c: Context, req: Request) => {
+      if (tokenCheckFailures.has(req)) throw tokenCheckFailures.get(req);
       const sent = typeof req.headers[caller.principalHeader] === 'string';
       const invalid = sent && !(await principalOf(req).catch(() => undefined));
       throw caller.unauthenticated(operationOf(c), invalid ? 'invalid' : 'missing');
