@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   'not-restorable': { status: 422, title: 'Not restorable' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal server error' },
+  'not-implemented': { status: 501, title: 'Not implemented' },
   'bad-gateway': { status: 502, title: 'Bad gateway' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const;
@@ -90,5 +91,8 @@ export function toProblem(error: AppError, requestId: string): Problem {
 }
 
 export const notFound = (what: string): AppError => new AppError('not-found', `${what} was not found.`);
+/** An operation of the contract its owner has no handler for yet (a service that is down is 503, not this). */
+export const notImplemented = (service: string, operationId: string): AppError =>
+  new AppError('not-implemented', `The ${service} service does not implement ${operationId} yet.`);
 export const missingPermission = (permission: string): AppError =>
   new AppError('forbidden', `Missing permission: ${permission}.`);

@@ -111,13 +111,14 @@ describe('the contract app builder', () => {
     expect(res.body.detail).toBe('The request body is too large (the limit is 1 MiB).');
   });
 
-  it('answers 503 for operations of the contract that nobody serves here, 404 for paths it does not have', async () => {
+  it("answers 503 for another service's operations, 501 naming its own without a handler, 404 for paths it does not have", async () => {
     const other = await request(app).get('/others');
     expect(other.status).toBe(503);
     expect(other.body).toMatchObject({ title: 'Service unavailable', detail: 'The others service is not available.' });
     const later = await request(app).get('/later');
-    expect(later.status).toBe(503);
-    expect(later.body.detail).toBe('The things service does not serve listLater in this deployment.');
+    expect(later.status).toBe(501);
+    expect(later.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(later.body).toMatchObject({ type: 'https://sigil.dev/problems/not-implemented', title: 'Not implemented', status: 501, detail: 'The things service does not implement listLater yet.' });
     expect((await request(app).get('/nothing-here')).status).toBe(404);
     expect((await request(app).delete('/things')).status).toBe(405);
   });
@@ -138,6 +139,9 @@ describe('the contract app builder', () => {
     const res = await request(strata).post('/things').set(admin).set('content-type', 'text/plain').send('x');
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ error: 'This operation takes a body of type application/json; the request has Content-Type text/plain.' });
+    const later = await request(strata).get('/later');
+    expect(later.status).toBe(501);
+    expect(later.body).toEqual({ error: 'The things service does not implement listLater yet.' });
     expect((await request(strata).get('/others')).body).toEqual({ error: 'The others service is not available.' });
   });
 });

@@ -142,12 +142,12 @@ describe('targets', () => {
   });
 });
 
-describe('operations the catalog does not serve yet', () => {
-  it('answer 503 naming the operation, after authentication and roles', async () => {
+describe('operations the catalog does not implement yet', () => {
+  it("answer 501 naming the operation, after authentication and roles; the sandbox service's are 503", async () => {
     expect((await request(h.app).get('/api/v1/targets/default/postgres-main/changes')).status).toBe(401);
     const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/changes');
-    expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: 'The backup-catalog service does not serve getTargetChanges in this deployment.' });
+    expect(res.status).toBe(501);
+    expect(res.body).toEqual({ error: 'The backup-catalog service does not implement getTargetChanges yet.' });
     const sandbox = await h.call('viewer', 'get', '/api/v1/sandboxes');
     expect(sandbox.status).toBe(503);
     expect(sandbox.body).toEqual({ error: 'The sandbox service is not available.' });

@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Context, Request as OpenApiRequest } from 'openapi-backend';
-import { AppError } from '../errors.ts';
+import { AppError, notImplemented } from '../errors.ts';
 import { toAppError } from '../http/problem.ts';
 import type { Logger } from '../log.ts';
 import { requestIdMiddleware } from '../http/request-id.ts';
@@ -63,7 +63,7 @@ export interface ContractAppOptions<P, Op extends ContractOperation> {
   /** The parsed OpenAPI 3.1 document; the service loads it, the kit never does. */
   document: Record<string, unknown>;
   operations: readonly Op[];
-  /** This service: operations of other services (or without a handler) answer 503. */
+  /** This service: operations of other services answer 503, its own without a handler 501. */
   service: string;
   log: Logger;
   caller: CallerRules<P, Op>;
@@ -102,7 +102,8 @@ export const DEFAULT_BODY_LIMIT = '1mb';
 /**
  * The Express app of a contract-bound service: every handler is bound to an operationId of the document; each request
  * is routed, authenticated (401), authorised (403), its body type checked (415) and validated (400) before the
- * handler runs. Operations the document lists but this process does not serve answer 503.
+ * handler runs. Operations of another service the document lists answer 503; those of this one without a handler
+ * answer 501 `not-implemented`, naming the operation.
  */
 export async function createContractApp<P, Op extends ContractOperation>(options: ContractAppOptions<P, Op>): Promise<Express> {
   const { log, caller, errors, service } = options;
@@ -232,11 +233,14 @@ export async function createContractApp<P, Op extends ContractOperation>(options
   return app;
 }
 
-/** The same 503 wherever a listed operation has nobody to serve it (this process, or the gateway). */
+/**
+ * Why a listed operation is not served here: another service's is the same 503 the gateway gives for a service it
+ * cannot reach; one of this service's without a handler is 501 `not-implemented`.
+ */
 export function notServed(operation: ContractOperation | undefined, service: string): AppError {
   if (!operation) return new AppError('not-found', 'No operation exists at this path.');
   if (operation.service !== service) return new AppError('service-unavailable', `The ${operation.service} service is not available.`);
-  return new AppError('service-unavailable', `The ${service} service does not serve ${operation.operationId} in this deployment.`);
+  return notImplemented(service, operation.operationId);
 }
 
 /** JSON bodies (raw bytes kept for idempotency fingerprints). */
