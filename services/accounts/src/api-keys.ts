@@ -54,7 +54,7 @@ export function resolveScopes(creatorPermissions: readonly Permission[], request
 }
 
 /** Creates a key inside the caller's transaction; the secret is returned once and stored as its SHA-256. */
-export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: CreateApiKeyInput): Promise<ApiKeyView & { secret: string }> {
+export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: CreateApiKeyInput, now: Date): Promise<ApiKeyView & { secret: string }> {
   const scopes = resolveScopes(creator.permissions, input.scopes);
   const secret = newApiKeySecret(input.mode);
   const row = await tx.apiKey.create({
@@ -67,7 +67,7 @@ export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: Create
       prefix: secret.slice(0, PREFIX_LENGTH),
       secretHash: sha256Hex(secret),
       createdBy: creator.userId,
-      expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null,
+      expiresAt: input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null,
     },
   });
   await enqueueEvent(tx, {
@@ -78,12 +78,12 @@ export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: Create
   return { ...toApiKeyView(row), secret };
 }
 
-export function createApiKeyService({ db }: { db: Db }) {
+export function createApiKeyService({ db, clock }: { db: Db; clock: () => Date }) {
   return {
     /** `POST /v1/api-keys`: dashboard sessions only (the operation's `x-auth: D`). */
     async create(principal: Principal, input: CreateApiKeyInput): Promise<ApiKeyView & { secret: string }> {
       const creator = { organizationId: principal.organizationId, userId: principal.userId ?? principal.actorId, permissions: principal.permissions };
-      return db.$transaction((tx) => insertApiKey(tx, creator, input));
+      return db.$transaction((tx) => insertApiKey(tx, creator, input, clock()));
     },
 
     /** Newest first, revoked keys included (with `revokedAt`). */
@@ -108,7 +108,7 @@ export function createApiKeyService({ db }: { db: Db }) {
       await db.$transaction(async (tx) => {
         const key = await tx.apiKey.findFirst({ where: { id, organizationId }, select: { id: true, secretHash: true } });
         if (!key) throw notFound(`API key ${id}`);
-        const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+        const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: clock() } });
         if (count === 1) {
           await enqueueEvent(tx, { type: 'apikey.revoked', organizationId, data: { apiKeyId: id, keyHash: key.secretHash } });
         }
@@ -120,11 +120,13 @@ export function createApiKeyService({ db }: { db: Db }) {
       const key = await db.apiKey.findUnique({ where: { secretHash } });
       if (!key) return { principal: null, reason: 'unknown' };
       if (key.revokedAt) return { principal: null, reason: 'revoked' };
-      if (key.expiresAt && key.expiresAt <= new Date()) return { principal: null, reason: 'expired' };
+      const now = clock();
+      if (key.expiresAt && key.expiresAt <= now) return { principal: null, reason: 'expired' };
       await db.$executeRawUnsafe(
-        `UPDATE api_keys SET last_used_at = now()
-         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '${LAST_USED_RESOLUTION}')`,
+        `UPDATE api_keys SET last_used_at = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '${LAST_USED_RESOLUTION}')`,
         key.id,
+        now,
       );
       return {
         principal: {

@@ -26,6 +26,8 @@ export interface AccountsAppDeps {
   rateLimits?: RateLimitOverrides;
   /** Default: argon2id with OWASP's parameters. Tests pass cheap ones. */
   passwords?: PasswordHasher;
+  /** Default: the system clock. Expiries of sessions, invitations and API keys are computed and checked on it. */
+  clock?: () => Date;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -42,9 +44,10 @@ function page(query: Record<string, unknown>) {
 export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; health: Health }> {
   const throttle = createThrottle(deps.db, rateLimitsWith(deps.rateLimits));
   const passwords = deps.passwords ?? createPasswordHasher();
-  const sessions = createSessionService({ db: deps.db, throttle, passwords });
-  const members = createMemberService({ db: deps.db, throttle, passwords });
-  const apiKeys = createApiKeyService({ db: deps.db });
+  const clock = deps.clock ?? (() => new Date());
+  const sessions = createSessionService({ db: deps.db, throttle, passwords, clock });
+  const members = createMemberService({ db: deps.db, throttle, passwords, clock });
+  const apiKeys = createApiKeyService({ db: deps.db, clock });
   const organizations = createOrganizationService({ db: deps.db, passwords });
   let health: Health | undefined;
 

@@ -22,15 +22,17 @@ const config = loadConfig(
   }),
 );
 const log = createLogger(SERVICE, config.LOG_LEVEL);
+const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations'));
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
-const housekeeping = startHousekeeping({ db, log, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
+const housekeeping = startHousekeeping({ db, log, clock, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
 const { app, health } = await createApp({
   db,
   log,
+  clock,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
   rateLimits: {

@@ -41,8 +41,15 @@ async function findMember(tx: Tx, organizationId: string, id: string) {
   return membership;
 }
 
+export interface MemberServiceDeps {
+  db: Db;
+  throttle: Throttle;
+  passwords: PasswordHasher;
+  clock: () => Date;
+}
+
 /** Members, roles and invitations of one organization. Membership changes lock the organization row. */
-export function createMemberService({ db, throttle, passwords }: { db: Db; throttle: Throttle; passwords: PasswordHasher }) {
+export function createMemberService({ db, throttle, passwords, clock }: MemberServiceDeps) {
   return {
     /** Oldest first. */
     async listMembers(organizationId: string, input: PageInput): Promise<ListPage<MemberView>> {
@@ -95,7 +102,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
           }
         }
         await tx.membership.delete({ where: { id } });
-        await revokeSessions(tx, { userId: membership.userId, organizationId });
+        await revokeSessions(tx, { userId: membership.userId, organizationId }, clock());
         await enqueueEvent(tx, { type: 'member.removed', organizationId, data: { memberId: id, userId: membership.userId } });
       });
     },
@@ -107,10 +114,11 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
       if (input.role === 'owner' && principal.role !== 'owner') throw ownerOnly('invite an owner');
       return db.$transaction(async (tx) => {
         await lockOrganization(tx, organizationId);
+        const now = clock();
         const member = await tx.membership.findFirst({ where: { organizationId, user: { email } }, select: { id: true } });
         if (member) throw new AppError('conflict', `${email} is already a member of this organization.`, { errors: [{ pointer: '/body/email', detail: 'is already a member' }] });
         const pending = await tx.invitation.findFirst({
-          where: { organizationId, email, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+          where: { organizationId, email, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
           select: { id: true },
         });
         if (pending) {
@@ -127,7 +135,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
             role: input.role,
             tokenHash: sha256Hex(token),
             invitedBy: principal.userId ?? principal.actorId,
-            expiresAt: new Date(Date.now() + INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000),
+            expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000),
           },
         });
         return { ...toInvitationView(invitation), token };
@@ -141,7 +149,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
           organizationId,
           acceptedAt: null,
           revokedAt: null,
-          expiresAt: { gt: new Date() },
+          expiresAt: { gt: clock() },
           ...newestFirst.after(input.cursor),
         },
         orderBy: newestFirst.orderBy,
@@ -155,7 +163,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
       const invitation = await db.invitation.findFirst({ where: { id, organizationId } });
       if (!invitation) throw notFound(`Invitation ${id}`);
       if (invitation.acceptedAt) throw new AppError('not-found', `Invitation ${id} was already accepted and is no longer pending.`);
-      if (!invitation.revokedAt) await db.invitation.updateMany({ where: { id, revokedAt: null, acceptedAt: null }, data: { revokedAt: new Date() } });
+      if (!invitation.revokedAt) await db.invitation.updateMany({ where: { id, revokedAt: null, acceptedAt: null }, data: { revokedAt: clock() } });
     },
 
     /**
@@ -167,7 +175,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
       await throttle.enforce([[throttle.rules.acceptInvitationPerIp, ip]]);
       const tokenHash = sha256Hex(input.token);
       const invitation = await db.invitation.findUnique({ where: { tokenHash } });
-      if (!invitation || invitation.revokedAt || invitation.expiresAt <= new Date()) {
+      if (!invitation || invitation.revokedAt || invitation.expiresAt <= clock()) {
         throw new AppError('not-found', 'The invitation is unknown, revoked or expired.');
       }
       if (invitation.acceptedAt) throw alreadyAccepted();
@@ -187,9 +195,10 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
       try {
         return await db.$transaction(async (tx) => {
           await lockOrganization(tx, invitation.organizationId);
+          const now = clock();
           const claimed = await tx.invitation.updateMany({
-            where: { id: invitation.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
-            data: { acceptedAt: new Date() },
+            where: { id: invitation.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+            data: { acceptedAt: now },
           });
           if (claimed.count !== 1) throw alreadyAccepted();
           const user =
@@ -210,7 +219,7 @@ export function createMemberService({ db, throttle, passwords }: { db: Db; throt
             organizationId: invitation.organizationId,
             data: { memberId: membership.id, userId: user.id, email: user.email, role },
           });
-          return issueSession(tx, user.id, invitation.organizationId);
+          return issueSession(tx, user.id, invitation.organizationId, now);
         });
       } catch (error) {
         // Someone registered the same e-mail between our look-up and insert.

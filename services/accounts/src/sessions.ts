@@ -33,7 +33,7 @@ export interface IssuedSession {
 }
 
 /** Opens a session for a member of `organizationId` inside the caller's transaction. */
-export async function issueSession(tx: Tx, userId: string, organizationId: string, now = new Date()): Promise<IssuedSession> {
+export async function issueSession(tx: Tx, userId: string, organizationId: string, now: Date): Promise<IssuedSession> {
   const membership = await tx.membership.findUnique({
     where: { organizationId_userId: { organizationId, userId } },
     include: { user: true, organization: true },
@@ -57,13 +57,13 @@ export async function issueSession(tx: Tx, userId: string, organizationId: strin
 }
 
 /** Ends sessions inside the caller's transaction and tells the gateway to drop them from its cache. */
-export async function revokeSessions(tx: Tx, where: { id?: string; userId?: string; organizationId: string }): Promise<number> {
+export async function revokeSessions(tx: Tx, where: { id?: string; userId?: string; organizationId: string }, now: Date): Promise<number> {
   const sessions = await tx.session.findMany({
-    where: { ...where, revokedAt: null, expiresAt: { gt: new Date() } },
+    where: { ...where, revokedAt: null, expiresAt: { gt: now } },
     select: { id: true, tokenHash: true },
   });
   if (sessions.length === 0) return 0;
-  await tx.session.updateMany({ where: { id: { in: sessions.map((s) => s.id) }, revokedAt: null }, data: { revokedAt: new Date() } });
+  await tx.session.updateMany({ where: { id: { in: sessions.map((s) => s.id) }, revokedAt: null }, data: { revokedAt: now } });
   for (const session of sessions) {
     await enqueueEvent(tx, { type: 'session.revoked', organizationId: where.organizationId, data: { sessionHash: session.tokenHash } });
   }
@@ -83,7 +83,14 @@ export interface SignInInput {
   organizationId?: string;
 }
 
-export function createSessionService({ db, throttle, passwords }: { db: Db; throttle: Throttle; passwords: PasswordHasher }) {
+export interface SessionServiceDeps {
+  db: Db;
+  throttle: Throttle;
+  passwords: PasswordHasher;
+  clock: () => Date;
+}
+
+export function createSessionService({ db, throttle, passwords, clock }: SessionServiceDeps) {
   return {
     /** A new organization, its first owner and a session for them (409 `conflict` if the e-mail has an account). */
     async signUp(input: SignUpInput, ip: string): Promise<IssuedSession> {
@@ -99,7 +106,7 @@ export function createSessionService({ db, throttle, passwords }: { db: Db; thro
             email,
             passwordHash,
           });
-          return issueSession(tx, user.id, organization.id);
+          return issueSession(tx, user.id, organization.id, clock());
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
@@ -135,21 +142,21 @@ export function createSessionService({ db, throttle, passwords }: { db: Db; thro
       if (passwords.needsRehash(user.passwordHash)) {
         await db.user.update({ where: { id: user.id }, data: { passwordHash: await passwords.hash(input.password) } });
       }
-      return db.$transaction((tx) => issueSession(tx, user.id, chosen.organizationId));
+      return db.$transaction((tx) => issueSession(tx, user.id, chosen.organizationId, clock()));
     },
 
     /** Revokes the caller's session (`session.revoked` lets the gateway forget it at once). */
     async signOut(principal: Principal): Promise<void> {
       if (!principal.sessionId) throw unauthorized('This operation requires a dashboard session.');
       const sessionId = principal.sessionId;
-      await db.$transaction((tx) => revokeSessions(tx, { id: sessionId, organizationId: principal.organizationId }));
+      await db.$transaction((tx) => revokeSessions(tx, { id: sessionId, organizationId: principal.organizationId }, clock()));
     },
 
     async current(principal: Principal): Promise<SessionView> {
       const session = principal.sessionId
         ? await db.session.findUnique({ where: { id: principal.sessionId }, include: { user: true } })
         : null;
-      if (!session || session.organizationId !== principal.organizationId || session.revokedAt || session.expiresAt <= new Date()) {
+      if (!session || session.organizationId !== principal.organizationId || session.revokedAt || session.expiresAt <= clock()) {
         throw unauthorized('The dashboard session has ended; sign in again.');
       }
       const membership = await db.membership.findUnique({
@@ -173,7 +180,7 @@ export function createSessionService({ db, throttle, passwords }: { db: Db; thro
       const session = await db.session.findUnique({ where: { tokenHash } });
       if (!session) return { principal: null, reason: 'unknown' };
       if (session.revokedAt) return { principal: null, reason: 'revoked' };
-      if (session.expiresAt <= new Date()) return { principal: null, reason: 'expired' };
+      if (session.expiresAt <= clock()) return { principal: null, reason: 'expired' };
       const membership = await db.membership.findUnique({
         where: { organizationId_userId: { organizationId: session.organizationId, userId: session.userId } },
         select: { role: true },

@@ -23,11 +23,11 @@ export interface Harness {
 }
 
 /** One fresh database per test file (`sigil_accounts_test_<name>`), so files run in parallel. */
-export async function createHarness(name: string): Promise<Harness> {
+export async function createHarness(name: string, options: { clock?: () => Date } = {}): Promise<Harness> {
   const url = await freshTestDatabase(`sigil_accounts_test_${name}`, migrationsDir);
   const db = createDb(url);
   const auth = await createTestAuth();
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock });
   return { app, db, auth, close: () => db.$disconnect() };
 }
 

@@ -144,7 +144,7 @@ describe('housekeeping', () => {
     await h.db.session.updateMany({ where: { userId: ended.userId }, data: { expiresAt: old } });
     await h.db.authThrottle.create({ data: { key: 'old-window', attempts: 3, expiresAt: new Date(Date.now() - 1000) } });
     await h.db.authThrottle.create({ data: { key: 'open-window', attempts: 3, expiresAt: new Date(Date.now() + 60_000) } });
-    const deleted = await runHousekeeping(h.db, async () => 0);
+    const deleted = await runHousekeeping(h.db, async () => 0, new Date());
     expect(deleted.throttles).toBeGreaterThanOrEqual(1);
     expect(deleted.sessions).toBeGreaterThanOrEqual(1);
     expect(await h.db.authThrottle.findUnique({ where: { key: 'old-window' } })).toBeNull();

@@ -68,6 +68,8 @@ async function main(): Promise<number> {
             tx,
             { organizationId: created.organization.id, userId: created.user.id, permissions: ROLE_PERMISSIONS.owner },
             { name: `${apiKeyMode === 'live' ? 'Live' : 'Test'} key`, mode: apiKeyMode },
+            // A one-shot command, its own composition root like main.ts: the key is created now, on the wall clock.
+            new Date(),
           ),
         )
       : undefined;

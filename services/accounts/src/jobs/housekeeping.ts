@@ -6,6 +6,7 @@ export interface HousekeepingOptions {
   db: Db;
   log: Logger;
   purgeIdempotencyKeys: () => Promise<number>;
+  clock: () => Date;
   intervalMs?: number;
 }
 
@@ -16,8 +17,8 @@ const RETAIN_ENDED_DAYS = 30;
  * Deletes what no longer matters: finished attempt windows, expired idempotency keys, long-ended sessions and
  * invitations. Every statement is an idempotent DELETE, so replicas may run it concurrently.
  */
-export async function runHousekeeping(db: Db, purgeIdempotencyKeys: () => Promise<number>): Promise<Record<string, number>> {
-  const cutoff = new Date(Date.now() - RETAIN_ENDED_DAYS * 24 * 60 * 60 * 1000);
+export async function runHousekeeping(db: Db, purgeIdempotencyKeys: () => Promise<number>, now: Date): Promise<Record<string, number>> {
+  const cutoff = new Date(now.getTime() - RETAIN_ENDED_DAYS * 24 * 60 * 60 * 1000);
   return {
     throttles: await createThrottle(db).purgeExpired(),
     idempotencyKeys: await purgeIdempotencyKeys(),
@@ -29,9 +30,9 @@ export async function runHousekeeping(db: Db, purgeIdempotencyKeys: () => Promis
 }
 
 export function startHousekeeping(options: HousekeepingOptions): { stop(): void } {
-  const { db, log, purgeIdempotencyKeys, intervalMs = 60 * 60 * 1000 } = options;
+  const { db, log, purgeIdempotencyKeys, clock, intervalMs = 60 * 60 * 1000 } = options;
   const tick = () => {
-    runHousekeeping(db, purgeIdempotencyKeys).then(
+    runHousekeeping(db, purgeIdempotencyKeys, clock()).then(
       (deleted) => log.debug({ deleted }, 'housekeeping done'),
       (error) => log.warn({ err: error }, 'housekeeping failed'),
     );
