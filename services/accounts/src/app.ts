@@ -2,13 +2,12 @@ import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { Express } from 'express';
 import { createSigilApp } from '@sigil/kit/api';
 import { listLimit } from '@sigil/kit/pagination';
-import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { clientAddress, mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import { mountSubgraph } from '@sigil/kit/graphql';
 import { type Logger } from '@sigil/kit/log';
 import { type Mode, type PrincipalVerifier, type Role } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
 import { createApiKeyService, type CreateApiKeyInput } from './api-keys.ts';
-import { clientIp } from './client-ip.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
 import { createMemberService, type AcceptInvitationInput, type CreateInvitationInput } from './members.ts';
 import { createOrganizationService } from './organizations.ts';
@@ -63,9 +62,9 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations), verifyPrincipal: deps.verifyPrincipal });
     },
     publicHandlers: {
-      signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientIp(req))),
-      signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body as SignInInput, clientIp(req))),
-      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientIp(req))),
+      signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientAddress(req))),
+      signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body as SignInInput, clientAddress(req))),
+      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientAddress(req))),
     },
     handlers: {
       // ------------------------------------------------------------ dashboard session

@@ -74,6 +74,10 @@ describe('sign-up', () => {
     expect(blocked.headers['ratelimit-limit']).toBe('2');
     // The right-most x-forwarded-for entry (added by the gateway) is the address; the client's own entries are ignored.
     expect((await request(app).post('/v1/auth/sign-up').set('x-forwarded-for', `${ip}, ${freshIp()}`).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD })).status).toBe(201);
+    // The same address written IPv4-mapped or with a port is the same client (the platform's clientAddress).
+    for (const written of [`::ffff:${ip}`, `${ip}:4431`]) {
+      expect((await request(app).post('/v1/auth/sign-up').set('x-forwarded-for', written).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD })).status).toBe(429);
+    }
   });
 
   it('validates the body against the contract', async () => {
