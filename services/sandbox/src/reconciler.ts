@@ -37,11 +37,31 @@ export function createReconciler(deps: ReconcilerDeps) {
   });
   const stateOf = (row: SandboxRow): RuntimeState | undefined => ((row.runtime as { dir?: string }).dir ? (row.runtime as unknown as RuntimeState) : undefined);
 
-  /** The phase is recorded first (a restore failing because its server stopped must not say otherwise), then the wipe. */
+  /**
+   * Tells the catalog the sandbox's restore will not run; whether it knows now. A restore that started or ended (409)
+   * or is gone (404) needs nothing; a catalog that cannot be reached or fails is asked again on the next pass.
+   */
+  async function giveBackRestore(row: SandboxRow, reason: string): Promise<boolean> {
+    try {
+      await deps.catalog.fail(row.namespace, row.restoreName, reason);
+      log.warn({ sandbox: row.name, restore: row.restoreName, reason }, 'the sandbox restore was failed in the catalog');
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && (error.status === 409 || error.status === 404)) return true;
+      log.warn({ sandbox: row.name, restore: row.restoreName, err: error }, 'the catalog could not be told the sandbox restore failed; the next pass tries again');
+      return false;
+    }
+  }
+
+  /**
+   * The phase is recorded first (a restore failing because its server stopped must not say otherwise), then the wipe;
+   * the sandbox has ended once the catalog knows its restore will not run (until then each pass tries again).
+   */
   async function end(row: SandboxRow, phase: string, message: string): Promise<void> {
     await db.sandbox.update({ where: { id: row.id }, data: { phase, message } });
     const state = stateOf(row);
     if (state) await runtime.wipe(state);
+    if (!(await giveBackRestore(row, restoreEndedBecause(row, phase, message)))) return;
     await db.sandbox.update({ where: { id: row.id }, data: { endedAt: deps.clock() } });
     log.info({ sandbox: row.name, phase }, message);
   }
@@ -61,10 +81,10 @@ export function createReconciler(deps: ReconcilerDeps) {
     } catch (error) {
       const message = `the sandbox could not start: ${(error as Error).message}`;
       if (error instanceof AppError && error.status === 503) {
-        log.warn({ sandbox: row.name, err: error }, 'the catalog did not answer; the next pass tries again');
+        log.warn({ sandbox: row.name, restore: row.restoreName, err: error }, 'the catalog did not answer; the next pass tries again');
         return;
       }
-      await deps.catalog.fail(row.namespace, row.restoreName, message).catch(() => undefined);
+      log.error({ sandbox: row.name, restore: row.restoreName, err: error }, 'the sandbox could not start; its restore is failed');
       await end({ ...row, runtime: (state ?? row.runtime) as never }, PHASES.failed, message);
     }
   }
@@ -96,10 +116,10 @@ export function createReconciler(deps: ReconcilerDeps) {
   async function reconcile(row: SandboxRow): Promise<void> {
     const now = deps.clock();
     if (row.phase === PHASES.deleting) return await end(row, PHASES.deleted, 'deleted');
-    // Failed elsewhere (a restore report) with its server still there: nothing in it is worth keeping.
-    if (row.phase === PHASES.failed) return await end(row, PHASES.failed, row.message);
+    // Failed elsewhere (a restore report) with its server still there: nothing in it is worth keeping. Or ended by a pass
+    // that could not tell the catalog its restore will not run.
+    if (ENDED.includes(row.phase)) return await end(row, row.phase, row.message);
     if (LIVING.includes(row.phase as never) && row.expiresAt <= now) {
-      if (row.phase === PHASES.pending) await deps.catalog.fail(row.namespace, row.restoreName, 'the sandbox expired before it started').catch(() => undefined);
       return await end(row, PHASES.expired, `expired at ${row.expiresAt.toISOString()}; its server was stopped and its data wiped`);
     }
     if (row.phase === PHASES.pending && row.resetGeneration > row.observedReset) return await provision(await recreate(row));
@@ -110,7 +130,7 @@ export function createReconciler(deps: ReconcilerDeps) {
   return {
     /** One pass over every sandbox that needs something; each sandbox is handled on its own. */
     async pass(): Promise<void> {
-      const rows = await db.sandbox.findMany({ where: { OR: [{ phase: { in: [...LIVING, PHASES.deleting] } }, { phase: PHASES.failed, endedAt: null }] } });
+      const rows = await db.sandbox.findMany({ where: { OR: [{ phase: { in: [...LIVING, PHASES.deleting] } }, { phase: { in: ENDED }, endedAt: null }] } });
       await Promise.all(
         rows
           .filter((row) => !busy.has(row.id))
@@ -119,7 +139,7 @@ export function createReconciler(deps: ReconcilerDeps) {
             try {
               await reconcile(row);
             } catch (error) {
-              log.error({ err: error, sandbox: row.name }, 'sandbox reconcile failed');
+              log.error({ err: error, sandbox: row.name, restore: row.restoreName }, 'sandbox reconcile failed');
             } finally {
               busy.delete(row.id);
             }
@@ -134,3 +154,13 @@ export function createReconciler(deps: ReconcilerDeps) {
 }
 
 export type Reconciler = ReturnType<typeof createReconciler>;
+
+/** Phases of a sandbox that is over; one whose `endedAt` is unset still has its restore to give back, or its server to wipe. */
+const ENDED: string[] = [PHASES.failed, PHASES.expired, PHASES.deleted];
+
+/** Why a sandbox's restore will not run, as the catalog records it (only a restore that never started takes it). */
+function restoreEndedBecause(row: SandboxRow, phase: string, message: string): string {
+  if (phase === PHASES.expired) return 'the sandbox expired before it started';
+  if (phase === PHASES.deleted) return `sandbox ${row.name} was deleted before its restore started`;
+  return message;
+}

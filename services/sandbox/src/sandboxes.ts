@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@sigil/kit/errors';
 import { seal, unseal } from '@sigil/kit/crypto';
+import type { Logger } from '@sigil/kit/log';
 import { formatDuration, parseDuration, parseQuantity } from '@sigil/proto/units';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import { sandboxNameFor, type SandboxRestorePlan } from '@sigil/proto/internal-catalog';
@@ -41,6 +42,7 @@ export interface SandboxDeps {
   maxTtl: string;
   /** Asks the reconciler for a pass (a sandbox to start, to delete). */
   kick: () => void;
+  log: Logger;
 }
 
 export const passwordContext = (row: Pick<SandboxRow, 'namespace' | 'name'>) => `sandbox:${row.namespace}/${row.name}`;
@@ -52,6 +54,19 @@ export function createSandboxService(deps: SandboxDeps) {
     const row = await db.sandbox.findFirst({ where: { name, phase: { not: PHASES.deleted } } });
     if (!row) throw new AppError('not-found', `Sandbox ${name} was not found.`);
     return row;
+  }
+
+  /**
+   * Fails a restore the catalog prepared for a sandbox that will not have it. No sandbox row holds it, so no later pass
+   * can try again: a catalog that cannot be told is logged with both names, for an operator.
+   */
+  async function giveBack(restore: SandboxRestorePlan['restore'], sandbox: string, reason: string): Promise<void> {
+    try {
+      await deps.catalog.fail(restore.namespace, restore.name, reason);
+      deps.log.warn({ sandbox, restore: restore.name, reason }, 'the sandbox restore was failed in the catalog');
+    } catch (error) {
+      deps.log.error({ sandbox, restore: restore.name, reason, err: error }, 'the catalog could not be told the sandbox restore failed; it stays Pending there');
+    }
   }
 
   function durationOf(field: string, text: string): number {
@@ -105,7 +120,7 @@ export function createSandboxService(deps: SandboxDeps) {
         const row = await insert(plan, sandbox, { owner, ttl: request.ttl, expose: request.expose });
         return { message: `Sandbox ${row.name} of ${plan.target.namespace}/${plan.target.name} from backup ${plan.backupID} (${plan.time}) is starting; it expires at ${row.expiresAt.toISOString()}.`, kind: 'Sandbox', namespace, name: sandbox.name, link: `/sandboxes/${sandbox.name}` };
       } catch (error) {
-        await deps.catalog.fail(plan.restore.namespace, plan.restore.name, `the sandbox could not be created: ${(error as Error).message}`).catch(() => undefined);
+        await giveBack(plan.restore, sandbox.name, `the sandbox could not be created: ${(error as Error).message}`);
         throw error;
       }
     },
@@ -162,16 +177,21 @@ export function createSandboxService(deps: SandboxDeps) {
         requestedBy: principal.email || principal.id,
       });
       const generation = row.resetGeneration + 1;
-      const { count } = await db.sandbox.updateMany({
-        where: { id: row.id, phase: PHASES.ready, resetGeneration: row.resetGeneration },
-        data: {
-          phase: PHASES.pending, message: `reset ${generation}: recreating the server empty, then restoring backup ${plan.backupID} again`,
-          resetGeneration: generation, restoreName: plan.restore.name, restoreId: plan.restore.id, backupId: plan.backupID,
-          dataTime: new Date(plan.time), databases: plan.databases, readyAt: null, usedBytes: 0n,
-        },
-      });
+      const { count } = await db.sandbox
+        .updateMany({
+          where: { id: row.id, phase: PHASES.ready, resetGeneration: row.resetGeneration },
+          data: {
+            phase: PHASES.pending, message: `reset ${generation}: recreating the server empty, then restoring backup ${plan.backupID} again`,
+            resetGeneration: generation, restoreName: plan.restore.name, restoreId: plan.restore.id, backupId: plan.backupID,
+            dataTime: new Date(plan.time), databases: plan.databases, readyAt: null, usedBytes: 0n,
+          },
+        })
+        .catch(async (error: unknown) => {
+          await giveBack(plan.restore, name, `sandbox ${name} could not be reset: ${(error as Error).message}`);
+          throw error;
+        });
       if (count === 0) {
-        await deps.catalog.fail(plan.restore.namespace, plan.restore.name, `sandbox ${name} changed while it was being reset`).catch(() => undefined);
+        await giveBack(plan.restore, name, `sandbox ${name} changed while it was being reset`);
         throw new AppError('conflict', `Sandbox ${name} changed while it was being reset (deleted, expired or reset by someone else); look at it again.`);
       }
       deps.kick();

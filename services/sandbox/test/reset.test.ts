@@ -59,7 +59,7 @@ const runtime: SandboxRuntime = {
 };
 
 const clock = () => new Date();
-const service = () => createSandboxService({ db, catalog, secretsKey, clock, cell: '', defaultTtl: '1h', maxTtl: '6h', kick: () => undefined });
+const service = () => createSandboxService({ db, catalog, secretsKey, clock, cell: '', defaultTtl: '1h', maxTtl: '6h', kick: () => undefined, log: silentLogger() });
 const reconciler = () => createReconciler({ db, runtime, catalog, secretsKey, clock, log: silentLogger() });
 
 /** A sandbox as a restore report leaves it: Ready on its first server (its restore is the first planned, the reset's the second). */

@@ -129,7 +129,7 @@ beforeAll(async () => {
   echoPort = (echo.address() as AddressInfo).port;
 
   const service: SandboxService = createSandboxService({
-    db, catalog: unusedCatalog, secretsKey: randomBytes(32), clock: () => NOW, cell, defaultTtl: '1h', maxTtl: '6h', kick: () => undefined,
+    db, catalog: unusedCatalog, secretsKey: randomBytes(32), clock: () => NOW, cell, defaultTtl: '1h', maxTtl: '6h', kick: () => undefined, log: silentLogger(),
   });
   const sandboxes: SandboxService = {
     ...service,
