@@ -1,10 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '@sigil/kit/errors';
+import { AppError, notImplemented } from '@sigil/kit/errors';
 import { PRINCIPAL_HEADER, unauthorized, type Principal } from '@sigil/kit/auth';
 import { REQUEST_ID_HEADER, sendProblem } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi, type OperationInfo } from '@sigil/proto/openapi';
 import type { ServiceName } from '@sigil/proto/routes';
+import { isNotImplemented } from '@sigil/proto/unimplemented';
 import type { Authenticator, ResolutionFailure } from './authenticator.ts';
 import { MODE_HEADER, apiKeyOf, sessionTokenOf } from './credentials.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
@@ -38,6 +39,10 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
   const { serviceUrls, authenticator, log } = deps;
   const matcher = createOperationMatcher();
   const openApiJson = JSON.stringify(loadSigilOpenApi());
+  /** The gateway's own operations (`x-service: gateway`). */
+  const handlers: Record<string, (res: Response) => void> = {
+    getOpenApiDocument: (res) => void res.status(200).type('application/json').send(openApiJson),
+  };
 
   /** Resolves the caller by the rules of an auth kind; throws 401 for a bad API key on K. */
   async function resolveCaller(rule: CallerRule, req: Request): Promise<Principal | undefined> {
@@ -83,7 +88,7 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
 
       const principal = operation.auth === 'S' || operation.auth === 'V' ? undefined : await resolveCaller(operation.auth, req);
       const baseUrl = serviceUrls[operation.service];
-      if (!baseUrl) return sendProblem(res, new AppError('service-unavailable', `The ${operation.service} service is not available.`));
+      if (!baseUrl) return sendProblem(res, unavailable(operation));
       // Signer and viewer tokens belong to the signing service; every other Authorization is an API key.
       const headers = headersForService(req, { keepAuthorization: operation.auth === 'S' || operation.auth === 'V' });
       if (principal) headers[PRINCIPAL_HEADER] = await deps.principalToken(principal);
@@ -106,11 +111,9 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
   }
 
   function serveLocally(operation: OperationInfo, res: Response): void {
-    if (operation.operationId === 'getOpenApiDocument') {
-      res.status(200).type('application/json').send(openApiJson);
-      return;
-    }
-    sendProblem(res, new AppError('not-found', 'No operation exists at this path.'));
+    const handler = handlers[operation.operationId];
+    if (!handler) return sendProblem(res, notImplemented('gateway', operation.operationId));
+    handler(res);
   }
 
   /** Revocations made through this gateway apply to its own cache before the event even arrives. */
@@ -121,6 +124,12 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
   }
 
   return { resolveCaller, handle };
+}
+
+/** A service this gateway has no address for: 501 for an operation nobody implements yet (billing's), else 503. */
+function unavailable(operation: OperationInfo): AppError {
+  if (isNotImplemented(operation.operationId)) return notImplemented(operation.service, operation.operationId);
+  return new AppError('service-unavailable', `The ${operation.service} service is not available.`);
 }
 
 /** Dashboard sessions act in live mode unless the request asks for test mode. */

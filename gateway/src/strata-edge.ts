@@ -1,11 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { StrataPrincipalSigner } from '@sigil/kit/auth';
+import { notImplemented } from '@sigil/kit/errors';
 import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadStrataOpenApi } from '@sigil/proto/strata-openapi';
 import type { OpenApiDocument } from '@sigil/proto/openapi';
 import { isStrataService, resolveService, type ServiceName } from '@sigil/proto/routes';
 import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
+import { isNotImplemented } from '@sigil/proto/unimplemented';
 import { DEV_ISSUER_PREFIX, type DevIssuer } from './dev-issuer.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
 import { createOperationMatcher } from './operations.ts';
@@ -45,7 +47,8 @@ export function createStrataEdge(deps: StrataEdgeDeps) {
     res.locals.service = service;
     if (!service) return sendStrataError(res, 404, 'No operation exists at this path.');
     const baseUrl = deps.serviceUrls[service];
-    const listed = contract.match(req.method, req.path.slice(STRATA.apiPrefix.length)).kind === 'operation';
+    const match = contract.match(req.method, req.path.slice(STRATA.apiPrefix.length));
+    const listed = match.kind === 'operation';
     if (!baseUrl && !listed) return sendStrataError(res, 404, 'No operation exists at this path.');
 
     const strata = deps.strata;
@@ -55,8 +58,14 @@ export function createStrataEdge(deps: StrataEdgeDeps) {
     if (refusal) return sendStrataError(res, refusal.status, refusal.message);
     // An anonymous caller is forwarded without a principal: the service answers 401 in its own words.
     const principal = result.kind === 'authenticated' ? result.principal : undefined;
-    // A listed operation whose service is not running here: the same 503 as Sigil's.
-    if (!baseUrl) return sendStrataError(res, 503, `The ${service} service is not available.`);
+    // A listed operation whose service is not running here: the same 503 as Sigil's (501 for one nobody implements).
+    if (!baseUrl) {
+      if (match.kind === 'operation' && isNotImplemented(match.operation.operationId)) {
+        const error = notImplemented(service, match.operation.operationId);
+        return sendStrataError(res, error.status, error.message);
+      }
+      return sendStrataError(res, 503, `The ${service} service is not available.`);
+    }
 
     // Services never see raw credentials: Strata's three, and Sigil's should a browser send them along.
     const headers = headersForService(req, { keepAuthorization: false });

@@ -298,6 +298,14 @@ describe('routing', () => {
     expect(res.headers['x-request-id']).toBe('trace-503-abc');
   });
 
+  it('answers 501 not-implemented naming the operation when nobody implements it and its service has no address (billing)', async () => {
+    const { key } = accounts.addKey();
+    const res = await request(gateway.app).get('/v1/billing').set('authorization', `Bearer ${key}`).expect(501);
+    expect(res.headers['content-type']).toMatch(PROBLEM);
+    expect(res.body).toMatchObject({ type: `${SIGIL.problemsBaseUrl}/not-implemented`, status: 501, detail: 'The billing service does not implement getBilling yet.' });
+    expect(res.body.requestId).toBe(res.headers['x-request-id']);
+  });
+
   it('answers 502 bad-gateway when the service does not answer', async () => {
     const res = await request(gateway.app).post('/v1/envelopes').send({ template: 'tpl_x' }).expect(502);
     expect(res.headers['content-type']).toMatch(PROBLEM);

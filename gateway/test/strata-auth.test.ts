@@ -543,12 +543,14 @@ describe('routing and the gateway\'s own answers on /api/v1', () => {
     expect(catalogSeen.length).toBe(before);
   });
 
-  it('answers 503 { error } when backup-catalog is not configured and 502 when it cannot be reached', async () => {
+  it('answers 503 { error } when backup-catalog is not configured (501 for an operation nobody implements) and 502 when it cannot be reached', async () => {
     const token = await accessToken(rsa);
     const missing = await build({}, { auth: { issuers: [ISS], audiences: [AUD], jwks } });
     const unavailable = await request(missing.app).get('/api/v1/whoami').set('cf-access-token', token).expect(503);
     expect(unavailable.headers['content-type']).toMatch(JSON_TYPE);
     expect(unavailable.body).toEqual({ error: 'The backup-catalog service is not available.' });
+    const unimplemented = await request(missing.app).get('/api/v1/targets/default/main/changes').set('cf-access-token', token).expect(501);
+    expect(unimplemented.body).toEqual({ error: 'The backup-catalog service does not implement getTargetChanges yet.' });
 
     const down = await build({ 'backup-catalog': await closedPortUrl() }, { auth: { issuers: [ISS], audiences: [AUD], jwks } });
     const unreachable = await request(down.app).get('/api/v1/whoami').set('cf-access-token', token).expect(502);
