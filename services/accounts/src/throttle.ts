@@ -5,6 +5,13 @@ import { sha256Hex } from './tokens.ts';
 /**
  * Fixed-window attempt counters in Postgres (shared by every replica). `hit` counts an attempt atomically and
  * says whether it is within the limit; a successful credential check `reset`s the counter.
+ *
+ * Why not the kit's limiter (`@sigil/kit/rate-limit`, docs/decisions.md): its `rateLimit` middleware counts a request
+ * by address before the contract reads the body. These limits count inside the use case once the body is valid,
+ * sign-in's by the normalised e-mail with the address as well as by the address (one 429, the longest wait), and a
+ * correct password clears the e-mail's counter. The kit's store (`postgresRateLimiter`) could hold such counters if
+ * called directly, but in its own `rate_limits` table instead of `auth_throttles`: a migration of accounts' database.
+ * The windows run on Postgres's clock (`now()`), the one every replica shares, not on the service's injected clock.
  */
 export interface ThrottleRule {
   /** Namespaces the key, e.g. `sign-in:email-ip`. */
