@@ -4,6 +4,7 @@ import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import type { StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupDeps } from './backups.ts';
+import type { ChainReport } from './chain.ts';
 import { chainReport } from './segments.ts';
 import type { Tx } from './db.ts';
 import { DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
@@ -18,6 +19,7 @@ const VERIFIER: StrataPrincipal = { id: 'verifier', email: 'verifier', role: 're
 const VERIFY_TTL = '6h';
 
 type CheckResult = NonNullable<StrataReports['restore.succeeded']['checks']>[number];
+type ChainTarget = Parameters<typeof chainReport>[1];
 
 /**
  * Scheduled verification restores: on the policy's `verify.schedule` each target's latest backup (or, with
@@ -27,7 +29,8 @@ type CheckResult = NonNullable<StrataReports['restore.succeeded']['checks']>[num
 export function createVerifier(deps: BackupDeps & { sandboxRestores: SandboxRestores; log: Logger }) {
   const { db, resources } = deps;
 
-  async function due(now: Date): Promise<Array<{ namespace: string; name: string; at: string; checks: string[] }>> {
+  /** The verifications that fell due, their slots recorded; the moment each restores is chosen after, outside the lock's transaction. */
+  async function due(now: Date): Promise<Array<{ target: ChainTarget; namespace: string; name: string; random: boolean; checks: string[] }>> {
     return await db.$transaction(async (tx) => {
       const locked = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-verifier')) AS ok`);
       if (!locked[0]?.ok) return [];
@@ -43,15 +46,24 @@ export function createVerifier(deps: BackupDeps & { sandboxRestores: SandboxRest
         await resources.patchStatus(tx, 'BackupTarget', namespace, name, { lastVerifyScheduleTime: decision.slot.toISOString() });
         if (!decision.run || target.spec.suspend) continue;
         const random = policy.spec.verify?.randomPointInTime !== false;
-        runs.push({ namespace, name, at: random ? await randomMoment(tx, target) : 'latest', checks: policy.spec.verify?.checks?.length ? policy.spec.verify.checks : DEFAULT_VERIFY_CHECKS });
+        runs.push({ target, namespace, name, random, checks: policy.spec.verify?.checks?.length ? policy.spec.verify.checks : DEFAULT_VERIFY_CHECKS });
       }
       return runs;
     });
   }
 
-  /** A random moment of the target's newest change-capture window; `latest` without one. */
-  async function randomMoment(tx: Tx, target: Parameters<typeof chainReport>[1]): Promise<string> {
-    const windows = (await chainReport(tx, target).catch(() => undefined))?.windows ?? [];
+  /**
+   * A random moment of the target's newest change-capture window; `latest` without one, or when the chain cannot be
+   * read (logged). Read outside `due`'s transaction: a failed statement there would abort it, and with it the slots.
+   */
+  async function randomMoment(target: ChainTarget): Promise<string> {
+    let windows: ChainReport['windows'];
+    try {
+      windows = (await chainReport(db, target)).windows;
+    } catch (error) {
+      deps.log.warn({ err: error, target: `${target.metadata.namespace}/${target.metadata.name}` }, 'the change-capture chain could not be read; verifying the latest backup');
+      return 'latest';
+    }
     const window = windows.at(-1);
     if (!window?.from || !window.to) return 'latest';
     const from = Date.parse(window.from);
@@ -64,8 +76,9 @@ export function createVerifier(deps: BackupDeps & { sandboxRestores: SandboxRest
     async tick(now = deps.clock()): Promise<number> {
       let started = 0;
       for (const run of await due(now)) {
+        const at = run.random ? await randomMoment(run.target) : 'latest';
         try {
-          await deps.sandboxRestores.request(VERIFIER, { target: `${run.namespace}/${run.name}`, mode: 'sandbox', at: run.at, ttl: VERIFY_TTL, reason: 'scheduled verification' }, { verify: true, checks: run.checks, deleteAfter: true });
+          await deps.sandboxRestores.request(VERIFIER, { target: `${run.namespace}/${run.name}`, mode: 'sandbox', at, ttl: VERIFY_TTL, reason: 'scheduled verification' }, { verify: true, checks: run.checks, deleteAfter: true });
           started++;
         } catch (error) {
           deps.log.warn({ err: error, target: `${run.namespace}/${run.name}` }, 'verification restore not started');
