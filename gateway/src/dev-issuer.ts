@@ -29,8 +29,8 @@ export interface DevIssuerOptions {
   audience: string;
   /** Ed25519 private JWK; a fresh pair is generated when absent (tokens then die with the process). */
   privateJwk?: JWK;
-  /** Default `process.env.NODE_ENV`. `production` is refused. */
-  nodeEnv?: string;
+  /** The deployment's `NODE_ENV` (from the gateway's configuration). `production` is refused. */
+  nodeEnv: string | undefined;
 }
 
 export interface DevIssuer {
@@ -46,8 +46,7 @@ export interface DevIssuer {
 }
 
 export async function createDevIssuer(options: DevIssuerOptions): Promise<DevIssuer> {
-  const nodeEnv = options.nodeEnv ?? process.env.NODE_ENV;
-  if (nodeEnv === 'production') throw new Error('The Strata dev issuer cannot run with NODE_ENV=production.');
+  if (options.nodeEnv === 'production') throw new Error('The Strata dev issuer cannot run with NODE_ENV=production.');
   if (!options.audience) throw new Error('The Strata dev issuer needs an audience.');
 
   let privateKey: CryptoKey;

@@ -14,7 +14,8 @@ export const CREDENTIAL_HEADERS = [
   'cf-access-token',
 ] as const;
 
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+/** The level comes from the caller (its configuration's `LOG_LEVEL`): the kit never reads the environment itself. */
+export function createLogger(service: string, level: string): Logger {
   return pino({
     name: service,
     level,
