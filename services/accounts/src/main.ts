@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { baseServiceConfig, loadConfig, z } from '@sigil/kit/config';
+import { loadConfig } from '@sigil/kit/config';
 import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { createLogger } from '@sigil/kit/log';
 import { createPrincipalVerifier } from '@sigil/kit/auth';
@@ -7,20 +7,12 @@ import { migrate } from '@sigil/kit/db';
 import { purgeExpiredIdempotencyKeys } from '@sigil/kit/api';
 import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
+import { accountsConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
 
 const SERVICE = 'accounts';
-const limit = z.coerce.number().int().min(1).optional();
-const config = loadConfig(
-  baseServiceConfig.extend({
-    /** Attempt counts per window (sign-in 15 minutes, sign-up and invitation acceptance 1 hour). */
-    SIGN_IN_LIMIT_PER_EMAIL_IP: limit,
-    SIGN_IN_LIMIT_PER_IP: limit,
-    SIGN_UP_LIMIT_PER_IP: limit,
-    ACCEPT_INVITATION_LIMIT_PER_IP: limit,
-  }),
-);
+const config = loadConfig(accountsConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 const clock = () => new Date();
 

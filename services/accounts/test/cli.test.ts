@@ -55,4 +55,10 @@ describe('create-owner command', () => {
     await expect(createOwner(['--email', 'second@example.com', '--name', 'Again', '--organization', 'Gamma'])).rejects.toMatchObject({ code: 1 });
     await expect(createOwner(['--email', 'third@example.com'])).rejects.toMatchObject({ code: 2 });
   });
+
+  it('names a missing DATABASE_URL and exits with 2', async () => {
+    const { DATABASE_URL: _, ...env } = process.env;
+    const args = [script, '--email', 'fourth@example.com', '--name', 'Fourth', '--organization', 'Delta'];
+    await expect(run(process.execPath, args, { env })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('DATABASE_URL') });
+  });
 });

@@ -12,8 +12,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROLE_PERMISSIONS } from '@sigil/kit/auth';
 import { isAppError } from '@sigil/kit/errors';
+import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { insertApiKey } from '../api-keys.ts';
+import { createOwnerConfig } from '../config.ts';
 import { createDb } from '../db.ts';
 import { createOrganizationService } from '../organizations.ts';
 import { createPasswordHasher, generatePassword } from '../passwords.ts';
@@ -51,9 +53,11 @@ async function main(): Promise<number> {
     console.error('--password must be at least 12 characters');
     return 2;
   }
-  const databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl) {
-    console.error('DATABASE_URL is not set');
+  let databaseUrl: string;
+  try {
+    databaseUrl = loadConfig(createOwnerConfig).DATABASE_URL;
+  } catch (error) {
+    console.error((error as Error).message);
     return 2;
   }
 
