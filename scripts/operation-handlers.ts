@@ -40,15 +40,20 @@ export function handlerFileOf(service: string): string {
   return service === 'gateway' ? 'gateway/src/sigil-edge.ts' : `services/${service}/src/app.ts`;
 }
 
+/** Reads a source file; a program's own copy can stand in, so its type checker knows the nodes found. */
+export type SourceReader = (absolutePath: string) => ts.SourceFile | undefined;
+
+const parseFile: SourceReader = (absolute) =>
+  existsSync(absolute) ? ts.createSourceFile(absolute, readFileSync(absolute, 'utf8'), ts.ScriptTarget.Latest, true) : undefined;
+
 /**
- * The handlers a file binds, by operationId. Every entry must be a plain name: a spread or a computed name would hide
- * an operation from this reader, so it is refused.
+ * The handlers a file binds, by operationId (none when the file does not exist). Every entry must be a plain name: a
+ * spread or a computed name would hide an operation from this reader, so it is refused.
  */
-export function readHandlers(file: string, root = REPO_ROOT): Map<string, HandlerSite> {
+export function readHandlers(file: string, root = REPO_ROOT, read: SourceReader = parseFile): Map<string, HandlerSite> {
   const found = new Map<string, HandlerSite>();
-  const absolute = path.join(root, file);
-  if (!existsSync(absolute)) return found;
-  const source = ts.createSourceFile(absolute, readFileSync(absolute, 'utf8'), ts.ScriptTarget.Latest, true);
+  const source = read(path.join(root, file));
+  if (!source) return found;
   const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node: ts.Node): void => {
     const object = handlerObject(node);
@@ -75,13 +80,13 @@ function handlerObject(node: ts.Node): ts.ObjectLiteralExpression | undefined {
 }
 
 /** Every operation of both contracts, in document order, with the handler its owner binds (if any). */
-export function operationIndex(root = REPO_ROOT): OperationRow[] {
+export function operationIndex(root = REPO_ROOT, read: SourceReader = parseFile): OperationRow[] {
   const operations = [
     ...listOperations(loadSigilOpenApi()).map((op) => ({ contract: 'sigil' as const, operationId: op.operationId, method: op.method, path: op.path, service: op.service as string })),
     ...listStrataOperations(loadStrataOpenApi()).map((op) => ({ contract: 'strata' as const, operationId: op.operationId, method: op.method.toUpperCase(), path: `${STRATA.apiPrefix}${op.path}`, service: op.service as string })),
   ];
   const handlersOf = new Map<string, Map<string, HandlerSite>>();
-  for (const service of new Set(operations.map((op) => op.service))) handlersOf.set(service, readHandlers(handlerFileOf(service), root));
+  for (const service of new Set(operations.map((op) => op.service))) handlersOf.set(service, readHandlers(handlerFileOf(service), root, read));
   for (const [service, handlers] of handlersOf) {
     for (const [operationId, site] of handlers) {
       const owner = operations.find((op) => op.operationId === operationId)?.service;

@@ -6,6 +6,7 @@ bash scripts/bootstrap.sh
 echo "== supergraph drift check"; npm run --silent compose:check
 echo "== CRD drift check"; npm run --silent crds:check
 echo "== generated types drift check"; npm run --silent types:check
+echo "== operations index drift check"; npm run --silent operations:check
 # Typecheck, lint and the import-cycle check are independent and each mostly single-threaded: run side by side,
 # report each in full. A cycle is refused because a module evaluated half-way hands its importer undefined exports.
 echo "== typecheck, lint, import cycles"
