@@ -83,6 +83,8 @@ export interface DumpPlan {
   header?: Buffer;
   /** Sees every chunk of the tools' output. */
   tap?: (chunk: Buffer) => void;
+  /** What planning found that the dump's record should say (added to the process's warnings). */
+  warnings?: string[];
 }
 
 /**
@@ -179,6 +181,7 @@ export function runDump(tool: string, plan: () => Promise<DumpPlan>): DumpProces
 
   const done = (async () => {
     const p = await plan();
+    warnings.push(...(p.warnings ?? []));
     if (stopped) throw new ToolError(tool, `${tool} was stopped before it started`, null, null, '');
     if (p.header) stdout.write(p.header);
     for (const step of p.steps) {

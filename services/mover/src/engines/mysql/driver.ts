@@ -147,7 +147,9 @@ export function createMysqlDriver(driverOptions: MysqlDriverOptions = {}): Engin
         ...(context.collation ? { collation: context.collation } : {}),
         ...(context.version ? { server: context.version } : {}),
       });
-      return { steps, header, tap: (chunk) => sniffer.push(chunk) };
+      // A server that answered but failed a query: the dump runs on what was read, and its record says what was not.
+      const warnings = context.connected && context.error ? [`the server's settings were not all read before the dump (${context.error}); it records no binlog position`] : [];
+      return { steps, header, tap: (chunk) => sniffer.push(chunk), warnings };
     });
     return {
       ...run,

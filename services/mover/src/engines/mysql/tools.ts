@@ -79,7 +79,10 @@ export function tablesOf(database: string, names: string[]): string[] {
 }
 
 export interface DumpContext {
+  /** The server accepted the connection (a query failing afterwards leaves it true, with `error`). */
   connected: boolean;
+  /** Why the context is incomplete: the connection's error, or the first query the server failed. */
+  error?: string;
   mariadb: boolean;
   binlog: boolean;
   /** The user may read the binlog position (MySQL's --source-data needs it; MariaDB reads it from the snapshot). */
@@ -90,23 +93,21 @@ export interface DumpContext {
   tables?: Set<string>;
 }
 
-/** What the dump needs to know first; a server we cannot reach yields an empty context, and the tool reports the error. */
+/**
+ * What the dump needs to know first. A server we cannot reach yields an empty context (the tool reports the error);
+ * one that accepted the connection but failed a query is connected, with what was read before and the query's error.
+ */
 export async function dumpContext(access: DatabaseAccess, database: string): Promise<DumpContext> {
   let c: mysql.Connection;
   try {
     c = await open(access, undefined);
-  } catch {
-    return { connected: false, mariadb: false, binlog: false, canReadPosition: false };
+  } catch (error) {
+    return { connected: false, error: (error as Error).message, mariadb: false, binlog: false, canReadPosition: false };
   }
+  const context: DumpContext = { connected: true, mariadb: false, binlog: false, canReadPosition: false };
   try {
     const v = (await rows(c, 'SELECT VERSION() AS v, @@version_comment AS vc, @@log_bin AS log_bin'))[0];
-    const context: DumpContext = {
-      connected: true,
-      mariadb: /mariadb/i.test(`${str(v?.v)} ${str(v?.vc)}`),
-      binlog: num(v?.log_bin) === 1,
-      canReadPosition: false,
-      version: str(v?.v),
-    };
+    Object.assign(context, { mariadb: /mariadb/i.test(`${str(v?.v)} ${str(v?.vc)}`), binlog: num(v?.log_bin) === 1, version: str(v?.v) });
     const schema = (
       await rows(c, 'SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS co FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [database])
     )[0];
@@ -121,8 +122,8 @@ export async function dumpContext(access: DatabaseAccess, database: string): Pro
       else context.canReadPosition = (await masterStatus(c)) !== undefined;
     }
     return context;
-  } catch {
-    return { connected: false, mariadb: false, binlog: false, canReadPosition: false };
+  } catch (error) {
+    return { ...context, error: (error as Error).message };
   } finally {
     await c.end().catch(() => {});
   }
