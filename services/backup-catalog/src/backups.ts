@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '@sigil/kit/errors';
-import { seal } from '@sigil/kit/crypto';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
-import { strataJobSubject, type BackupJob, type SealedJob } from '@sigil/proto/strata-jobs';
-import { assertStrataJob } from '@sigil/proto/strata-wire';
+import type { BackupJob } from '@sigil/proto/strata-jobs';
+import { enqueueJob, newRunId } from './job-queue.ts';
 import { recordBackupOutcome } from './conditions.ts';
-import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from './db.ts';
+import { bumpCatalogVersion, type Db, type Tx } from './db.ts';
 import type { ConsoleEvent } from './events.ts';
 import type { ResourceRepository } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
@@ -33,12 +31,6 @@ export interface BackupDeps {
   clock: () => Date;
   /** Subject cell shared with the movers (see strataJobSubject). */
   cell: string;
-}
-
-/** Ids of backups and restores: sortable and unique, the UTC time of the request, then randomness. */
-export function newRunId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'z').toLowerCase();
-  return `${stamp}-${randomBytes(4).toString('hex')}`;
 }
 
 export interface QueueRequest {
@@ -210,18 +202,4 @@ async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, ba
     stallTimeoutMs: parseDuration(policy.spec.jobs?.stallTimeout ?? '60s'),
     activeDeadlineMs: policy.spec.jobs?.activeDeadline ? parseDuration(policy.spec.jobs.activeDeadline) : 0,
   };
-}
-
-/** Puts a sealed job in the outbox, in the caller's transaction; the relay publishes it after commit. */
-export async function enqueueJob(tx: DbOrTx, key: Buffer, header: { id: string; type: SealedJob['type']; cell: string }, job: unknown): Promise<void> {
-  // A job that does not match proto/jobs is a bug here: fail the caller's transaction rather than send it.
-  assertStrataJob(header.type, job);
-  const message: SealedJob = { id: header.id, type: header.type, sealed: seal(key, JSON.stringify(job), header.type) };
-  await tx.$executeRawUnsafe(
-    `INSERT INTO outbox_events (id, subject, payload) VALUES ($1, $2, $3::jsonb) ON CONFLICT (id) DO NOTHING`,
-    header.id,
-    strataJobSubject(header.type, header.cell),
-    JSON.stringify(message),
-  );
-  await tx.$executeRawUnsafe(`SELECT pg_notify('outbox_events', '')`);
 }

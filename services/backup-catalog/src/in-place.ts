@@ -1,6 +1,7 @@
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS, type StrataPrincipal } from '@sigil/proto/strata';
-import { BACKUP_PHASES, enqueueJob, newRunId, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
+import { BACKUP_PHASES, queueBackup, type BackupDeps, type BackupRow } from './backups.ts';
+import { enqueueJob, newRunId } from './job-queue.ts';
 import type { Tx } from './db.ts';
 import type { RestorePlan } from './plans.ts';
 import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
