@@ -172,13 +172,40 @@ describe('point-in-time restore (mariadb)', () => {
   it('restores the latest moment after those restores into the same server: their replays were logged as new transactions', async () => {
     // Each replay above ran on this server with binary logging on. With the original GTIDs forced, its binlog would
     // now hold old GTIDs after new ones, and replaying it to the end fail ("out of order GTID").
+    // Rows after the last rotation: the end of the window is a partial binlog, never a finished one.
+    for (let i = 0; i < 3; i++) {
+      const [result] = await admin.query<mysql.ResultSetHeader>('INSERT INTO shop.events (note) VALUES (?)', [`tail ${i}`]);
+      written.push({ id: result.insertId, at: Date.now() });
+    }
     const last = Math.max(...written.map((w) => w.at));
     await waitFor('the window past the last row', async () => (Date.parse((await target()).windows.at(-1).to) > last + 1000 ? true : undefined), 60_000);
+    const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/mysql-main/segments')).body.segments as Array<{ partial: boolean }>;
+    expect(segments.at(-1)).toMatchObject({ partial: true });
     const database = `pitr_my_latest_${randomBytes(2).toString('hex')}`;
     await restoreNew(database, 'latest');
     const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT id FROM \`${database}\`.events ORDER BY id`);
     expect(rows.map((r) => r.id as number)).toEqual(written.map((w) => w.id));
   }, 180_000);
+
+  it('opens a sandbox at latest that holds every row, the newest of them only in a partial binlog', async () => {
+    const [source] = await admin.query<mysql.RowDataPacket[]>('SELECT id FROM shop.events ORDER BY id');
+    const ids = source.map((r) => r.id as number);
+    expect(ids).toEqual(written.map((w) => w.id));
+    const catalog = await serve(h.app);
+    const s = await startSandboxHarness({ name: 'pitr_my_latest_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
+    try {
+      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/mysql-main', mode: 'sandbox', at: 'latest' });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
+      expect(sandbox.phase, sandbox.message).toBe('Ready');
+      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
+      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
+      expect(counted.body.rows).toEqual([[String(ids.length), String(ids.at(-1))]]);
+    } finally {
+      await s.close();
+      await catalog.close();
+    }
+  }, 600_000);
 
   it('opens a sandbox at a quiet second of the window that holds exactly the rows committed before it', async () => {
     const second = quietSeconds[Math.floor(Math.random() * quietSeconds.length)]!;

@@ -323,6 +323,50 @@ describe('point-in-time restore (postgres)', () => {
     expect(res.body.error).toMatch(/outside every change-capture window/);
   });
 
+  it('restores and opens a sandbox at latest with every row, the newest of them only in a partial segment', async () => {
+    writing = false;
+    await writer;
+    // Rows after the last WAL switch: the end of the window is a partial cut, never a finished segment.
+    const shop = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, '/shop') });
+    await shop.connect();
+    for (let i = 0; i < 3; i++) {
+      const startedAt = Date.now();
+      const { rows } = await shop.query<{ id: number }>('INSERT INTO events (note) VALUES ($1) RETURNING id', [`tail ${i}`]);
+      written.push({ id: rows[0]!.id, startedAt, committedAt: Date.now() });
+    }
+    await shop.end();
+    const last = written.at(-1)!.committedAt;
+    await waitFor('the window to cover the last row', async () => (Date.parse((await target()).windows.at(-1).to) > last + 500 ? true : undefined), 60_000);
+    const source = await idsIn('shop');
+    expect(source).toEqual(written.map((w) => w.id));
+    const plan = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/plan?at=latest')).body;
+    expect(plan).toMatchObject({ restorable: true, baseBackupID: full.id });
+    const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments')).body.segments as Array<{ partial: boolean; lastTime?: string }>;
+    expect(segments.at(-1)).toMatchObject({ partial: true });
+
+    const database = `pitr_latest_${randomBytes(2).toString('hex')}`;
+    const row = await restoreAt('latest', database);
+    expect(row.phase, row.message).toBe('Succeeded');
+    expect(await idsIn(database)).toEqual(source);
+
+    const catalog = await serve(h.app);
+    const s = await startSandboxHarness({ name: 'pitr_latest_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
+    try {
+      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/postgres-main', mode: 'sandbox', at: 'latest' });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
+      expect(sandbox.phase, sandbox.message).toBe('Ready');
+      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
+      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
+      expect(counted.body.rows).toEqual([[String(source.length), String(source.at(-1))]]);
+    } finally {
+      await s.close();
+      await catalog.close();
+    }
+    writing = true;
+    writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
+  }, 600_000);
+
   it('brings the segments and the window back after the catalog database is lost', async () => {
     await expectChangeLogRebuilt(h, docs, 'default/postgres-main', 4);
   });

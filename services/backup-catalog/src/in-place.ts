@@ -4,7 +4,7 @@ import { BACKUP_PHASES, queueBackup, type BackupDeps, type BackupRow } from './b
 import { enqueueJob, newRunId } from './job-queue.ts';
 import type { Tx } from './db.ts';
 import type { RestorePlan } from './plans.ts';
-import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
+import { chooseBackup, databasesOf, momentToReplan, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 import { loadTargetBundle, type TargetBundle } from './stores.ts';
 import type { RestoreRow } from './views.ts';
 
@@ -46,7 +46,9 @@ export function createInPlaceRestores(deps: BackupDeps) {
       ...(destination.checks ? { checks: destination.checks } : {}),
     });
     await enqueueJob(tx, deps.secretsKey, { id: `restore-${row.id}`, type: 'restore.run', cell: deps.cell }, job);
-    return await tx.restore.update({ where: { id: row.id }, data: { phase: 'Running', message: `handed to a mover: ${destination.tables ? `tables ${destination.tables.join(', ')} of ` : ''}${destination.databases.join(', ')} restored in place`, startedAt: deps.clock() } });
+    // Chosen again after the safety backup, `latest` may rest on a newer full: the row says what is restored.
+    const plan = planRefOf(chosen.backup, chosen.plan);
+    return await tx.restore.update({ where: { id: row.id }, data: { backupId: chosen.backup.id, ...(plan ? { plan } : {}), phase: 'Running', message: `handed to a mover: ${destination.tables ? `tables ${destination.tables.join(', ')} of ` : ''}${destination.databases.join(', ')} restored in place`, startedAt: deps.clock() } });
   }
 
   return {
@@ -60,13 +62,14 @@ export function createInPlaceRestores(deps: BackupDeps) {
       const id = newRunId(deps.clock());
       const name = named.name ?? `${targetName}-restore-${id}`.slice(0, 253);
       const checks = requestedChecks({ ...request, runChecks: request.runChecks ?? true }, bundle.policy.spec.verify?.checks);
+      const replanAt = momentToReplan(chosen.plan);
       const destination: InPlaceDestination = {
         mode: 'in-place',
         host: `${spec.endpoint.host}:${spec.endpoint.port ?? DEFAULT_ENGINE_PORTS[spec.engine]}`,
         credentialsSecret: request.credentialsSecret ?? `${targetNamespace}/${spec.credentials.secretRef.name}`,
         databases,
         backupID: chosen.backup.id,
-        ...(chosen.plan?.recoverTo ? { at: chosen.plan.recoverTo } : {}),
+        ...(replanAt ? { at: replanAt } : {}),
         ...(request.tables?.length ? { tables: request.tables } : {}),
         ...(checks ? { checks } : {}),
       };

@@ -104,6 +104,16 @@ export function segmentsOf(plan: RestorePlan | undefined): SegmentObject[] {
   return (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size) }));
 }
 
+/**
+ * What a restore that starts later (a sandbox once its server runs, an in-place one after its safety backup) keeps to
+ * choose its plan again: the exact time asked, or `latest` when the plan replays every segment of the window (the
+ * chain may only have grown by then, a partial segment at its end included). Without segments, the backup alone.
+ */
+export function momentToReplan(plan: RestorePlan | undefined): string | undefined {
+  if (plan?.recoverTo) return plan.recoverTo;
+  return plan?.choice ? 'latest' : undefined;
+}
+
 /** What the Restore records of its plan (RestorePlanRef). */
 export function planRefOf(backup: BackupRow, plan: RestorePlan | undefined) {
   if (!plan) return undefined;

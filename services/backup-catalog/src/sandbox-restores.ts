@@ -7,7 +7,7 @@ import type { BackupDeps } from './backups.ts';
 import { enqueueJob, newRunId } from './job-queue.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import { loadTargetBundle } from './stores.ts';
-import { chooseBackup, databasesOf, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
+import { chooseBackup, databasesOf, momentToReplan, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 
 type SandboxCreateJob = StrataJobs['sandbox.create'];
 
@@ -53,12 +53,13 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
     const id = newRunId(deps.clock());
     const name = `${input.sandbox.name}-restore-${id}`.slice(0, 253);
     const planRef = planRefOf(backup, plan);
+    const at = momentToReplan(plan);
     const row = await tx.restore.create({
       data: {
         id, namespace: input.sandbox.namespace, name, targetNamespace, targetName, backupId: backup.id, mode: 'sandbox', phase: 'Pending',
         message: `waiting for sandbox ${input.sandbox.name} to start`, reason: input.request.reason ?? '', requestedBy: input.requestedBy,
         destination: {
-          mode: 'sandbox', sandbox: input.sandbox.name, backupID: backup.id, ...(plan?.recoverTo ? { at: plan.recoverTo } : {}),
+          mode: 'sandbox', sandbox: input.sandbox.name, backupID: backup.id, ...(at ? { at } : {}),
           ...(input.request.ttl ? { sandboxTTL: input.request.ttl } : {}), expose: input.request.expose === true,
           ...(extra.verify ? { verify: true } : {}), ...(extra.checks?.length ? { checks: extra.checks } : {}), ...(extra.deleteAfter ? { deleteAfter: true } : {}),
           ...(input.request.tables?.length ? { tables: input.request.tables } : {}),
@@ -81,7 +82,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
       backupBytes: Number(backup.rawBytes ?? 0),
       target: { namespace: targetNamespace, name: targetName, mask: spec.mask ?? [], sandbox: spec.sandbox ?? {}, labels: bundle.target.metadata.labels ?? {} },
       policy: { ...(bundle.policy.spec.sandbox ?? {}) },
-      source: { ...(plan?.recoverTo ? { at: plan.recoverTo } : { backupID: backup.id }), ...(input.request.tables?.length ? { tables: input.request.tables } : {}) },
+      source: { ...(at ? { at } : { backupID: backup.id }), ...(input.request.tables?.length ? { tables: input.request.tables } : {}) },
       message: row.message,
     };
     return answer;
@@ -137,7 +138,8 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
         });
         const updated = await tx.restore.update({
           where: { id: row.id },
-          data: { phase: 'Running', message: `handed to a mover; restoring into sandbox ${(row.destination as { sandbox?: string }).sandbox ?? ''}`, startedAt: deps.clock(), destination: { ...(row.destination as object), host: `${server.host}:${server.port}`, databases } },
+          // `latest` chosen again may rest on a newer full, with more segments: the row says what is restored.
+          data: { backupId: backup.id, ...(plan ? { plan: planRefOf(backup, plan) } : {}), phase: 'Running', message: `handed to a mover; restoring into sandbox ${(row.destination as { sandbox?: string }).sandbox ?? ''}`, startedAt: deps.clock(), destination: { ...(row.destination as object), host: `${server.host}:${server.port}`, databases } },
         });
         await enqueueJob(tx, deps.secretsKey, { id: `restore-${row.id}`, type: 'restore.run', cell: deps.cell }, job);
         deps.notify(restoreEvent(updated, await bumpCatalogVersion(tx)));
