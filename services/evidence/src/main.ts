@@ -19,6 +19,7 @@ import { parseSignerKey } from '@sigil/tlog/note';
 const SERVICE = 'evidence';
 const config = loadConfig(evidenceConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
+const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/evidence/migrations'));
 const db = createDb(config.DATABASE_URL);
@@ -30,9 +31,9 @@ const sealingKey: SealingKey = config.SEAL_P12_BASE64
   : { keyPem: config.SEAL_KEY_PEM ?? '', chainPem: config.SEAL_CERT_PEM ?? '' };
 const sealer = await createSealer({ ...sealingKey, timestampUrl: config.TSA_URL });
 const envelopes = createServiceClient({ target: 'envelopes', actorId: 'evidence', baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
-const sealing = await startSealConsumer(bus, { db, sealer, envelopes, publicUrl: config.PUBLIC_URL, log }, { prefix: config.CONSUMER_PREFIX });
+const sealing = await startSealConsumer(bus, { db, sealer, envelopes, publicUrl: config.PUBLIC_URL, clock, log }, { prefix: config.CONSUMER_PREFIX });
 const host = new URL(config.PUBLIC_URL).hostname;
-const anchorer = await startAnchorer({ db, signer: parseSignerKey(config.ANCHOR_SIGNING_KEY), origin: (mode) => `${host}/sigil/log/${mode}`, intervalMs: config.ANCHOR_INTERVAL_MS, log });
+const anchorer = await startAnchorer({ db, signer: parseSignerKey(config.ANCHOR_SIGNING_KEY), origin: (mode) => `${host}/sigil/log/${mode}`, intervalMs: config.ANCHOR_INTERVAL_MS, clock, log });
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
 const { app, health } = await createApp({
   db,

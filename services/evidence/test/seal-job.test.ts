@@ -42,7 +42,8 @@ function completed(testMode = false) {
   return createEvent('envelope.completed', 'org_seal', { envelopeId, testMode, envelope } as never);
 }
 
-const deps = (envelopes: ReturnType<typeof fakeEnvelopes>): SealDeps => ({ db, sealer, envelopes: envelopes.client, log: silentLogger(), publicUrl: 'https://sigil.test', failedAfter: 3 });
+const SEALED_AT = new Date('2031-03-04T05:06:07.000Z');
+const deps = (envelopes: ReturnType<typeof fakeEnvelopes>): SealDeps => ({ db, sealer, envelopes: envelopes.client, log: silentLogger(), publicUrl: 'https://sigil.test', failedAfter: 3, clock: () => SEALED_AT });
 
 beforeAll(async () => {
   db = createDb(await freshTestDatabase('sigil_evidence_test_seal', path.resolve(import.meta.dirname, '../../../prisma/evidence/migrations')));
@@ -63,6 +64,8 @@ describe('sealing a completed envelope', () => {
       ['test', 'sealed', sha(envelopes.kept['sealed-document']!)],
       ['test', 'certificate', sha(envelopes.kept['certificate-document']!)],
     ]);
+    // The leaves say when they were sealed by the injected clock.
+    expect(leaves.map((l) => JSON.parse(Buffer.from(l.leafData).toString('utf8')).sealedAt)).toEqual([SEALED_AT.toISOString(), SEALED_AT.toISOString()]);
     expect(await db.seal.findUnique({ where: { envelopeId: event.data.envelopeId as string } })).toMatchObject({ status: 'sealed', attempts: 1, lastError: null });
 
     await sealEnvelope(deps(envelopes), event);
