@@ -17,6 +17,8 @@ command -v zstd >/dev/null 2>&1 || need_apt+=(zstd)
 # Templates: word-processor files to PDF (LibreOffice, with the metric fonts that keep Calibri/Cambria layouts),
 # PDF tools for the tests (pdftotext, qpdf).
 command -v soffice >/dev/null 2>&1 || need_apt+=(libreoffice-writer-nogui)
+# The converter speaks UNO to its running LibreOffice through Debian's Python (another python3 on the PATH lacks it).
+/usr/bin/python3 -c 'import uno' >/dev/null 2>&1 || need_apt+=(python3-uno)
 command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
 # Document-mode bodies are printed to PDF by Debian's Chromium (never a downloaded browser).

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { startListener, type Listener } from './office-listener.ts';
 import { badFile } from './pdf-inspect.ts';
 
 /** The word-processor types LibreOffice converts, by media type, with the extension it expects. */
@@ -22,11 +22,16 @@ const MAGIC: Readonly<Record<string, Buffer>> = {
 };
 
 export interface OfficeConverterOptions {
-  /** Conversions at once; each worker has its own LibreOffice profile (two on one profile lose files). */
+  /** Conversions at once; each worker has its own LibreOffice and profile (two on one profile lose files). */
   workers: number;
+  /** How long one conversion may take; a worker's LibreOffice starting for it is not counted. */
   timeoutMs: number;
+  /** How long a worker's LibreOffice may take to start answering (60 s by default). */
+  startTimeoutMs?: number;
   /** `soffice` (Debian's libreoffice-writer or -nogui). */
   command?: string;
+  /** The Python that has Debian's python3-uno (`/usr/bin/python3`; another Python on the PATH may lack it). */
+  python?: string;
   /** Where the workers' profiles live; a fresh temporary folder by default. */
   workDir?: string;
 }
@@ -34,41 +39,77 @@ export interface OfficeConverterOptions {
 export interface OfficeConverter {
   /** The PDF of a word-processor file, keeping its layout. */
   toPdf(bytes: Uint8Array, mediaType: string): Promise<Buffer>;
+  /** Stops every worker's LibreOffice. */
   close(): Promise<void>;
 }
 
+interface Worker {
+  index: number;
+  listener?: Listener;
+}
+
 /**
- * A bounded pool of headless LibreOffice conversions. A job waits for a free worker; each worker runs one `soffice`
- * at a time with its own user profile; a conversion that outlives `timeoutMs` has its whole process group killed.
+ * A bounded pool of headless LibreOffice conversions. A job waits for a free worker. Each worker keeps one LibreOffice
+ * running as a listener on its own profile, started by its first job and again by the next job after it died; a
+ * conversion that outlives `timeoutMs` has that listener's whole process group killed.
  */
 export function createOfficeConverter(options: OfficeConverterOptions): OfficeConverter {
-  const command = options.command ?? 'soffice';
-  const free: number[] = Array.from({ length: options.workers }, (_, i) => i);
-  const waiting: Array<(worker: number) => void> = [];
+  const workers: Worker[] = Array.from({ length: options.workers }, (_, index) => ({ index }));
+  const free = [...workers];
+  const waiting: Array<(worker: Worker) => void> = [];
+  const pipePrefix = `sigil-office-${process.pid}-${randomBytes(4).toString('hex')}`;
+  let closed = false;
   let root: Promise<string> | undefined;
   const workRoot = () => (root ??= options.workDir ? mkdir(options.workDir, { recursive: true }).then(() => options.workDir as string) : mkdtemp(path.join(tmpdir(), 'office-')));
+  // A process that exits without close() must not leave LibreOffice behind.
+  const killAll = () => workers.forEach((worker) => worker.listener?.kill());
+  let guarding = false;
 
-  const acquire = (): Promise<number> => {
+  const acquire = (): Promise<Worker> => {
     const worker = free.pop();
-    return worker !== undefined ? Promise.resolve(worker) : new Promise((resolve) => waiting.push(resolve));
+    return worker ? Promise.resolve(worker) : new Promise((resolve) => waiting.push(resolve));
   };
-  const release = (worker: number): void => {
+  const release = (worker: Worker): void => {
     const next = waiting.shift();
     if (next) next(worker);
     else free.push(worker);
   };
 
-  async function convertOn(worker: number, bytes: Uint8Array, extension: string): Promise<Buffer> {
+  async function listenerOf(worker: Worker): Promise<Listener> {
+    if (worker.listener?.running) return worker.listener;
     const base = await workRoot();
-    const job = await mkdtemp(path.join(base, `job-${worker}-`));
+    const listener = await startListener({
+      command: options.command ?? 'soffice',
+      python: options.python ?? '/usr/bin/python3',
+      profile: path.join(base, `profile-${worker.index}`),
+      pipe: `${pipePrefix}-${worker.index}`,
+      startTimeoutMs: options.startTimeoutMs ?? 60_000,
+    });
+    if (closed) {
+      await listener.stop();
+      throw new Error('the office converter is closed');
+    }
+    if (!guarding) process.on('exit', killAll);
+    guarding = true;
+    return (worker.listener = listener);
+  }
+
+  /** Converts on the worker's listener; one that died just before the job is replaced and the job tried on the new one. */
+  async function convertOn(worker: Worker, input: string, output: string): Promise<void> {
+    if ((await (await listenerOf(worker)).convert(input, output, options.timeoutMs)) === 'done') return;
+    await worker.listener?.stop();
+    if ((await (await listenerOf(worker)).convert(input, output, options.timeoutMs)) === 'done') return;
+    throw new Error('a freshly started LibreOffice did not take the connection');
+  }
+
+  async function convertFile(worker: Worker, bytes: Uint8Array, extension: string): Promise<Buffer> {
+    const job = await mkdtemp(path.join(await workRoot(), `job-${worker.index}-`));
     try {
       const input = path.join(job, `document.${extension}`);
+      const output = path.join(job, 'document.pdf');
       await writeFile(input, bytes);
-      const profile = pathToFileURL(path.join(base, `profile-${worker}`)).href;
-      await run(command, [`-env:UserInstallation=${profile}`, '--headless', '--norestore', '--nolockcheck', '--convert-to', 'pdf', '--outdir', job, input], options.timeoutMs);
-      const pdf = (await readdir(job)).find((name) => name.endsWith('.pdf'));
-      if (!pdf) throw badFile('The file could not be converted to PDF: LibreOffice did not read it as a document.');
-      return await readFile(path.join(job, pdf));
+      await convertOn(worker, input, output);
+      return await readFile(output);
     } finally {
       await rm(job, { recursive: true, force: true });
     }
@@ -81,48 +122,19 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
       if (!Buffer.from(bytes.subarray(0, 8)).subarray(0, MAGIC[extension]!.length).equals(MAGIC[extension]!)) {
         throw badFile(`The file is not a ${extension.toUpperCase()} document, as its content type (${mediaType}) says.`);
       }
+      if (closed) throw new Error('the office converter is closed');
       const worker = await acquire();
       try {
-        return await convertOn(worker, bytes, extension);
+        return await convertFile(worker, bytes, extension);
       } finally {
         release(worker);
       }
     },
     async close() {
+      closed = true;
+      process.off('exit', killAll);
+      await Promise.all(workers.map((worker) => worker.listener?.stop()));
       if (root && !options.workDir) await rm(await root, { recursive: true, force: true });
     },
   };
-}
-
-/** Runs a command in its own process group; past the timeout the whole group (soffice forks) is killed. */
-function run(command: string, args: string[], timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot start ${command}: ${error.message} (install libreoffice-writer)`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) reject(badFile(`The conversion to PDF took longer than ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`} and was stopped.`));
-      else if (code !== 0) reject(badFile(`The file could not be converted to PDF (LibreOffice exited with ${code}${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}).`));
-      else resolve();
-    });
-  });
-}
-
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
 }
