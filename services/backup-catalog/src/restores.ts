@@ -7,7 +7,8 @@ import { enqueueJob, newRunId } from './job-queue.ts';
 import { bumpCatalogVersion, type Tx } from './db.ts';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
-import { loadTargetBundle, storeAccess } from './stores.ts';
+import { loadTargetBundle, storeAccess, type TargetBundle } from './stores.ts';
+import type { RestorePlan } from './plans.ts';
 import { createInPlaceRestores } from './in-place.ts';
 import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, planMessage, segmentsOf, type ManifestObject, type RestoreRequest } from './restore-steps.ts';
 import { replayStart, writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
@@ -15,6 +16,25 @@ import { restoreView, type RestoreRow } from './views.ts';
 
 export interface RestoreDeps extends BackupDeps {
   downloadTtlSeconds: number;
+}
+
+interface BackupManifest {
+  objects?: ManifestObject[];
+  databases?: string[];
+  mode?: string;
+  position?: ManifestObject['position'];
+  server?: { major?: number };
+}
+
+/** What every mode of `create` shares once the backup and plan are chosen: the row's common columns among them. */
+interface Chosen {
+  bundle: TargetBundle;
+  backup: BackupRow;
+  plan?: RestorePlan;
+  id: string;
+  namespace: string;
+  name: string;
+  base: { id: string; namespace: string; name: string; targetNamespace: string; targetName: string; backupId: string; mode: string; reason: string; requestedBy: string; plan?: NonNullable<ReturnType<typeof planRefOf>> };
 }
 
 /** Restore phases: Running (handed to a mover), Succeeded, Failed. A download succeeds at once. */
@@ -34,77 +54,87 @@ export function createRestoreService(deps: RestoreDeps) {
     if (request.mode === 'sandbox') throw new AppError('not-restorable', 'A Restore document in mode sandbox is not applied in this release; POST /api/v1/restores or /api/v1/sandboxes creates one.');
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
     const { backup, plan } = await chooseBackup(resources, tx, bundle, request);
-    const manifest = (backup.manifest ?? {}) as { objects?: ManifestObject[]; databases?: string[]; mode?: string };
-    const physical = manifest.mode === 'physical';
-    const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
-    const segments = segmentsOf(plan);
-    const planRef = planRefOf(backup, plan);
-    refuseTablesWithBinlogs(bundle.target.spec as TargetSpec, request.tables, segments.length);
-    const now = deps.clock();
-    const id = newRunId(now);
+    refuseTablesWithBinlogs(bundle.target.spec as TargetSpec, request.tables, segmentsOf(plan).length);
+    const id = newRunId(deps.clock());
     const namespace = named?.namespace ?? targetNamespace;
     const name = named?.name ?? `${targetName}-restore-${id}`.slice(0, 253);
     if (await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } })) {
       throw new AppError('conflict', `Restore ${namespace}/${name} already exists.`);
     }
-    const base = {
-      id, namespace, name, targetNamespace, targetName, backupId: backup.id, mode: request.mode,
-      reason: request.reason ?? '', requestedBy: principal.email || principal.id,
-      ...(planRef ? { plan: planRef } : {}),
+    const planRef = planRefOf(backup, plan);
+    const chosen: Chosen = {
+      bundle, backup, plan, id, namespace, name,
+      base: {
+        id, namespace, name, targetNamespace, targetName, backupId: backup.id, mode: request.mode,
+        reason: request.reason ?? '', requestedBy: principal.email || principal.id,
+        ...(planRef ? { plan: planRef } : {}),
+      },
     };
-    let row: RestoreRow;
+    const row = request.mode === 'download' ? await download(tx, request, chosen) : await intoNewDatabase(tx, request, chosen);
+    return { row, version: await bumpCatalogVersion(tx) };
+  }
+
+  /** A download succeeds at once: its URL is the artifact, or a README with the links and the commands. */
+  async function download(tx: Tx, request: RestoreRequest, chosen: Chosen): Promise<RestoreRow> {
+    const { bundle, backup, plan } = chosen;
+    const manifest = (backup.manifest ?? {}) as BackupManifest;
+    const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
+    const segments = segmentsOf(plan);
+    const now = deps.clock();
     const ready = (downloadUrl: string, message: string, database: string) =>
       tx.restore.create({
-        data: { ...base, phase: 'Succeeded', message, destination: { mode: 'download', database }, downloadUrl, downloadExpires: new Date(now.getTime() + deps.downloadTtlSeconds * 1000), startedAt: now, completedAt: now },
+        data: { ...chosen.base, phase: 'Succeeded', message, destination: { mode: 'download', database }, downloadUrl, downloadExpires: new Date(now.getTime() + deps.downloadTtlSeconds * 1000), startedAt: now, completedAt: now },
       });
-    const where = { namespace: targetNamespace, target: targetName, restoreId: id };
-    if (request.mode === 'download' && physical) {
-      const access = await storeAccess(tx, deps.secrets, bundle.store);
-      const url = await writeRecoveryBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, {
-        base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: (manifest as { server?: { major?: number } }).server?.major, ttlSeconds: deps.downloadTtlSeconds,
+    const access = await storeAccess(tx, deps.secrets, bundle.store);
+    const where = { prefix: access.prefix, namespace: bundle.target.metadata.namespace, target: bundle.target.metadata.name, restoreId: chosen.id };
+    const to = plan?.targetTime ? ` to ${plan.targetTime}` : '';
+    if (manifest.mode === 'physical') {
+      const url = await writeRecoveryBundle(createS3Client(access), access.bucket, where, {
+        base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: manifest.server?.major, ttlSeconds: deps.downloadTtlSeconds,
       });
-      row = await ready(url, `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to recover by hand`, '');
-    } else if (request.mode === 'download' && segments.length) {
-      const object = pickObject(dataObjects, request.database);
-      const access = await storeAccess(tx, deps.secrets, bundle.store);
-      const { startPosition, binlogs } = replayStart(object, (manifest as { position?: ManifestObject['position'] }).position, segments);
-      const url = await writeBinlogBundle(createS3Client(access), access.bucket, { prefix: access.prefix, ...where }, { dump: object, segments: binlogs, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
-      row = await ready(url, `Point-in-time bundle of ${object.database ?? 'the backup'} from backup ${backup.id} with ${segments.length} binlogs${plan?.targetTime ? ` to ${plan.targetTime}` : ''}: the URL is a README with the links and the commands to replay by hand`, object.database ?? '');
-    } else if (request.mode === 'download') {
-      const object = pickObject(dataObjects, request.database);
-      const client = createS3Client(await storeAccess(tx, deps.secrets, bundle.store));
-      const url = await presignGet(client, bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
-      row = await ready(url, `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`, object.database ?? '');
-    } else {
-      if (!request.host || !request.database || !request.credentialsSecret) throw new Error('checked by checkRequest');
-      const engine = (bundle.target.spec as TargetSpec).engine;
-      const [secretNamespace, secretName] = splitTarget(request.credentialsSecret, namespace);
-      const username = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'username' });
-      const password = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'password', optional: true });
-      const databases = databasesOf(manifest);
-      const job = await restoreJob(deps, tx, { bundle, backup, plan, id, namespace, name }, {
-        destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
-        databases,
-        checks: requestedChecks(request, bundle.policy.spec.verify?.checks),
-        ...(request.tables?.length ? { tables: request.tables } : {}),
-      });
-      row = await tx.restore.create({
-        data: {
-          ...base,
-          phase: 'Running',
-          message: plan ? `handed to a mover; ${planMessage(plan)}` : 'handed to a mover',
-          destination: {
-            mode: 'new',
-            host: `${request.host}:${job.destination.port}`,
-            database: request.database,
-            databases: restoredDatabaseNames(request.database, databases),
-            credentialsSecret: `${secretNamespace}/${secretName}`,
-          },
-        },
-      });
-      await enqueueJob(tx, deps.secretsKey, { id: `restore-${id}`, type: 'restore.run', cell: deps.cell }, job);
+      return await ready(url, `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${to}: the URL is a README with the links and the commands to recover by hand`, '');
     }
-    return { row, version: await bumpCatalogVersion(tx) };
+    const object = pickObject(dataObjects, request.database);
+    if (segments.length) {
+      const { startPosition, binlogs } = replayStart(object, manifest.position, segments);
+      const url = await writeBinlogBundle(createS3Client(access), access.bucket, where, { dump: object, segments: binlogs, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
+      return await ready(url, `Point-in-time bundle of ${object.database ?? 'the backup'} from backup ${backup.id} with ${segments.length} binlogs${to}: the URL is a README with the links and the commands to replay by hand`, object.database ?? '');
+    }
+    const url = await presignGet(createS3Client(access), bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
+    return await ready(url, `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`, object.database ?? '');
+  }
+
+  /** Mode `new`: a mover restores into a new database on the server given, with the credentials secret named. */
+  async function intoNewDatabase(tx: Tx, request: RestoreRequest, chosen: Chosen): Promise<RestoreRow> {
+    const { bundle, backup, plan, id, namespace } = chosen;
+    if (!request.host || !request.database || !request.credentialsSecret) throw new Error('checked by checkRequest');
+    const engine = (bundle.target.spec as TargetSpec).engine;
+    const [secretNamespace, secretName] = splitTarget(request.credentialsSecret, namespace);
+    const username = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'username' });
+    const password = await deps.secrets.resolve(tx, { namespace: secretNamespace, name: secretName, key: 'password', optional: true });
+    const databases = databasesOf((backup.manifest ?? {}) as BackupManifest);
+    const job = await restoreJob(deps, tx, chosen, {
+      destination: { engine, host: request.host, port: request.port ?? DEFAULT_PORTS[engine], username: username ?? '', password: password ?? '', database: request.database },
+      databases,
+      checks: requestedChecks(request, bundle.policy.spec.verify?.checks),
+      ...(request.tables?.length ? { tables: request.tables } : {}),
+    });
+    const row = await tx.restore.create({
+      data: {
+        ...chosen.base,
+        phase: 'Running',
+        message: plan ? `handed to a mover; ${planMessage(plan)}` : 'handed to a mover',
+        destination: {
+          mode: 'new',
+          host: `${request.host}:${job.destination.port}`,
+          database: request.database,
+          databases: restoredDatabaseNames(request.database, databases),
+          credentialsSecret: `${secretNamespace}/${secretName}`,
+        },
+      },
+    });
+    await enqueueJob(tx, deps.secretsKey, { id: `restore-${id}`, type: 'restore.run', cell: deps.cell }, job);
+    return row;
   }
 
   return {
