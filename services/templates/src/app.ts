@@ -81,7 +81,7 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
       getTemplateVersionDocument: async ({ principal, params, query }) => ({
         status: 200,
         headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}.pdf"` },
-        body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, query.edited === true || query.edited === 'true'),
+        body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, query.edited === true),
       }),
       renderTemplatePreview: async ({ principal, params, body }) => ({
         status: 200,

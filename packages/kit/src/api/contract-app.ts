@@ -8,6 +8,7 @@ import { requestIdMiddleware } from '../http/request-id.ts';
 import { clientAddress } from '../http/client-address.ts';
 import { bodyRules, checkBody } from './media-types.ts';
 import { createOpenApiBackend, precompileRouting, sendReply, type Reply } from './openapi-backend.ts';
+import type { RequestShape } from './operation-types.ts';
 import type { ValidationIssue } from './validation.ts';
 
 /** What the builder needs to know of an operation besides the document: who serves it. */
@@ -41,23 +42,24 @@ export interface CallerRules<P, Op extends ContractOperation> {
   authorize?: (principal: P, operation: Op) => void;
 }
 
-export interface ContractContext<P, Op> {
+/** What a handler gets; `R` types the request per operation (`OperationRequest`), by default only loosely. */
+export interface ContractContext<P, Op, R extends RequestShape = RequestShape> {
   req: Request;
   res: Response;
   operation: Op;
   /** The verified caller; undefined only on operations that need none. */
   principal: P | undefined;
-  params: Record<string, string>;
+  params: R['params'];
   /** Query parameters, coerced to their documented types. */
-  query: Record<string, unknown>;
-  body: unknown;
+  query: R['query'];
+  body: R['body'];
   requestId: string;
   /** The caller's address (the right-most hop not added by a trusted proxy). */
   from: string;
   log: Logger;
 }
 
-export type ContractHandler<P, Op> = (ctx: ContractContext<P, Op>) => Promise<Reply | void>;
+export type ContractHandler<P, Op, R extends RequestShape = RequestShape> = (ctx: ContractContext<P, Op, R>) => Promise<Reply | void>;
 
 export interface ContractAppOptions<P, Op extends ContractOperation> {
   /** The parsed OpenAPI 3.1 document; the service loads it, the kit never does. */

@@ -1,4 +1,5 @@
 export * from './contract-app.ts';
+export * from './operation-types.ts';
 export * from './sigil-app.ts';
 export * from './validation.ts';
 export * from './media-types.ts';

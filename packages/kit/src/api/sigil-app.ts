@@ -7,7 +7,9 @@ import type { SqlClient } from '../db/sql.ts';
 import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
+import type { operations as SigilOperations } from '@sigil/proto/api/sigil';
 import { binaryBodyParser, createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
+import type { OperationRequest, RequestShape } from './operation-types.ts';
 import { multipartBodyParser } from './multipart.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
 import type { Reply } from './openapi-backend.ts';
@@ -15,10 +17,19 @@ import { describePointer, toFieldError, type ValidationIssue } from './validatio
 
 export type { Reply };
 
-export type OperationContext = ContractContext<Principal, OperationInfo>;
+export type SigilOperationId = keyof SigilOperations;
+/** What a handler gets; with an operationId, its params, query and body are typed as the contract says. */
+export type OperationContext<Id extends SigilOperationId | undefined = undefined> = ContractContext<
+  Principal,
+  OperationInfo,
+  Id extends SigilOperationId ? OperationRequest<SigilOperations[Id]> : RequestShape
+>;
 /** An operation either returns a reply (stored for idempotent replays) or writes a stream itself and returns nothing. */
-export type OperationHandler = (ctx: OperationContext & { principal: Principal }) => Promise<Reply | void>;
-export type PublicOperationHandler = (ctx: OperationContext) => Promise<Reply | void>;
+export type OperationHandler<Id extends SigilOperationId | undefined = undefined> = (ctx: OperationContext<Id> & { principal: Principal }) => Promise<Reply | void>;
+export type PublicOperationHandler<Id extends SigilOperationId | undefined = undefined> = (ctx: OperationContext<Id>) => Promise<Reply | void>;
+/** Handlers by operationId, each typed for its operation; a name the contract does not have is a type error. */
+export type OperationHandlers = { [Id in SigilOperationId]?: OperationHandler<Id> };
+export type PublicOperationHandlers = { [Id in SigilOperationId]?: PublicOperationHandler<Id> };
 
 export interface SigilAppOptions {
   /** The Sigil OpenAPI document (`loadSigilOpenApi()`), passed by the service. */
@@ -29,14 +40,14 @@ export interface SigilAppOptions {
   /** Holds the idempotency_keys table. */
   db: SqlClient;
   /** Operations that need a caller (auth K or D): the handler always gets a principal. */
-  handlers?: Record<string, OperationHandler>;
+  handlers?: OperationHandlers;
   /** Public operations (auth P): the principal is present only if the caller happened to send one. */
-  publicHandlers?: Record<string, PublicOperationHandler>;
+  publicHandlers?: PublicOperationHandlers;
   /**
    * Operations of a signer or a viewer (auth S or V): the gateway forwards their bearer token as it came, and the
    * service checks it with `tokenSchemes` (the document's `signerToken`, `viewerToken`) before the handler runs.
    */
-  tokenHandlers?: Record<string, PublicOperationHandler>;
+  tokenHandlers?: PublicOperationHandlers;
   tokenSchemes?: Record<string, (req: Request) => Promise<boolean>>;
   /** Routes outside the public contract (health, internal, GraphQL), mounted before the operations. */
   mount?: (app: Express) => void | Promise<void>;
@@ -69,7 +80,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
     const op = byId.get(operationId);
     if (!op) continue;
     const expected = op.auth === 'P' ? 'publicHandlers' : op.auth === 'S' || op.auth === 'V' ? 'tokenHandlers' : 'handlers';
-    if (!options[expected]?.[operationId]) throw new Error(`Operation ${operationId} (auth ${op.auth}) must be registered in ${expected}`);
+    if (!options[expected]?.[operationId as SigilOperationId]) throw new Error(`Operation ${operationId} (auth ${op.auth}) must be registered in ${expected}`);
   }
   return createContractApp<Principal, OperationInfo>({
     document: options.document as unknown as Record<string, unknown>,
@@ -83,6 +94,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
       ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : []),
       ...(options.multipartLimit ? [multipartBodyParser(options.multipartLimit)] : []),
     ],
+    // The document has validated each request before its handler runs: the shape its operation's type says holds.
     handlers: { ...options.handlers, ...options.publicHandlers, ...options.tokenHandlers } as Record<string, PublicOperationHandler>,
     caller: {
       principalHeader: PRINCIPAL_HEADER,

@@ -5,17 +5,25 @@ import { listStrataOperations, type StrataOperationInfo } from '@sigil/proto/str
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from '../auth/strata-principal.ts';
+import type { operations as StrataOperations } from '@sigil/proto/api/strata';
 import { createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer, type FinishedRequest } from './contract-app.ts';
+import type { OperationRequest, RequestShape } from './operation-types.ts';
 import type { Reply } from './openapi-backend.ts';
 import { toFieldError, type ValidationIssue } from './validation.ts';
 
-export interface ConsoleContext extends ContractContext<StrataPrincipal, StrataOperationInfo> {
+export type StrataOperationId = keyof StrataOperations;
+
+/** What a handler gets; with an operationId, its params, query and body are typed as the contract says. */
+export interface ConsoleContext<Id extends StrataOperationId | undefined = undefined>
+  extends ContractContext<StrataPrincipal, StrataOperationInfo, Id extends StrataOperationId ? OperationRequest<StrataOperations[Id]> : RequestShape> {
   principal: StrataPrincipal;
   /** What the audit record of this write names as its object (a backup or restore name, say). */
   setAuditObject(object: string, detail?: Record<string, unknown>): void;
 }
 
-export type ConsoleHandler = (ctx: ConsoleContext) => Promise<Reply | void>;
+export type ConsoleHandler<Id extends StrataOperationId | undefined = undefined> = (ctx: ConsoleContext<Id>) => Promise<Reply | void>;
+/** Handlers by operationId, each typed for its operation; a name the contract does not have is a type error. */
+export type ConsoleHandlers = { [Id in StrataOperationId]?: ConsoleHandler<Id> };
 
 export interface WriteRecord {
   time: Date;
@@ -35,7 +43,7 @@ export interface StrataAppOptions {
   service: 'backup-catalog' | 'sandbox';
   log: Logger;
   verifyPrincipal: StrataPrincipalVerifier;
-  handlers: Record<string, ConsoleHandler>;
+  handlers: ConsoleHandlers;
   /** Routes outside the contract (health, internal), mounted first. */
   mount?: (app: Express) => void | Promise<void>;
   /** Called once per write (any method but GET/HEAD) by an authenticated caller, whatever its outcome. */
@@ -64,7 +72,8 @@ export const strataErrorRenderer: ErrorRenderer = {
 export async function createStrataApp(options: StrataAppOptions): Promise<Express> {
   const operations = listStrataOperations(options.document);
   const handlers = Object.fromEntries(
-    Object.entries(options.handlers).map(([operationId, handler]) => [
+    // The document has validated each request before its handler runs: the shape its operation's type says holds.
+    Object.entries(options.handlers as Record<string, ConsoleHandler>).map(([operationId, handler]) => [
       operationId,
       (ctx: ContractContext<StrataPrincipal, StrataOperationInfo>) =>
         handler({ ...ctx, principal: ctx.principal as StrataPrincipal, setAuditObject: (object, detail) => setAuditObject(ctx.res, object, detail) }),
