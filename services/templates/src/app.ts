@@ -7,7 +7,7 @@ import { mountSubgraph } from '@sigil/kit/graphql';
 import { type Logger } from '@sigil/kit/log';
 import { type PrincipalVerifier } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
-import { createTemplateService, type CreateTemplateInput } from './templates.ts';
+import { createTemplateService } from './templates.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import { mountInternalRoutes } from './internal/routes.ts';
 import { createTemplateUses } from './internal/template-uses.ts';
@@ -48,56 +48,56 @@ export async function createApp(deps: TemplatesAppDeps): Promise<{ app: Express;
     handlers: {
       createTemplate: async ({ principal, body }) => ({
         status: 201,
-        body: await templates.create(principal.organizationId, body as CreateTemplateInput),
+        body: await templates.create(principal.organizationId, body),
       }),
       listTemplates: async ({ principal, query }) => ({
         status: 200,
         body: await templates.list(principal.organizationId, {
           limit: listLimit(query),
-          cursor: query.cursor as string | undefined,
-          q: query.q as string | undefined,
+          cursor: query.cursor,
+          q: query.q,
         }),
       }),
       getTemplate: async ({ principal, params }) => ({
         status: 200,
-        body: await templates.get(principal.organizationId, params.id as string),
+        body: await templates.get(principal.organizationId, params.id),
       }),
       uploadTemplateFile: async ({ principal, params, req, body }) => ({
         status: 201,
-        body: await files.upload(principal.organizationId, params.id as string, (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(), body as Buffer),
+        body: await files.upload(principal.organizationId, params.id, (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(), body),
       }),
       importTemplateDocument: async ({ principal, params, body }) => ({
         status: 200,
-        body: await files.importDocument(principal.organizationId, params.id as string, body as Buffer),
+        body: await files.importDocument(principal.organizationId, params.id, body),
       }),
       saveTemplateDraft: async ({ principal, params, body }) => ({
         status: 200,
-        body: await versions.saveDraft(principal.organizationId, params.id as string, body),
+        body: await versions.saveDraft(principal.organizationId, params.id, body),
       }),
       publishTemplate: async ({ principal, params }) => ({
         status: 201,
-        body: await publishDraft({ db: deps.db, store: deps.files.store, printer: deps.files.printer, maxPages: deps.files.maxPages }, principal.organizationId, params.id as string),
+        body: await publishDraft({ db: deps.db, store: deps.files.store, printer: deps.files.printer, maxPages: deps.files.maxPages }, principal.organizationId, params.id),
       }),
       getTemplateVersionDocument: async ({ principal, params, query }) => ({
         status: 200,
         headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}.pdf"` },
-        body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, query.edited === true),
+        body: await versionDocument({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id, params.version, query.edited === true),
       }),
       renderTemplatePreview: async ({ principal, params, body }) => ({
         status: 200,
         headers: { 'content-type': PDF, 'content-disposition': `inline; filename="${params.id}-${params.version}-preview.pdf"` },
-        body: await renderPreview({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id as string, params.version as string, body, principal.mode),
+        body: await renderPreview({ db: deps.db, store: deps.files.store, printer: deps.files.printer }, principal.organizationId, params.id, params.version, body, principal.mode),
       }),
       getTemplateVersion: async ({ principal, params }) => ({
         status: 200,
-        body: await versions.get(principal.organizationId, params.id as string, params.version as string),
+        body: await versions.get(principal.organizationId, params.id, params.version),
       }),
       listTemplateVersions: async ({ principal, params, query }) => ({
         status: 200,
-        body: await versions.list(principal.organizationId, params.id as string, listLimit(query), query.cursor as string | undefined),
+        body: await versions.list(principal.organizationId, params.id, listLimit(query), query.cursor),
       }),
       deleteTemplate: async ({ principal, params }) => {
-        await templates.delete(principal.organizationId, params.id as string);
+        await templates.delete(principal.organizationId, params.id);
         return { status: 204 };
       },
     },
