@@ -9,7 +9,6 @@ import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { FileStore } from '@strata/stream/file-store';
 import { flagSet } from './caller.ts';
 import { createEnvelopeCreator } from './create.ts';
-import type { CreateEnvelopeInput } from './create-input.ts';
 import type { Db } from './db.ts';
 import { createEnvelopeService } from './envelopes.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
@@ -60,7 +59,7 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
     },
     handlers: {
       createEnvelope: async ({ principal, body, query }) => {
-        const result = await creator.create(principal, body as CreateEnvelopeInput, { dryRun: flagSet(query.dry_run), testModeFlag: query.test_mode });
+        const result = await creator.create(principal, body, { dryRun: flagSet(query.dry_run), testModeFlag: query.test_mode });
         if (result.kind === 'dry-run') return { status: 200, body: result.result };
         if (result.kind === 'deduplicated') return { status: 200, headers: { 'x-deduplicated': 'true' }, body: result.envelope };
         return { status: 201, body: result.envelope };
@@ -69,33 +68,33 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
         status: 200,
         body: await envelopes.list(principal, {
           limit: listLimit(query),
-          cursor: query.cursor as string | undefined,
-          status: query.status as string | undefined,
-          seal: query.seal as string | undefined,
-          q: query.q as string | undefined,
-          template: query.template as string | undefined,
+          cursor: query.cursor,
+          status: query.status,
+          seal: query.seal,
+          q: query.q,
+          template: query.template,
           testMode: query.testMode,
         }),
       }),
-      getEnvelope: async ({ principal, params }) => ({ status: 200, body: await envelopes.get(principal, params.id as string) }),
+      getEnvelope: async ({ principal, params }) => ({ status: 200, body: await envelopes.get(principal, params.id) }),
       voidEnvelope: async ({ principal, params, body }) => ({
         status: 200,
-        body: await envelopes.void(principal, params.id as string, (body as { reason?: string } | undefined)?.reason),
+        body: await envelopes.void(principal, params.id, body?.reason),
       }),
       createSigningSession: async ({ principal, params, body, req }) => ({
         status: 201,
-        body: await tokens.createSession(principal, params.id as string, (body as { recipient: string }).recipient, deps.publicUrl ?? publicUrlOf(req)),
+        body: await tokens.createSession(principal, params.id, body.recipient, deps.publicUrl ?? publicUrlOf(req)),
       }),
       resendEnvelopeRecipient: async ({ principal, params }) => {
-        await resendLink({ ...deps.mail, db: deps.db, clock, store: deps.store }, principal, params.id as string, params.recipient as string);
+        await resendLink({ ...deps.mail, db: deps.db, clock, store: deps.store }, principal, params.id, params.recipient);
         return { status: 204 };
       },
       getEnvelopeDocument: async ({ principal, params, query }) => {
-        const version = (query.version as string | undefined) ?? 'original';
+        const version = query.version ?? 'original';
         return {
           status: 200,
           headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${params.id}-${version}.pdf"` },
-          body: await envelopes.document(principal, params.id as string, version),
+          body: await envelopes.document(principal, params.id, version),
         };
       },
     },
