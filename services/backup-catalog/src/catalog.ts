@@ -1,20 +1,20 @@
 import type { Bus, RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
-import type { BackupDeps } from './backups.ts';
+import type { BackupDeps } from './backups/backups.ts';
 import type { CatalogConfig } from './config.ts';
 import { createDb, type Db } from './db.ts';
-import { connectEventFeed, createEventHub, type EventHub } from './events.ts';
-import { mirrorStore, mirrorStores } from './mirror.ts';
+import { connectEventFeed, createEventHub, type EventHub } from './console/events.ts';
+import { mirrorStore, mirrorStores } from './scheduling/mirror.ts';
 import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
-import { followProgress, startReportConsumer } from './reports.ts';
-import { createResourceRepository } from './resources.ts';
-import { createRestoreService, type RestoreService } from './restores.ts';
-import { createSandboxRestores, type SandboxRestores } from './sandbox-restores.ts';
-import { createVerifier, type Verifier } from './verification.ts';
-import { createSecretStore } from './secrets.ts';
-import { createStatusWriter, type StatusWriter } from './status.ts';
-import { createStreamSupervisor } from './streams.ts';
-import { createTargetService, type TargetService } from './targets.ts';
+import { followProgress, startReportConsumer } from './backups/reports.ts';
+import { createResourceRepository } from './resources/resources.ts';
+import { createRestoreService, type RestoreService } from './restores/restores.ts';
+import { createSandboxRestores, type SandboxRestores } from './restores/sandbox-restores.ts';
+import { createVerifier, type Verifier } from './restores/verification.ts';
+import { createSecretStore } from './resources/secrets.ts';
+import { createStatusWriter, type StatusWriter } from './resources/status.ts';
+import { createStreamSupervisor } from './change-capture/streams.ts';
+import { createTargetService, type TargetService } from './console/targets.ts';
 import { strataStreamControlSubject } from '@sigil/proto/strata-jobs';
 
 export interface CatalogRuntime {

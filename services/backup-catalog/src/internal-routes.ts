@@ -4,7 +4,7 @@ import { AppError, isAppError } from '@sigil/kit/errors';
 import type { Logger } from '@sigil/kit/log';
 import { CATALOG_CALLERS, INTERNAL_CATALOG_PREFIX, type FailSandboxRestore, type PrepareSandboxRestore, type StartSandboxRestore } from '@sigil/proto/internal-catalog';
 import type { StrataPrincipal } from '@sigil/proto/strata';
-import type { SandboxRestores } from './sandbox-restores.ts';
+import type { SandboxRestores } from './restores/sandbox-restores.ts';
 
 /** The catalog's routes for other Strata services (proto/src/internal-catalog.ts), outside the public contract. */
 export function mountInternalRoutes(app: Express, deps: { verifyPrincipal: StrataPrincipalVerifier; sandboxRestores: SandboxRestores; log: Logger }): void {

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
 import { nullWhenNotFound, strataPrincipalWith, type StrataSubgraphContext } from '@sigil/kit/graphql';
 import type { StrataPrincipal } from '@sigil/proto/strata';
-import { findBackup, type BackupQueries } from './backup-queries.ts';
+import { findBackup, type BackupQueries } from './backups/backup-queries.ts';
 import type { Db } from './db.ts';
 import type { Resolvers } from './gen/graphql.ts';
-import { splitTarget } from './restore-steps.ts';
-import type { RestoreService } from './restores.ts';
-import type { TargetFilters, TargetService } from './targets.ts';
-import { backupView, type restoreView } from './views.ts';
+import { splitTarget } from './restores/restore-steps.ts';
+import type { RestoreService } from './restores/restores.ts';
+import type { TargetFilters, TargetService } from './console/targets.ts';
+import { backupView, type restoreView } from './console/views.ts';
 
 export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 

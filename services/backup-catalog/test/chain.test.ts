@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeChain, chooseChain, type FullBase, type SegmentRow } from '../src/chain.ts';
+import { analyzeChain, chooseChain, type FullBase, type SegmentRow } from '../src/change-capture/chain.ts';
 
 const MB16 = 16n * 1024n * 1024n;
 const t = (seconds: number) => new Date(Date.UTC(2026, 10, 25, 12, 0, seconds));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setStatusCondition, summarize, withConditions } from '../src/conditions.ts';
+import { setStatusCondition, summarize, withConditions } from '../src/resources/conditions.ts';
 
 const t1 = new Date('2026-03-01T10:00:00Z');
 const t2 = new Date('2026-03-01T10:05:00Z');

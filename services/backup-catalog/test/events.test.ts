@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createEventHub, type ConsoleEvent } from '../src/events.ts';
+import { createEventHub, type ConsoleEvent } from '../src/console/events.ts';
 
 const event = (over: Partial<ConsoleEvent>): ConsoleEvent => ({ kind: 'backup', namespace: 'default', name: 'b1', phase: 'Running', stage: '', message: '', bytes: 0, version: 1, ...over });
 

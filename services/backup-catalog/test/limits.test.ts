@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchQueued } from '../src/backups.ts';
+import { dispatchQueued } from '../src/backups/backups.ts';
 import { startOfflineCatalog, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: dispatched backups stay Running, so the limits can be observed. */

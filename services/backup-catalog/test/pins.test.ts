@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshTestDatabase, strataPrincipal } from '@sigil/kit/testing';
 import { catalogVersion, createDb, type Db } from '../src/db.ts';
-import type { ConsoleEvent } from '../src/events.ts';
-import { createPinService } from '../src/pins.ts';
+import type { ConsoleEvent } from '../src/console/events.ts';
+import { createPinService } from '../src/backups/pins.ts';
 import { migrationsDir } from './helpers.ts';
 
 let db: Db;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SegmentObject } from '@sigil/proto/strata-jobs';
-import { replayStart } from '../src/recovery-bundle.ts';
+import { replayStart } from '../src/restores/recovery-bundle.ts';
 
 const binlog = (name: string): SegmentObject => ({ name, key: `wal/${name}.zst.age`, sha256: 'a'.repeat(64), partial: false, compression: 'zstd', size: 10 });
 const segments = ['mb.000003', 'mb.000004', 'mb.000005'].map(binlog);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicationRights } from '../src/replication.ts';
+import { replicationRights } from '../src/change-capture/replication.ts';
 
 const pgUrl = new URL(process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const myUrl = new URL(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');

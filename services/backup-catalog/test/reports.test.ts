@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataEventSubject } from '@sigil/proto/strata-jobs';
-import type { ConsoleEvent } from '../src/events.ts';
-import { recordSegment } from '../src/segments.ts';
+import type { ConsoleEvent } from '../src/console/events.ts';
+import { recordSegment } from '../src/change-capture/segments.ts';
 import { nightlyPostgresTargets, startOfflineCatalog, until, type CatalogHarness } from './helpers.ts';
 
 /** No mover runs here: the test plays the mover and sends its reports. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, jitterFor, scheduleFor } from '../src/schedule.ts';
+import { decide, jitterFor, scheduleFor } from '../src/scheduling/schedule.ts';
 import { RESOURCE_API_VERSION, validateResource, type BackupPolicySpec } from '@sigil/proto/resources';
 
 /** A policy as the catalog holds it: validated, every default of the schema applied. */

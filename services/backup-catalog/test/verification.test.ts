@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@sigil/kit/testing';
-import { createVerifier } from '../src/verification.ts';
+import { createVerifier } from '../src/restores/verification.ts';
 import { startOfflineCatalog, type CatalogHarness } from './helpers.ts';
 
 /** Scheduled verifications on the offline store (no mover): what a pass records when the chain cannot be read. */

@@ -1,0 +1,61 @@
+import { AppError } from '@sigil/kit/errors';
+import { parseDuration } from '@sigil/proto/units';
+import type { StrataPrincipal } from '@sigil/proto/strata';
+import { backupEvent } from './backups.ts';
+import { findBackup } from './backup-queries.ts';
+import { bumpCatalogVersion, type Db } from '../db.ts';
+import type { ConsoleEvent } from '../console/events.ts';
+
+export interface PinDeps {
+  db: Db;
+  notify: (event: ConsoleEvent) => void;
+  /** Runs a scheduler pass: retention and the dispatcher see the change at once. */
+  kick: () => void;
+  clock: () => Date;
+}
+
+/**
+ * Pinning keeps a backup out of retention. Like every change the console shows, it bumps the catalog version in the same
+ * transaction, tells listeners (SSE) and kicks the scheduler.
+ */
+export function createPinService(deps: PinDeps) {
+  const change = async (id: string, data: Parameters<Db['backup']['update']>[0]['data'], stage: 'pinned' | 'unpinned') => {
+    const { row, version } = await deps.db.$transaction(async (tx) => {
+      const found = await findBackup(tx, id);
+      const updated = await tx.backup.update({ where: { id: found.id }, data });
+      return { row: updated, version: await bumpCatalogVersion(tx) };
+    });
+    deps.notify(backupEvent(row, version, stage));
+    deps.kick();
+    return row;
+  };
+  const action = (row: { id: string; namespace: string; name: string }, message: string) => ({ message, kind: 'Backup', namespace: row.namespace, name: row.name, link: `/backups/${row.id}` });
+
+  return {
+    async pin(principal: StrataPrincipal, id: string, options: { expires?: string; reason?: string }) {
+      const pinExpires = options.expires ? pinExpiry(options.expires, deps.clock()) : null;
+      const row = await change(id, { pinned: true, pinReason: options.reason ?? '', pinnedBy: principal.email || principal.id, pinExpires }, 'pinned');
+      return action(row, `Backup ${row.id} pinned${pinExpires ? ` until ${pinExpires.toISOString()}` : ''}.`);
+    },
+    async unpin(id: string) {
+      const row = await change(id, { pinned: false, pinReason: null, pinnedBy: null, pinExpires: null }, 'unpinned');
+      return action(row, `Backup ${row.id} unpinned.`);
+    },
+  };
+}
+
+export type PinService = ReturnType<typeof createPinService>;
+
+/** `expires` is a duration from now (`30d`) or an RFC 3339 time. */
+export function pinExpiry(expires: string, now: Date): Date {
+  if (/^\d{4}-\d{2}-\d{2}T/.test(expires)) {
+    const at = new Date(expires);
+    if (Number.isNaN(at.getTime())) throw new AppError('validation-failed', `expires: "${expires}" is not a valid time`);
+    return at;
+  }
+  try {
+    return new Date(now.getTime() + parseDuration(expires));
+  } catch {
+    throw new AppError('validation-failed', `expires: "${expires}" is neither a duration nor an RFC 3339 time`);
+  }
+}

@@ -1,0 +1,163 @@
+import { chainIdOf, type StrataReports } from '@sigil/proto/strata-jobs';
+import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
+import { analyzeChain, type ChainReport, type FullBase, type SegmentRow } from './chain.ts';
+import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
+import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from '../db.ts';
+import type { ResourceRepository, StoredResource } from '../resources/resources.ts';
+
+export type SegmentRecord = NonNullable<Awaited<ReturnType<Db['segment']['findUnique']>>>;
+
+/** A position as a number that orders: a Postgres LSN (`X/Y`), or a binlog `<file>.<n>:<offset>` as n·2³² + offset. */
+export function parseLsn(position: string): bigint {
+  const binlog = /\.(\d+):(\d+)$/.exec(position);
+  if (binlog) return (BigInt(binlog[1]!) << 32n) + BigInt(binlog[2]!);
+  const [high = '0', low = '0'] = position.split('/');
+  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+}
+
+/** Records an uploaded segment (once per key); a complete segment replaces the partial uploads of the same file. */
+export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReports['segment.uploaded']): Promise<void> {
+  const s = data.segment;
+  const row = {
+    namespace: data.namespace,
+    targetName: data.name,
+    chainId: s.chainID,
+    timeline: s.timeline,
+    name: s.name,
+    startPos: s.startPos,
+    endPos: s.endPos,
+    startLsn: parseLsn(s.startPos),
+    endLsn: parseLsn(s.endPos),
+    firstTime: s.firstTime ? new Date(s.firstTime) : null,
+    lastTime: s.lastTime ? new Date(s.lastTime) : null,
+    coveredUntil: s.coveredUntil ? new Date(s.coveredUntil) : null,
+    commits: s.commits,
+    sha256: s.sha256,
+    size: BigInt(s.size),
+    rawSize: BigInt(s.rawSize),
+    partial: s.partial,
+    compression: s.compression,
+    uploadedAt: new Date(s.uploadedAt),
+    missing: false,
+  };
+  // The same upload reported again (a redelivery, or a streamer that read the file again after a takeover): known already.
+  const known = await tx.segment.findUnique({ where: { key: s.key }, select: { sha256: true, uploadedAt: true, missing: true } });
+  if (known && !known.missing && known.sha256 === s.sha256 && known.uploadedAt.getTime() === row.uploadedAt.getTime()) return;
+  // A partial upload's report redelivered after its file's complete one: that object is already replaced and gone.
+  const superseded = s.partial && (await tx.segment.count({ where: { namespace: data.namespace, targetName: data.name, chainId: s.chainID, timeline: s.timeline, name: s.name, partial: false, missing: false } })) > 0;
+  if (superseded) return;
+  await tx.segment.upsert({ where: { key: s.key }, create: { key: s.key, ...row }, update: row });
+  if (!s.partial) await tx.segment.deleteMany({ where: { namespace: data.namespace, targetName: data.name, timeline: s.timeline, name: s.name, partial: true } });
+  const target = await deps.resources.get<TargetSpec>(tx, 'BackupTarget', data.namespace, data.name);
+  if (!target) return;
+  const report = await refreshChain(tx, deps.resources, target, { lastSegment: s.name });
+  const version = await bumpCatalogVersion(tx);
+  const window = report.windows.at(-1);
+  deps.notify({
+    kind: 'target',
+    namespace: data.namespace,
+    name: data.name,
+    phase: report.chainBroken ? 'ChainBroken' : 'Ready',
+    stage: 'segment',
+    message: `segment ${s.name}${s.partial ? ' (partial)' : ''} uploaded${window ? `; window ${window.from} – ${window.to}` : ''}`,
+    bytes: s.size,
+    version: Number(version),
+  });
+}
+
+/** Changes `status.pitr` under the resource's row lock: the streamer, the chain and the supervisor all write it. */
+export async function updatePitr(tx: Tx, resources: ResourceRepository, namespace: string, name: string, change: (pitr: TargetPitrStatus) => TargetPitrStatus): Promise<void> {
+  await resources.updateStatus(tx, 'BackupTarget', namespace, name, (current) => ({ ...current.status, pitr: change(((current.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus) }));
+}
+
+/** Recomputes the chain and writes what the target's status says about it. */
+export async function refreshChain(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, extra: Partial<TargetPitrStatus> = {}): Promise<ChainReport> {
+  const report = await chainReport(tx, target);
+  await updatePitr(tx, resources, target.metadata.namespace, target.metadata.name, (pitr) => {
+    const { brokenReason: _r, brokenSince: _s, ...rest } = pitr;
+    return { ...rest, ...pitrFields(report), ...extra };
+  });
+  return report;
+}
+
+/** The status members derived from the chain. */
+export function pitrFields(report: ChainReport): Partial<TargetPitrStatus> {
+  const window = report.windows.at(-1);
+  return {
+    chainBroken: report.chainBroken,
+    ...(report.brokenReason ? { brokenReason: report.brokenReason } : {}),
+    ...(report.brokenSince ? { brokenSince: report.brokenSince.toISOString() } : {}),
+    ...(report.windows[0] ? { windowStart: report.windows[0].from } : {}),
+    ...(window ? { windowEnd: window.to } : {}),
+    segments: report.segments,
+    gaps: report.gaps,
+  };
+}
+
+/**
+ * The fulls of a target that a chain can start from: Postgres physical ones (consistent at their end LSN), and
+ * MariaDB/MySQL dumps that recorded their binlog position (restorable from their completion on, conservatively).
+ */
+export async function physicalFulls(conn: DbOrTx, namespace: string, targetName: string): Promise<FullBase[]> {
+  const rows = await conn.backup.findMany({ where: { namespace, targetName, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'asc' } });
+  const fulls: FullBase[] = [];
+  for (const row of rows) {
+    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; server?: { systemID?: string }; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
+    const base = { id: row.id, timeline: manifest.position?.timeline ?? 1, storedBytes: Number(row.storedBytes) };
+    if (manifest.mode === 'physical' && manifest.position?.endLSN) {
+      const chainId = manifest.server?.systemID ? chainIdOf(manifest.server.systemID, base.timeline) : undefined;
+      fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN), ...(chainId ? { chainId } : {}) });
+    } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
+      fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`), needsChangeLog: true, wholeSeconds: true });
+    }
+  }
+  return fulls;
+}
+
+export async function chainReport(conn: DbOrTx, target: StoredResource<TargetSpec>): Promise<ChainReport> {
+  const { namespace, name } = target.metadata;
+  const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
+  const rows = await conn.segment.findMany({ where: { namespace, targetName: name }, orderBy: { startLsn: 'asc' } });
+  return analyzeChain(await physicalFulls(conn, namespace, name), rows as SegmentRow[], {
+    ...(pitr.coveredUntil ? { coveredUntil: new Date(pitr.coveredUntil) } : {}),
+    ...(pitr.coveredPos ? { coveredLsn: parseLsn(pitr.coveredPos) } : {}),
+    ...(pitr.coveredTimeline ? { coveredTimeline: pitr.coveredTimeline } : {}),
+    ...(pitr.brokenReason && pitr.brokenAt ? { brokenReason: pitr.brokenReason, brokenAt: new Date(pitr.brokenAt) } : {}),
+  });
+}
+
+/** Spec 2.1 Segment. */
+export function segmentView(row: SegmentRecord) {
+  return {
+    seq: Number(row.seq),
+    target: `${row.namespace}/${row.targetName}`,
+    engine: row.startPos.includes(':') ? 'mysql' : 'postgres',
+    chainID: row.chainId,
+    timeline: row.timeline,
+    name: row.name,
+    key: row.key,
+    startPos: row.startPos,
+    endPos: row.endPos,
+    ...(row.firstTime ? { firstTime: row.firstTime.toISOString() } : {}),
+    ...(row.lastTime ? { lastTime: row.lastTime.toISOString() } : {}),
+    commits: row.commits,
+    sha256: row.sha256,
+    size: Number(row.size),
+    rawSize: Number(row.rawSize),
+    partial: row.partial,
+    uploadedAt: row.uploadedAt.toISOString(),
+    server: row.chainId.split('-')[0] ?? '',
+    version: 1,
+    ...(row.missing ? { explanation: 'the object is missing from the store' } : {}),
+  };
+}
+
+/** Segments uploaded since a time, oldest first, of one target or of the targets `visible` lets through. */
+export async function listSegments(db: Db, options: { since?: Date; target?: { namespace: string; name: string }; visible?: (namespace: string, name: string) => boolean; limit?: number }) {
+  const rows = await db.segment.findMany({
+    where: { ...(options.since ? { uploadedAt: { gte: options.since } } : {}), ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}) },
+    orderBy: [{ uploadedAt: 'asc' }, { seq: 'asc' }],
+    take: options.limit ?? 1000,
+  });
+  return rows.filter((r) => !options.visible || options.visible(r.namespace, r.targetName)).map(segmentView);
+}

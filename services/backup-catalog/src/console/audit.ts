@@ -1,0 +1,21 @@
+import type { WriteRecord } from '@sigil/kit/api/strata';
+import type { Db } from '../db.ts';
+
+/** The console's audit log: every write, whatever its outcome, newest first when read. */
+export function createAuditLog(db: Db) {
+  return {
+    async record(record: WriteRecord): Promise<void> {
+      await db.auditEvent.create({ data: { ...record, detail: record.detail as never } });
+    },
+    async list(filters: { action?: string; user?: string; limit: number }) {
+      const rows = await db.auditEvent.findMany({
+        where: { ...(filters.action ? { action: filters.action } : {}), ...(filters.user ? { user: filters.user } : {}) },
+        orderBy: [{ time: 'desc' }, { id: 'desc' }],
+        take: filters.limit,
+      });
+      return rows.map((r) => ({ time: r.time.toISOString(), user: r.user, role: r.role, action: r.action, target: r.target, object: r.object, outcome: r.outcome, from: r.from, detail: r.detail }));
+    },
+  };
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>;

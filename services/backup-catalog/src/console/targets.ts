@@ -1,0 +1,275 @@
+import { AppError } from '@sigil/kit/errors';
+import type { StrataPrincipal } from '@sigil/proto/strata';
+import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDeps, type BackupRow } from '../backups/backups.ts';
+import { CONDITION, withConditions, type ConditionInput } from '../resources/conditions.ts';
+import { bumpCatalogVersion, catalogVersion, type DbOrTx } from '../db.ts';
+import type { StoredResource } from '../resources/resources.ts';
+import { decide, scheduleFor, typicalIntervalMs } from '../scheduling/schedule.ts';
+import type { BackupPolicySpec as PolicySpec, BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { STRATA_LABELS as LABELS } from '@sigil/proto/strata';
+import { findPolicy, findStore, loadTargetBundle } from '../resources/stores.ts';
+import { backupRefView } from './views.ts';
+import { mayReplicate } from '../backups/backups.ts';
+import { chainReport } from '../change-capture/segments.ts';
+import { pitrSettings } from '../change-capture/streams.ts';
+import type { TargetPitrStatus } from '@sigil/proto/resources';
+
+export interface TargetFilters {
+  env?: string;
+  org?: string;
+  project?: string;
+  health?: string;
+  q?: string;
+}
+
+interface TargetStats {
+  backups: number;
+  storedBytes: bigint;
+  lastSuccess?: BackupRow;
+  lastFinished?: BackupRow;
+  running?: BackupRow;
+}
+
+/**
+ * Targets as the console shows them. Health: `ok`, `never` (no successful backup yet), `failing` (the last
+ * run failed), `stale` (no success for two schedule intervals), `suspended`, `misconfigured` (policy or
+ * store missing).
+ */
+export function createTargetService(deps: BackupDeps) {
+  const { db, resources } = deps;
+
+  async function statsFor(conn: DbOrTx, namespace?: string, name?: string): Promise<Map<string, TargetStats>> {
+    const where = namespace && name ? { namespace, targetName: name } : {};
+    const rows = await conn.backup.findMany({ where, orderBy: [{ queuedAt: 'desc' }] });
+    const stats = new Map<string, TargetStats>();
+    for (const row of rows) {
+      const key = `${row.namespace}/${row.targetName}`;
+      const s = stats.get(key) ?? { backups: 0, storedBytes: 0n };
+      if (row.phase === BACKUP_PHASES.succeeded) {
+        s.backups += 1;
+        s.storedBytes += row.storedBytes;
+        if (!s.lastSuccess || (row.completedAt ?? row.queuedAt) > (s.lastSuccess.completedAt ?? s.lastSuccess.queuedAt)) s.lastSuccess = row;
+      }
+      if ((row.phase === BACKUP_PHASES.succeeded || row.phase === BACKUP_PHASES.failed) && !row.mirrored) {
+        if (!s.lastFinished || (row.completedAt ?? row.queuedAt) > (s.lastFinished.completedAt ?? s.lastFinished.queuedAt)) s.lastFinished = row;
+      }
+      if (row.phase === BACKUP_PHASES.running && !s.running) s.running = row;
+      stats.set(key, s);
+    }
+    return stats;
+  }
+
+  async function view(conn: DbOrTx, target: StoredResource<TargetSpec>, stats: TargetStats | undefined, now: Date) {
+    const { namespace, name } = target.metadata;
+    const labels = target.metadata.labels ?? {};
+    const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
+    const store = policy ? await findStore(conn, resources, policy.metadata.namespace, policy.spec.store) : undefined;
+    const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus; lastVerification?: { time?: string; verifiedAt?: string } };
+    const denied = status.pitr?.replicationDenied;
+    const pitr = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
+    const chain = pitr ? await chainReport(conn, target) : undefined;
+    const suspended = target.spec.suspend === true;
+    const { health, healthReason } = healthOf(target, policy, store, stats, now);
+    const last = stats?.lastSuccess;
+    return {
+      namespace,
+      name,
+      engine: target.spec.engine,
+      org: labels[LABELS.org] ?? '',
+      project: labels[LABELS.project] ?? '',
+      env: labels[LABELS.env] ?? '',
+      policy: target.spec.policy,
+      store: store?.metadata.name ?? policy?.spec.store ?? '',
+      phase: health === 'misconfigured' ? 'Error' : suspended ? 'Suspended' : 'Ready',
+      message: health === 'misconfigured' ? healthReason : '',
+      health,
+      healthReason,
+      running: stats?.running?.name ?? '',
+      suspended,
+      // Change capture needs replication rights: without them the target takes logical backups and says why.
+      pitr,
+      ...(denied ? { replicationDenied: denied, replicationFix: status.pitr?.replicationFix ?? '' } : {}),
+      chainBroken: chain?.chainBroken ?? false,
+      onlyInStore: false,
+      lastFull: last ? backupRefView(last) : null,
+      ...(last?.completedAt ? { lastSuccess: last.completedAt.toISOString() } : {}),
+      ...(!suspended && status.nextRunTime ? { nextRun: status.nextRunTime } : {}),
+      ...(status.lastVerification?.verifiedAt ? { lastVerification: status.lastVerification.verifiedAt } : {}),
+      windows: chain?.windows ?? [],
+      gaps: chain?.gaps ?? 0,
+      backups: stats?.backups ?? 0,
+      segments: chain?.segments ?? 0,
+      lagSeconds: pitr ? (status.pitr?.lagSeconds ?? 0) : 0,
+      storedBytes: Number(stats?.storedBytes ?? 0n),
+    };
+  }
+
+  function visible(principal: StrataPrincipal, target: StoredResource<TargetSpec>): boolean {
+    const labels = target.metadata.labels ?? {};
+    if (principal.orgs.length && !principal.orgs.includes(labels[LABELS.org] ?? '')) return false;
+    if (principal.projects.length && !principal.projects.includes(labels[LABELS.project] ?? '')) return false;
+    return true;
+  }
+
+  async function getVisible(principal: StrataPrincipal, namespace: string, name: string): Promise<StoredResource<TargetSpec>> {
+    const target = await resources.get<TargetSpec>(db, 'BackupTarget', namespace, name);
+    if (!target || !visible(principal, target)) throw new AppError('not-found', `Target ${namespace}/${name} was not found.`);
+    return target;
+  }
+
+  async function setSuspended(principal: StrataPrincipal, namespace: string, name: string, suspend: boolean) {
+    await getVisible(principal, namespace, name);
+    const now = deps.clock();
+    const version = await db.$transaction(async (tx) => {
+      await resources.patchSpec(tx, 'BackupTarget', namespace, name, { suspend });
+      // Slots missed while suspended are not caught up on resume.
+      if (!suspend) await resources.patchStatus(tx, 'BackupTarget', namespace, name, { lastScheduleTime: now.toISOString() });
+      return bumpCatalogVersion(tx);
+    });
+    await tick(now);
+    deps.notify({ kind: 'target', namespace, name, phase: suspend ? 'Suspended' : 'Ready', stage: '', message: suspend ? 'suspended' : 'resumed', bytes: 0, version: Number(version) });
+    return { message: `Target ${namespace}/${name} ${suspend ? 'suspended' : 'resumed'}.`, kind: 'BackupTarget', namespace, name, link: `/targets/${namespace}/${name}` };
+  }
+
+  /** One scheduler pass: queue due runs (at most one per target), refresh nextRunTime, then start what the limits allow. */
+  async function tick(now = deps.clock()): Promise<void> {
+    const queued: BackupRow[] = [];
+    const version = await db.$transaction(async (tx) => {
+      const locked = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-scheduler')) AS ok`);
+      if (!locked[0]?.ok) return 0n;
+      for (const target of await resources.list<TargetSpec>(tx, 'BackupTarget')) {
+        const { namespace, name } = target.metadata;
+        const policy = await findPolicy(tx, resources, namespace, target.spec.policy);
+        if (!policy) continue;
+        const schedule = scheduleFor(policy.spec, target.metadata.uid);
+        const status = target.status as { lastScheduleTime?: string; nextRunTime?: string };
+        const lastSlot = new Date(status.lastScheduleTime ?? target.metadata.creationTimestamp);
+        const decision = decide(schedule, lastSlot, now);
+        const patch: Record<string, unknown> = { nextRunTime: decision.nextRun.toISOString() };
+        let scheduled: ConditionInput | undefined;
+        if (decision.due) {
+          patch.lastScheduleTime = decision.slot.toISOString();
+          const slot = decision.slot.toISOString();
+          if (target.spec.suspend) {
+            // A suspended target's slots pass without a run, and without a word: suspending says so already.
+          } else if (decision.run) {
+            try {
+              // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
+              await resources.lock(tx, 'BackupTarget', namespace, name);
+              const bundle = await loadTargetBundle(tx, resources, namespace, name);
+              queued.push(await queueBackup(tx, bundle, { reason: 'scheduled', requestedBy: 'scheduler' }, now));
+              scheduled = { type: CONDITION.scheduled, status: 'True', reason: 'RunQueued', message: `the run of ${slot} was queued` };
+            } catch (error) {
+              scheduled = { type: CONDITION.scheduled, status: 'False', reason: 'RunNotStarted', message: `scheduled run at ${slot} not started: ${(error as Error).message}` };
+            }
+          } else {
+            scheduled = { type: CONDITION.scheduled, status: 'False', reason: 'MissedDeadline', message: `missed the run of ${slot}: older than startingDeadline` };
+          }
+        }
+        if (patch.nextRunTime !== status.nextRunTime || decision.due) {
+          await resources.updateStatus(tx, 'BackupTarget', namespace, name, (current) =>
+            scheduled ? withConditions({ ...current.status, ...patch }, [scheduled], current.metadata.generation, now) : { ...current.status, ...patch },
+          );
+        }
+      }
+      return queued.length ? bumpCatalogVersion(tx) : 0n;
+    });
+    for (const row of queued) deps.notify(backupEvent(row, version));
+    await dispatchQueued(deps);
+  }
+
+  return {
+    tick,
+    /** The target, if the principal may see it (404 otherwise). */
+    visibleTarget: getVisible,
+    isVisible: visible,
+    async list(principal: StrataPrincipal, filters: TargetFilters) {
+      const now = deps.clock();
+      const [targets, stats, version] = await Promise.all([resources.list<TargetSpec>(db, 'BackupTarget'), statsFor(db), catalogVersion(db)]);
+      const views = [];
+      for (const target of targets) {
+        if (!visible(principal, target)) continue;
+        const v = await view(db, target, stats.get(`${target.metadata.namespace}/${target.metadata.name}`), now);
+        if (filters.env && v.env !== filters.env) continue;
+        if (filters.org && v.org !== filters.org) continue;
+        if (filters.project && v.project !== filters.project) continue;
+        if (filters.health && v.health !== filters.health) continue;
+        if (filters.q && !matches(filters.q, [v.namespace, v.name, v.engine, v.policy, v.store, v.org, v.project, v.env, target.spec.endpoint.host, ...Object.values(target.metadata.labels ?? {})])) continue;
+        views.push(v);
+      }
+      return { targets: views, catalogVersion: Number(version) };
+    },
+    async detail(principal: StrataPrincipal, namespace: string, name: string) {
+      const target = await getVisible(principal, namespace, name);
+      const stats = await statsFor(db, namespace, name);
+      const v = await view(db, target, stats.get(`${namespace}/${name}`), deps.clock());
+      const last = stats.get(`${namespace}/${name}`)?.lastFinished;
+      return {
+        target: v,
+        spec: target.spec,
+        status: {
+          phase: v.phase,
+          message: v.message || ((target.status as { message?: string }).message ?? ''),
+          observedGeneration: target.metadata.generation,
+          conditions: [],
+          ...target.status,
+          ...(last ? { lastBackup: backupRefView(last) } : {}),
+          ...(v.lastSuccess ? { lastSuccessTime: v.lastSuccess } : {}),
+          storeBytes: v.storedBytes,
+        },
+      };
+    },
+    suspend: (principal: StrataPrincipal, namespace: string, name: string) => setSuspended(principal, namespace, name, true),
+    resume: (principal: StrataPrincipal, namespace: string, name: string) => setSuspended(principal, namespace, name, false),
+    async backupNow(principal: StrataPrincipal, namespace: string, name: string, reason: string) {
+      await getVisible(principal, namespace, name);
+      const now = deps.clock();
+      const { row, version } = await db.$transaction(async (tx) => {
+        const bundle = await loadTargetBundle(tx, resources, namespace, name);
+        // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
+        await resources.patchStatus(tx, 'BackupTarget', namespace, name, { handledBackupNow: now.toISOString() });
+        const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id }, now);
+        return { row, version: await catalogVersion(tx) };
+      });
+      deps.notify(backupEvent(row, version));
+      await dispatchQueued(deps);
+      return { message: `Backup ${row.name} of ${namespace}/${name} requested.`, kind: 'Backup', namespace, name: row.name, link: `/backups/${row.id}` };
+    },
+    async queueFromResource(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0], namespace: string, name: string, spec: Record<string, unknown>, principal: StrataPrincipal) {
+      const targetName = String(spec.target);
+      const bundle = await loadTargetBundle(tx, resources, namespace, targetName);
+      const row = await queueBackup(tx, bundle, { reason: String(spec.reason ?? 'applied'), requestedBy: String(spec.requestedBy ?? (principal.email || principal.id)), name }, deps.clock());
+      return row;
+    },
+  };
+}
+
+export type TargetService = ReturnType<typeof createTargetService>;
+
+function healthOf(
+  target: StoredResource<TargetSpec>,
+  policy: StoredResource<PolicySpec> | undefined,
+  store: StoredResource<StoreSpec> | undefined,
+  stats: TargetStats | undefined,
+  now: Date,
+): { health: string; healthReason: string } {
+  if (!policy) return { health: 'misconfigured', healthReason: `policy ${target.spec.policy} does not exist` };
+  if (!store) return { health: 'misconfigured', healthReason: `store ${policy.spec.store} does not exist` };
+  if (target.spec.suspend) return { health: 'suspended', healthReason: 'scheduled backups are paused' };
+  if (stats?.lastFinished?.phase === BACKUP_PHASES.failed) return { health: 'failing', healthReason: stats.lastFinished.message };
+  const last = stats?.lastSuccess?.completedAt;
+  if (!last) return { health: 'never', healthReason: 'no successful backup yet' };
+  const schedule = scheduleFor(policy.spec, target.metadata.uid);
+  const interval = typicalIntervalMs(schedule, last);
+  if (now.getTime() - last.getTime() > 2 * interval + schedule.jitterMs) {
+    return { health: 'stale', healthReason: `no successful backup since ${last.toISOString()}` };
+  }
+  return { health: 'ok', healthReason: '' };
+}
+
+function matches(q: string, fields: string[]): boolean {
+  const needle = q.toLowerCase();
+  return fields.some((f) => f.toLowerCase().includes(needle));
+}
+
+
