@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { createSigilApp } from '@sigil/kit/api';
-import type { Principal, PrincipalVerifier } from '@sigil/kit/auth';
+import type { PrincipalVerifier } from '@sigil/kit/auth';
 import { mountSubgraph } from '@sigil/kit/graphql';
 import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
@@ -41,22 +41,22 @@ export async function createApp(deps: WebhooksAppDeps): Promise<{ app: Express; 
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers({ endpoints, deliveries }), verifyPrincipal: deps.verifyPrincipal });
     },
     handlers: {
-      createWebhookEndpoint: async ({ principal, body }) => ({ status: 201, body: await endpoints.create(principal, body as { url: string; description?: string; events?: string[] }) }),
-      listWebhookEndpoints: async ({ principal, query }) => ({ status: 200, body: await endpoints.list(principal, { limit: listLimit(query), cursor: query.cursor as string | undefined }) }),
-      getWebhookEndpoint: async ({ principal, params }) => ({ status: 200, body: await endpoints.get(principal, params.id as string) }),
-      updateWebhookEndpoint: async ({ principal, params, body }) => ({ status: 200, body: await endpoints.update(principal, params.id as string, body as Parameters<typeof endpoints.update>[2]) }),
+      createWebhookEndpoint: async ({ principal, body }) => ({ status: 201, body: await endpoints.create(principal, body) }),
+      listWebhookEndpoints: async ({ principal, query }) => ({ status: 200, body: await endpoints.list(principal, { limit: listLimit(query), cursor: query.cursor }) }),
+      getWebhookEndpoint: async ({ principal, params }) => ({ status: 200, body: await endpoints.get(principal, params.id) }),
+      updateWebhookEndpoint: async ({ principal, params, body }) => ({ status: 200, body: await endpoints.update(principal, params.id, body) }),
       deleteWebhookEndpoint: async ({ principal, params }) => {
-        await endpoints.remove(principal, params.id as string);
+        await endpoints.remove(principal, params.id);
         return { status: 204 };
       },
-      revealWebhookEndpointSecret: async ({ principal, params, from }) => ({ status: 200, body: await endpoints.reveal(principal as Principal, params.id as string, from) }),
-      rotateWebhookEndpointSecret: async ({ principal, params, from }) => ({ status: 200, body: await endpoints.rotate(principal, params.id as string, from) }),
+      revealWebhookEndpointSecret: async ({ principal, params, from }) => ({ status: 200, body: await endpoints.reveal(principal, params.id, from) }),
+      rotateWebhookEndpointSecret: async ({ principal, params, from }) => ({ status: 200, body: await endpoints.rotate(principal, params.id, from) }),
       listWebhookDeliveries: async ({ principal, params, query }) => ({
         status: 200,
-        body: await deliveries.list(principal, params.id as string, { limit: listLimit(query), cursor: query.cursor as string | undefined, event: query.event as string | undefined }),
+        body: await deliveries.list(principal, params.id, { limit: listLimit(query), cursor: query.cursor, event: query.event }),
       }),
-      testWebhookEndpoint: async ({ principal, params }) => ({ status: 202, body: await deliveries.test(principal, params.id as string) }),
-      redeliverEvent: async ({ principal, params, body }) => ({ status: 202, body: await deliveries.redeliver(principal, params.id as string, body as { endpoint?: string }) }),
+      testWebhookEndpoint: async ({ principal, params }) => ({ status: 202, body: await deliveries.test(principal, params.id) }),
+      redeliverEvent: async ({ principal, params, body }) => ({ status: 202, body: await deliveries.redeliver(principal, params.id, body) }),
     },
   });
   return { app, health: health as Health };
