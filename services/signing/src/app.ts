@@ -61,7 +61,7 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
       },
     },
     publicHandlers: {
-      exchangeSigningToken: async ({ body }) => ({ status: 200, body: await access.exchange((body as { token: string }).token) }),
+      exchangeSigningToken: async ({ body }) => ({ status: 200, body: await access.exchange(body.token) }),
     },
     tokenHandlers: {
       getSigningSession: async (ctx) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signing.session(signerOf(ctx), actorOf(ctx)) }),
@@ -70,14 +70,14 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
         headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${signerOf(ctx).envelopeId}.pdf"`, 'cache-control': 'no-store' },
         body: await signing.document(signerOf(ctx)),
       }),
-      sendSigningOtp: async (ctx) => ({ status: 202, body: await otp.send(signerOf(ctx), (ctx.body as { channel?: 'email' | 'sms' } | undefined)?.channel, actorOf(ctx)) }),
-      verifySigningOtp: async (ctx) => ({ status: 200, body: await otp.verify(signerOf(ctx), (ctx.body as { code: string }).code, actorOf(ctx)) }),
+      sendSigningOtp: async (ctx) => ({ status: 202, body: await otp.send(signerOf(ctx), ctx.body?.channel, actorOf(ctx)) }),
+      verifySigningOtp: async (ctx) => ({ status: 200, body: await otp.verify(signerOf(ctx), ctx.body.code, actorOf(ctx)) }),
       uploadSigningAttachment: async (ctx) => ({
         status: 201,
-        body: await attachments.upload(signerOf(ctx), String((ctx.body as { field?: string }).field ?? ''), uploadedFile(ctx.req, 'file'), actorOf(ctx)),
+        body: await attachments.upload(signerOf(ctx), String(ctx.body.field ?? ''), uploadedFile(ctx.req, 'file'), actorOf(ctx)),
       }),
-      submitSigning: async (ctx) => ({ status: 200, body: await signing.submit(signerOf(ctx), ctx.body as { fields?: Record<string, unknown>; consent?: unknown }, actorOf(ctx)) }),
-      declineSigning: async (ctx) => ({ status: 200, body: await signing.decline(signerOf(ctx), (ctx.body as { reason?: string } | undefined)?.reason, actorOf(ctx)) }),
+      submitSigning: async (ctx) => ({ status: 200, body: await signing.submit(signerOf(ctx), ctx.body, actorOf(ctx)) }),
+      declineSigning: async (ctx) => ({ status: 200, body: await signing.decline(signerOf(ctx), ctx.body?.reason, actorOf(ctx)) }),
     },
   });
   return { app, health: health as Health };
