@@ -8,10 +8,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // A fresh process per test file. Shared workers (`isolate: false`) cut the whole CI from 433 to 315–387 s here, but
-    // one run in three failed a MariaDB point-in-time sandbox test in a way no run of the file alone reproduces;
-    // until that is understood, every file starts from a clean process (docs/architecture.md, test tiers).
-    isolate: true,
+    // Shared workers: a worker process runs file after file, so a file restores whatever global state it changes
+    // (docs/architecture.md, test tiers). Their one failure seen (MariaDB's "out of order GTID" in a point-in-time
+    // sandbox) was a replay that logged the original GTIDs into the source server, fixed in the mover.
+    isolate: false,
     // Files share one Postgres server and one NATS; each uses its own database and durable names.
     fileParallelism: true,
     maxWorkers: 2,
