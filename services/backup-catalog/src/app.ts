@@ -70,54 +70,56 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
         return { status: 200, body: strataOpenApiYaml(), headers: { 'content-type': 'application/yaml; charset=utf-8' } };
       },
       getSettings: async () => ok(await readSettings(db, deps.resources)),
-      listTargets: async ({ principal, query }) => ok(await targets.list(principal, query as Record<string, string>)),
-      getTarget: async ({ principal, params }) => ok(await targets.detail(principal, params.ns as string, params.name as string)),
-      suspendTarget: async ({ principal, params }) => ok(await targets.suspend(principal, params.ns as string, params.name as string)),
-      resumeTarget: async ({ principal, params }) => ok(await targets.resume(principal, params.ns as string, params.name as string)),
+      listTargets: async ({ principal, query }) => ok(await targets.list(principal, query)),
+      getTarget: async ({ principal, params }) => ok(await targets.detail(principal, params.ns, params.name)),
+      suspendTarget: async ({ principal, params }) => ok(await targets.suspend(principal, params.ns, params.name)),
+      resumeTarget: async ({ principal, params }) => ok(await targets.resume(principal, params.ns, params.name)),
       backupNow: async ({ principal, params, body, setAuditObject }) => {
-        const action = await targets.backupNow(principal, params.ns as string, params.name as string, reasonOf(body));
+        const action = await targets.backupNow(principal, params.ns, params.name, body?.reason ?? '');
         setAuditObject(action.name);
         return { status: 202, body: action };
       },
-      listTargetBackups: async ({ principal, params, query }) => ok(await backups.forTarget(principal, params.ns as string, params.name as string, Number(query.limit ?? 100))),
-      listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since as string | undefined)),
-      listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns as string, params.name as string, query.since as string | undefined)),
-      planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns as string, params.name as string, query.at as string | undefined)),
-      getBackup: async ({ params }) => ok(await backups.get(params.id as string)),
-      getBackupInventory: async ({ params }) => ok(await readInventory(deps, params.id as string)),
+      listTargetBackups: async ({ principal, params, query }) => ok(await backups.forTarget(principal, params.ns, params.name, Number(query.limit ?? 100))),
+      listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since)),
+      listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns, params.name, query.since)),
+      planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns, params.name, query.at)),
+      getBackup: async ({ params }) => ok(await backups.get(params.id)),
+      getBackupInventory: async ({ params }) => ok(await readInventory(deps, params.id)),
       pinBackup: async ({ principal, params, body, setAuditObject }) => {
-        const action = await pins.pin(principal, params.id as string, (body ?? {}) as { expires?: string; reason?: string });
+        const action = await pins.pin(principal, params.id, body ?? {});
         setAuditObject(action.name);
         return ok(action);
       },
       unpinBackup: async ({ params, setAuditObject }) => {
-        const action = await pins.unpin(params.id as string);
+        const action = await pins.unpin(params.id);
         setAuditObject(action.name);
         return ok(action);
       },
-      listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target as string | undefined) }),
+      listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target) }),
       createRestore: async ({ principal, body, setAuditObject }) => {
+        // The contract leaves mode out of required (the restore service refuses a request without one, 400);
+        // RestoreRequest still types it as always there.
         const request = body as RestoreRequest;
         const action = request.mode === 'sandbox' ? await sandboxRestores.request(principal, request) : await restores.request(principal, request);
         setAuditObject(action.name);
         return { status: 202, body: action };
       },
-      getRestore: async ({ params }) => ok({ restore: await restores.get(params.ns as string, params.name as string) }),
+      getRestore: async ({ params }) => ok({ restore: await restores.get(params.ns, params.name) }),
       getActivity: async ({ query }) => ok(await backups.activity(Number(query.limit ?? 50))),
       listAudit: async ({ query }) =>
-        ok({ events: await audit.list({ action: query.action as string | undefined, user: query.user as string | undefined, limit: Number(query.limit ?? 100) }) }),
+        ok({ events: await audit.list({ action: query.action, user: query.user, limit: Number(query.limit ?? 100) }) }),
       streamEvents: async ({ req, res }) => streamEvents(req, res, deps.hub),
       applyResources: async ({ principal, body, setAuditObject }) => {
         const result = await admin.apply(body, principal);
         setAuditObject(result.applied.map((i) => `${i.kind}/${i.namespace}/${i.name}`).join(','), { applied: result.applied });
         return ok(result);
       },
-      listResources: async ({ query }) => ok({ resources: await admin.list(query.kind as string | undefined) }),
-      getResource: async ({ params }) => ok(await admin.get(params.kind as string, params.ns as string, params.name as string)),
-      deleteResource: async ({ params }) => ok(await admin.remove(params.kind as string, params.ns as string, params.name as string)),
+      listResources: async ({ query }) => ok({ resources: await admin.list(query.kind) }),
+      getResource: async ({ params }) => ok(await admin.get(params.kind, params.ns, params.name)),
+      deleteResource: async ({ params }) => ok(await admin.remove(params.kind, params.ns, params.name)),
       listSecrets: async () => ok({ secrets: await admin.listSecrets() }),
-      putSecret: async ({ params, body }) => ok(await admin.putSecret(params.ns as string, params.name as string, (body as { data: Record<string, string> }).data)),
-      deleteSecret: async ({ params }) => ok(await admin.removeSecret(params.ns as string, params.name as string)),
+      putSecret: async ({ params, body }) => ok(await admin.putSecret(params.ns, params.name, body.data)),
+      deleteSecret: async ({ params }) => ok(await admin.removeSecret(params.ns, params.name)),
     },
   });
   return { app, health: health as Health };
@@ -130,9 +132,4 @@ function addressUsed(req: Request): string {
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
   const proto = first(req.headers['x-forwarded-proto']) || 'http';
   return `${proto}://${first(req.headers['x-forwarded-host']) || req.headers.host || ''}`;
-}
-
-function reasonOf(body: unknown): string {
-  const reason = (body as { reason?: unknown } | undefined)?.reason;
-  return typeof reason === 'string' ? reason : '';
 }
