@@ -8,8 +8,8 @@ import { loadStrataOpenApi } from '@sigil/proto/strata-openapi';
 import { recordAudit } from './audit.ts';
 import type { Db } from './db.ts';
 import { renderTextTable } from './query/index.ts';
-import { createSandboxQueries, type QueryRequest } from './sandbox-queries.ts';
-import { createSandboxService, type SandboxDeps, type SandboxRequest, type SandboxService } from './sandboxes.ts';
+import { createSandboxQueries } from './sandbox-queries.ts';
+import { createSandboxService, type SandboxDeps, type SandboxService } from './sandboxes.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 
 export interface SandboxAppDeps extends SandboxDeps {
@@ -38,36 +38,34 @@ export async function createApp(deps: SandboxAppDeps): Promise<{ app: Express; h
     handlers: {
       listSandboxes: async () => ok({ sandboxes: await sandboxes.list() }),
       createSandbox: async ({ principal, body, setAuditObject }) => {
-        const action = await sandboxes.create(principal, body as SandboxRequest);
+        const action = await sandboxes.create(principal, body);
         setAuditObject(action.name);
         return { status: 202, body: action };
       },
-      getSandbox: async ({ params }) => ok({ sandbox: await sandboxes.get(params.name as string) }),
+      getSandbox: async ({ params }) => ok({ sandbox: await sandboxes.get(params.name) }),
       deleteSandbox: async ({ params, setAuditObject }) => {
-        setAuditObject(params.name as string);
-        return ok(await sandboxes.remove(params.name as string));
+        setAuditObject(params.name);
+        return ok(await sandboxes.remove(params.name));
       },
       extendSandbox: async ({ principal, params, body, setAuditObject }) => {
-        const request = (body ?? {}) as { by?: string; reason?: string };
-        setAuditObject(params.name as string, { by: request.by });
-        return ok(await sandboxes.extend(params.name as string, request, principal));
+        setAuditObject(params.name, { by: body.by });
+        return ok(await sandboxes.extend(params.name, body, principal));
       },
       resetSandbox: async ({ principal, params, body, setAuditObject }) => {
-        const request = (body ?? {}) as { reason?: string };
-        setAuditObject(params.name as string);
-        return { status: 202, body: await sandboxes.reset(params.name as string, principal, request.reason) };
+        setAuditObject(params.name);
+        return { status: 202, body: await sandboxes.reset(params.name, principal, body?.reason) };
       },
-      getSandboxCredentials: async ({ principal, params, from }) => ok(await sandboxes.credentials(params.name as string, principal, from)),
+      getSandboxCredentials: async ({ principal, params, from }) => ok(await sandboxes.credentials(params.name, principal, from)),
       querySandbox: async ({ params, body, req, setAuditObject }) => {
-        setAuditObject(params.name as string);
-        const result = await queries.query(params.name as string, body as QueryRequest);
+        setAuditObject(params.name);
+        const result = await queries.query(params.name, body);
         if (req.accepts(['application/json', 'text/plain']) === 'text/plain') {
           return { status: 200, body: renderTextTable(result), headers: { 'content-type': 'text/plain; charset=utf-8' } };
         }
         return ok(result);
       },
-      listSandboxTables: async ({ params, query }) => ok(await queries.tables(params.name as string, query.database as string | undefined)),
-      browseSandboxTable: async ({ params, query }) => ok(await queries.browse(params.name as string, params.table as string, query.database as string | undefined)),
+      listSandboxTables: async ({ params, query }) => ok(await queries.tables(params.name, query.database)),
+      browseSandboxTable: async ({ params, query }) => ok(await queries.browse(params.name, params.table, query.database)),
     },
   });
   return { app, health: health as Health, sandboxes };

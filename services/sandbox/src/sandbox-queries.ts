@@ -1,15 +1,9 @@
 import { AppError } from '@sigil/kit/errors';
 import { unseal } from '@sigil/kit/crypto';
+import type { components } from '@sigil/proto/api/strata';
 import type { SandboxRow } from './db.ts';
 import { browseTable, listTables, QueryRefused, runQuery, type QueryResult, type SandboxConnection } from './query/index.ts';
 import { PHASES, passwordContext, type SandboxService } from './sandboxes.ts';
-
-export interface QueryRequest {
-  sql: string;
-  database?: string;
-  write?: boolean;
-  limit?: number;
-}
 
 /** Query, tables and browse on a Ready sandbox, with the target's masks; a refused query is the caller's 400. */
 export function createSandboxQueries(deps: { sandboxes: SandboxService; secretsKey: Buffer; timeoutMs: number }) {
@@ -40,7 +34,7 @@ export function createSandboxQueries(deps: { sandboxes: SandboxService; secretsK
   }
 
   return {
-    async query(name: string, request: QueryRequest): Promise<QueryResult> {
+    async query(name: string, request: components['schemas']['QueryRequest']): Promise<QueryResult> {
       const { row, conn } = await connection(name, request.database);
       return await refusedAs400(() => runQuery(conn, { sql: request.sql, write: request.write === true, limit: request.limit ?? 100, masks: row.masks, timeoutMs: deps.timeoutMs }));
     },

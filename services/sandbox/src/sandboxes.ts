@@ -4,6 +4,7 @@ import { seal, unseal } from '@sigil/kit/crypto';
 import type { Logger } from '@sigil/kit/log';
 import { formatDuration, parseDuration, parseQuantity } from '@sigil/proto/units';
 import type { StrataPrincipal } from '@sigil/proto/strata';
+import type { components, operations } from '@sigil/proto/api/strata';
 import { sandboxNameFor, type SandboxRestorePlan } from '@sigil/proto/internal-catalog';
 import type { StrataJobs } from '@sigil/proto/strata-jobs';
 import { sandboxTunnelPath } from '@sigil/proto/routes';
@@ -20,16 +21,8 @@ const GIB = 1024 ** 3;
 
 type SandboxCreateJob = StrataJobs['sandbox.create'];
 
-export interface SandboxRequest {
-  target: string;
-  mode: string;
-  backupID?: string;
-  at?: string;
-  ttl?: string;
-  expose?: boolean;
-  tables?: string[];
-  reason?: string;
-}
+/** What `POST /sandboxes` takes: a RestoreRequest whose mode, when given, is sandbox. */
+export type SandboxRequest = operations['createSandbox']['requestBody']['content']['application/json'];
 
 export interface SandboxDeps {
   db: Db;
@@ -106,7 +99,6 @@ export function createSandboxService(deps: SandboxDeps) {
   return {
     find,
     async create(principal: StrataPrincipal, request: SandboxRequest) {
-      if (request.mode !== 'sandbox') throw new AppError('validation-failed', `mode: must be sandbox here (it is ${request.mode}); other modes are restores (POST /api/v1/restores)`);
       const [namespace, target] = request.target.includes('/') ? (request.target.split('/', 2) as [string, string]) : ['default', request.target];
       if (request.ttl) durationOf('ttl', request.ttl);
       const sandbox = { namespace, name: sandboxNameFor(target) };
@@ -141,7 +133,7 @@ export function createSandboxService(deps: SandboxDeps) {
       return sandboxView(await find(name));
     },
 
-    async extend(name: string, body: { by?: string; reason?: string }, principal: StrataPrincipal) {
+    async extend(name: string, body: components['schemas']['ExtendRequest'], principal: StrataPrincipal) {
       if (!body.by) throw new AppError('validation-failed', 'by: is required (a duration such as 2h)');
       const by = durationOf('by', body.by);
       if (by <= 0) throw new AppError('validation-failed', 'by: must be longer than zero');

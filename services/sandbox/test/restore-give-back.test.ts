@@ -1,16 +1,19 @@
 // A sandbox that will not get its restore gives it back: the catalog is told through its internal route (here a loopback
 // server answering the contract as the catalog does: only a Pending restore fails, anything else is 409), every give-back
 // is logged with the sandbox and restore names, and a catalog that cannot be reached or fails is told on a later pass.
+// The same catalog plans the sandboxes asked for through the app (POST /api/v1/sandboxes).
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import request from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, type StrataTestAuth } from '@sigil/kit/testing';
 import type { Logger } from '@sigil/kit/log';
 import { INTERNAL_CATALOG_PREFIX, type PrepareSandboxRestore, type SandboxRestorePlan } from '@sigil/proto/internal-catalog';
+import { createApp } from '../src/app.ts';
 import { createCatalogClient, type CatalogClient } from '../src/catalog-client.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { createReconciler } from '../src/reconciler.ts';
@@ -197,5 +200,32 @@ describe('the sandbox use cases', () => {
     const [lost] = [...restores].at(-1) as [string, { phase: string }];
     expect(restores.get(lost)).toEqual({ phase: 'Pending' });
     expect(errors).toHaveBeenCalledWith(expect.objectContaining({ sandbox: name, restore: lost }), 'the catalog could not be told the sandbox restore failed; it stays Pending there');
+  });
+});
+
+describe('POST /api/v1/sandboxes', () => {
+  const appWith = async () =>
+    (await createApp({ db, catalog: reachable(), secretsKey, clock, cell: '', defaultTtl: '1h', maxTtl: '6h', kick: () => undefined, log: silentLogger(), verifyPrincipal: auth.verify, queryTimeoutMs: 5000 })).app;
+
+  it('creates a sandbox from a request without mode (the contract leaves it optional) or with mode sandbox', async () => {
+    const app = await appWith();
+    for (const body of [{ target: 'default/pg' }, { target: 'default/pg', mode: 'sandbox' }]) {
+      const res = await request(app).post('/api/v1/sandboxes').set(await auth.headers(restorer)).send(body);
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ kind: 'Sandbox', namespace: 'default', name: expect.stringMatching(/^pg-sbx-/) });
+      const row = await sandboxRow(res.body.name as string);
+      expect(row).toMatchObject({ phase: 'Pending', targetNamespace: 'default', targetName: 'pg', backupId: 'bk_1' });
+      expect(restores.get(row.restoreName)).toEqual({ phase: 'Pending' });
+    }
+  });
+
+  it('refuses another mode with a 400 and prepares no restore for it', async () => {
+    const app = await appWith();
+    const before = restores.size;
+    const res = await request(app).post('/api/v1/sandboxes').set(await auth.headers(restorer)).send({ target: 'default/pg', mode: 'new' });
+    expect(res.status).toBe(400);
+    // The contract's `mode: {const: sandbox}` refuses it before the handler runs.
+    expect(res.body).toEqual({ error: expect.stringMatching(/^body\.mode: /) });
+    expect(restores.size).toBe(before);
   });
 });
