@@ -6,6 +6,7 @@ import { newId, randomBase62 } from '@sigil/kit/ids';
 import { newestFirst, type ListPage } from '@sigil/kit/pagination';
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
+import type { components } from '@sigil/proto/api/sigil';
 import { sha256Hex } from './tokens.ts';
 import { toApiKeyView, type ApiKeyView } from './views.ts';
 
@@ -17,12 +18,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** `last_used_at` is written at most this often per key. */
 const LAST_USED_RESOLUTION = '1 minute';
 
-export interface CreateApiKeyInput {
-  name: string;
-  mode: Mode;
-  expiresInDays?: number;
-  scopes?: Permission[];
-}
+type CreateApiKeyInput = components['schemas']['CreateApiKey'];
 
 export interface ListApiKeysInput {
   limit: number;
@@ -54,7 +50,7 @@ export function resolveScopes(creatorPermissions: readonly Permission[], request
 }
 
 /** Creates a key inside the caller's transaction; the secret is returned once and stored as its SHA-256. */
-export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: CreateApiKeyInput, now: Date): Promise<ApiKeyView & { secret: string }> {
+export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: CreateApiKeyInput, now: Date): Promise<components['schemas']['ApiKeyCreated']> {
   const scopes = resolveScopes(creator.permissions, input.scopes);
   const secret = newApiKeySecret(input.mode);
   const row = await tx.apiKey.create({
@@ -81,7 +77,7 @@ export async function insertApiKey(tx: Tx, creator: ApiKeyCreator, input: Create
 export function createApiKeyService({ db, clock }: { db: Db; clock: () => Date }) {
   return {
     /** `POST /v1/api-keys`: dashboard sessions only (the operation's `x-auth: D`). */
-    async create(principal: Principal, input: CreateApiKeyInput): Promise<ApiKeyView & { secret: string }> {
+    async create(principal: Principal, input: CreateApiKeyInput): Promise<components['schemas']['ApiKeyCreated']> {
       const creator = { organizationId: principal.organizationId, userId: principal.userId ?? principal.actorId, permissions: principal.permissions };
       return db.$transaction((tx) => insertApiKey(tx, creator, input, clock()));
     },

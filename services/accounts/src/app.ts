@@ -1,18 +1,18 @@
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { Express } from 'express';
-import { createSigilApp } from '@sigil/kit/api';
+import { createSigilApp, type OperationContext } from '@sigil/kit/api';
 import { listLimit } from '@sigil/kit/pagination';
 import { clientAddress, mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
 import { mountSubgraph } from '@sigil/kit/graphql';
 import { type Logger } from '@sigil/kit/log';
-import { type Mode, type PrincipalVerifier, type Role } from '@sigil/kit/auth';
+import { type PrincipalVerifier } from '@sigil/kit/auth';
 import type { Db } from './db.ts';
-import { createApiKeyService, type CreateApiKeyInput } from './api-keys.ts';
+import { createApiKeyService } from './api-keys.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
-import { createMemberService, type AcceptInvitationInput, type CreateInvitationInput } from './members.ts';
+import { createMemberService } from './members.ts';
 import { createOrganizationService } from './organizations.ts';
 import { createPasswordHasher, type PasswordHasher } from './passwords.ts';
-import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession, type SignInInput, type SignUpInput } from './sessions.ts';
+import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession } from './sessions.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import { createThrottle, rateLimitsWith, type RateLimitOverrides } from './throttle.ts';
 
@@ -36,8 +36,9 @@ function withCookie(status: number, issued: IssuedSession) {
   return { status, body: issued.session, headers: { ...NO_STORE, 'set-cookie': sessionCookie(issued.token) } };
 }
 
-function page(query: Record<string, unknown>) {
-  return { limit: listLimit(query), cursor: query.cursor as string | undefined };
+/** The page a list operation asks for (listMembers, listInvitations and listApiKeys take the same two parameters). */
+function page(query: OperationContext<'listMembers'>['query']) {
+  return { limit: listLimit(query), cursor: query.cursor };
 }
 
 export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; health: Health }> {
@@ -62,9 +63,9 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations), verifyPrincipal: deps.verifyPrincipal });
     },
     publicHandlers: {
-      signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body as SignUpInput, clientAddress(req))),
-      signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body as SignInInput, clientAddress(req))),
-      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body as AcceptInvitationInput, clientAddress(req))),
+      signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body, clientAddress(req))),
+      signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body, clientAddress(req))),
+      acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body, clientAddress(req))),
     },
     handlers: {
       // ------------------------------------------------------------ dashboard session
@@ -78,15 +79,15 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
       listMembers: async ({ principal, query }) => ({ status: 200, body: await members.listMembers(principal.organizationId, page(query)) }),
       updateMember: async ({ principal, params, body }) => ({
         status: 200,
-        body: await members.updateMember(principal, params.id as string, (body as { role: Role }).role),
+        body: await members.updateMember(principal, params.id, body.role),
       }),
       removeMember: async ({ principal, params }) => {
-        await members.removeMember(principal, params.id as string);
+        await members.removeMember(principal, params.id);
         return { status: 204 };
       },
       createInvitation: async ({ principal, body }) => ({
         status: 201,
-        body: await members.createInvitation(principal, body as CreateInvitationInput),
+        body: await members.createInvitation(principal, body),
         headers: NO_STORE,
       }),
       listInvitations: async ({ principal, query }) => ({
@@ -94,22 +95,22 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
         body: await members.listInvitations(principal.organizationId, page(query)),
       }),
       revokeInvitation: async ({ principal, params }) => {
-        await members.revokeInvitation(principal.organizationId, params.id as string);
+        await members.revokeInvitation(principal.organizationId, params.id);
         return { status: 204 };
       },
 
       // ------------------------------------------------------------ api keys
       createApiKey: async ({ principal, body }) => ({
         status: 201,
-        body: await apiKeys.create(principal, body as CreateApiKeyInput),
+        body: await apiKeys.create(principal, body),
         headers: NO_STORE,
       }),
       listApiKeys: async ({ principal, query }) => ({
         status: 200,
-        body: await apiKeys.list(principal.organizationId, { ...page(query), mode: query.mode as Mode | undefined }),
+        body: await apiKeys.list(principal.organizationId, { ...page(query), mode: query.mode }),
       }),
       revokeApiKey: async ({ principal, params }) => {
-        await apiKeys.revoke(principal.organizationId, params.id as string);
+        await apiKeys.revoke(principal.organizationId, params.id);
         return { status: 204 };
       },
     },

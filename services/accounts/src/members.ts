@@ -8,6 +8,7 @@ import { lockOrganization } from './organizations.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
 import type { Throttle } from './throttle.ts';
+import type { components } from '@sigil/proto/api/sigil';
 import { randomToken, sha256Hex } from './tokens.ts';
 import { asRole, isUniqueViolation, requireEmail, toInvitationView, toMemberView, type InvitationView, type MemberView } from './views.ts';
 
@@ -16,17 +17,6 @@ export const INVITATION_LIFETIME_DAYS = 7;
 export interface PageInput {
   limit: number;
   cursor?: string;
-}
-
-export interface CreateInvitationInput {
-  email: string;
-  role: Role;
-}
-
-export interface AcceptInvitationInput {
-  token: string;
-  name: string;
-  password: string;
 }
 
 const ownerOnly = (what: string) => new AppError('forbidden', `Only an owner can ${what}.`);
@@ -108,7 +98,7 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
     },
 
     /** Invites an e-mail address; the token is returned once and stored as its SHA-256. Valid for 7 days. */
-    async createInvitation(principal: Principal, input: CreateInvitationInput): Promise<InvitationView & { token: string }> {
+    async createInvitation(principal: Principal, input: components['schemas']['CreateInvitation']): Promise<components['schemas']['InvitationCreated']> {
       const organizationId = principal.organizationId;
       const email = requireEmail(input.email);
       if (input.role === 'owner' && principal.role !== 'owner') throw ownerOnly('invite an owner');
@@ -171,7 +161,7 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
      * adds the membership and signs in to that organization. Unknown, revoked or expired tokens are 404;
      * an accepted one is 409.
      */
-    async acceptInvitation(input: AcceptInvitationInput, ip: string): Promise<IssuedSession> {
+    async acceptInvitation(input: components['schemas']['AcceptInvitation'], ip: string): Promise<IssuedSession> {
       await throttle.enforce([[throttle.rules.acceptInvitationPerIp, ip]]);
       const tokenHash = sha256Hex(input.token);
       const invitation = await db.invitation.findUnique({ where: { tokenHash } });

@@ -3,6 +3,7 @@ import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from './db.ts';
 import type { Membership, Organization, User } from './generated/prisma/client.ts';
+import type { components } from '@sigil/proto/api/sigil';
 import type { PasswordHasher } from './passwords.ts';
 import {
   isUniqueViolation,
@@ -63,7 +64,7 @@ export async function lockOrganization(tx: Tx, organizationId: string): Promise<
 export function createOrganizationService({ db, passwords }: { db: Db; passwords: PasswordHasher }) {
   return {
     /** For the `create-owner` command: like sign-up, without a session. */
-    async createWithOwner(input: { organizationName: string; name: string; email: string; password: string }): Promise<CreatedOrganization> {
+    async createWithOwner(input: components['schemas']['SignUp']): Promise<CreatedOrganization> {
       const email = requireEmail(input.email);
       const passwordHash = await passwords.hash(input.password);
       try {

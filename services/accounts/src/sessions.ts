@@ -5,6 +5,7 @@ import { newId } from '@sigil/kit/ids';
 import { ROLE_PERMISSIONS, unauthorized, type Principal } from '@sigil/kit/auth';
 import type { Db, Tx } from './db.ts';
 import type { AuthenticateResponse } from '@sigil/proto/internal-auth';
+import type { components } from '@sigil/proto/api/sigil';
 import type { PasswordHasher } from './passwords.ts';
 import { createOrganizationWithOwner } from './organizations.ts';
 import type { Throttle } from './throttle.ts';
@@ -70,19 +71,6 @@ export async function revokeSessions(tx: Tx, where: { id?: string; userId?: stri
   return sessions.length;
 }
 
-export interface SignUpInput {
-  organizationName: string;
-  name: string;
-  email: string;
-  password: string;
-}
-
-export interface SignInInput {
-  email: string;
-  password: string;
-  organizationId?: string;
-}
-
 export interface SessionServiceDeps {
   db: Db;
   throttle: Throttle;
@@ -93,7 +81,7 @@ export interface SessionServiceDeps {
 export function createSessionService({ db, throttle, passwords, clock }: SessionServiceDeps) {
   return {
     /** A new organization, its first owner and a session for them (409 `conflict` if the e-mail has an account). */
-    async signUp(input: SignUpInput, ip: string): Promise<IssuedSession> {
+    async signUp(input: components['schemas']['SignUp'], ip: string): Promise<IssuedSession> {
       const email = requireEmail(input.email);
       await throttle.enforce([[throttle.rules.signUpPerIp, ip]]);
       if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken();
@@ -119,7 +107,7 @@ export function createSessionService({ db, throttle, passwords, clock }: Session
      * per e-mail and address, and per address (429 with `Retry-After`); a success clears the e-mail's counter.
      * The organization is `organizationId` when the user belongs to it, otherwise the most recently joined one.
      */
-    async signIn(input: SignInInput, ip: string): Promise<IssuedSession> {
+    async signIn(input: components['schemas']['SignIn'], ip: string): Promise<IssuedSession> {
       const email = normalizeEmail(input.email);
       const emailAndIp = `${email}\n${ip}`;
       await throttle.enforce([

@@ -1,65 +1,16 @@
 import { AppError } from '@sigil/kit/errors';
 import { ROLE_PERMISSIONS, ROLES, type Permission, type Role } from '@sigil/kit/auth';
+import type { components } from '@sigil/proto/api/sigil';
 import type { ApiKey, Invitation, Membership, Organization, User } from './generated/prisma/client.ts';
 
-/** API shapes (components/schemas of proto/openapi/sigil.v1.yaml) and the row -> shape mappers. */
+/** The API's shapes (generated from components/schemas of proto/openapi/sigil.v1.yaml) and the row -> shape mappers. */
 
-export interface UserView {
-  id: string;
-  object: 'user';
-  email: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface OrganizationView {
-  id: string;
-  object: 'organization';
-  name: string;
-  createdAt: string;
-}
-
-export interface MemberView {
-  id: string;
-  object: 'member';
-  user: UserView;
-  role: Role;
-  permissions: Permission[];
-  createdAt: string;
-}
-
-export interface SessionView {
-  object: 'session';
-  user: UserView;
-  organization: OrganizationView;
-  role: Role;
-  permissions: Permission[];
-  expiresAt: string;
-}
-
-export interface InvitationView {
-  id: string;
-  object: 'invitation';
-  email: string;
-  role: Role;
-  expiresAt: string;
-  createdAt: string;
-  acceptedAt: string | null;
-}
-
-export interface ApiKeyView {
-  id: string;
-  object: 'api_key';
-  name: string;
-  mode: 'test' | 'live';
-  scopes: Permission[];
-  prefix: string;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  createdBy: string;
-}
+export type UserView = components['schemas']['User'];
+export type OrganizationView = components['schemas']['Organization'];
+export type MemberView = components['schemas']['Member'];
+export type SessionView = components['schemas']['Session'];
+export type InvitationView = components['schemas']['Invitation'];
+export type ApiKeyView = components['schemas']['ApiKey'];
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
