@@ -12,7 +12,6 @@ import { createAuditService } from './audit.ts';
 import type { AppendListener } from './appended.ts';
 import type { Db } from './db.ts';
 import { createPublicLog } from './log/public.ts';
-import type { LogMode } from './log/store.ts';
 import { createTrailStream } from './stream.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 
@@ -62,26 +61,24 @@ export async function createApp(deps: EvidenceAppDeps): Promise<{ app: Express; 
     },
     handlers: {
       streamEnvelopeEvents: async ({ principal, params, req, res }) => {
-        await stream(principal, params.id as string, req, res);
+        await stream(principal, params.id, req, res);
       },
       listEnvelopeEvents: async ({ principal, params, query }) => ({
         status: 200,
-        body: await audit.list(principal, params.id as string, { limit: listLimit(query), cursor: query.cursor as string | undefined }),
+        body: await audit.list(principal, params.id, { limit: listLimit(query), cursor: query.cursor }),
       }),
     },
     publicHandlers: {
       getEvidenceKeys: async () => ({ status: 200, body: await publicLog.keys(), headers: { 'cache-control': 'public, max-age=300' } }),
       listAnchors: async ({ query }) => ({
         status: 200,
-        body: await publicLog.listAnchors({ mode: modeOf(query), limit: listLimit(query), cursor: query.cursor as string | undefined }),
+        body: await publicLog.listAnchors({ mode: query.mode ?? 'live', limit: listLimit(query), cursor: query.cursor }),
       }),
-      getLatestAnchor: async ({ query }) => ({ status: 200, body: await publicLog.latestAnchor(modeOf(query)) }),
+      getLatestAnchor: async ({ query }) => ({ status: 200, body: await publicLog.latestAnchor(query.mode ?? 'live') }),
       getAnchor: async ({ params }) => ({ status: 200, body: await publicLog.anchor(Number(params.sequence)), headers: IMMUTABLE }),
-      getAnchorConsistency: async ({ params, query }) => ({ status: 200, body: await publicLog.consistency(Number(query.from), Number(params.sequence)), headers: IMMUTABLE }),
-      verifyDocument: async ({ body }) => ({ status: 200, body: await publicLog.verify((body as { sha256: string }).sha256) }),
+      getAnchorConsistency: async ({ params, query }) => ({ status: 200, body: await publicLog.consistency(query.from, Number(params.sequence)), headers: IMMUTABLE }),
+      verifyDocument: async ({ body }) => ({ status: 200, body: await publicLog.verify(body.sha256) }),
     },
   });
   return { app, health: health as Health };
 }
-
-const modeOf = (query: Record<string, unknown>): LogMode => (query.mode === 'test' ? 'test' : 'live');
