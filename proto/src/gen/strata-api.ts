@@ -1641,7 +1641,7 @@ export interface components {
         };
         /** @description A restore (or sandbox) to start. */
         RestoreRequest: {
-            target: components["schemas"]["TargetRef"];
+            target?: components["schemas"]["TargetRef"];
             backupID?: components["schemas"]["BackupId"];
             /**
              * @description RFC 3339 time to restore to, or `latest` (the default).

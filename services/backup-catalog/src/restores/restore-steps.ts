@@ -139,7 +139,12 @@ export function refuseTablesWithBinlogs(spec: TargetSpec, tables: string[] | und
   }
 }
 
-export function splitTarget(value: string, defaultNamespace = 'default'): [string, string] {
+/**
+ * `namespace/name` (or a name in `defaultNamespace`). Part 2.1 leaves every RestoreRequest member optional, so a
+ * request without its target reaches this and is a 400 naming the member.
+ */
+export function splitTarget(value: string | undefined, defaultNamespace = 'default'): [string, string] {
+  if (!value) throw new AppError('validation-failed', 'target: is required, as namespace/name');
   const parts = value.split('/');
   if (parts.length === 1 && parts[0]) return [defaultNamespace, parts[0]];
   if (parts.length === 2 && parts[0] && parts[1]) return [parts[0], parts[1]];
