@@ -1,30 +1,10 @@
 import { AppError, type FieldError } from '@sigil/kit/errors';
+import type { components } from '@sigil/proto/api/sigil';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 
-/** CreateEnvelope as the contract has checked it (shapes and bounds); what needs the template is checked here. */
-export interface CreateEnvelopeInput {
-  template: string;
-  version?: number | 'latest' | string;
-  recipients?: RecipientInput[];
-  cc?: Array<{ name?: string; email: string }>;
-  viewers?: Array<{ email: string; documentAccess?: boolean }>;
-  variables?: Record<string, unknown>;
-  externalId?: string;
-  dedupeOn?: 'external_id';
-  expiresAt?: string;
-  reminders?: { firstAfterHours?: number; everyHours?: number };
-  metadata?: Record<string, string>;
-}
-
-export interface RecipientInput {
-  role: string;
-  name: string;
-  email: string;
-  phone?: string;
-  delivery?: 'email' | 'embedded';
-  verification?: 'none' | 'email' | 'sms';
-  order?: number;
-}
+/** The request as the contract has checked it (shapes and bounds); what needs the template is checked here. */
+type CreateEnvelope = components['schemas']['CreateEnvelope'];
+type EnvelopeRecipientInput = components['schemas']['EnvelopeRecipientInput'];
 
 /** A recipient as it will be stored: defaults applied, its order from the request or from its role. */
 export interface PlannedRecipient {
@@ -32,8 +12,8 @@ export interface PlannedRecipient {
   name: string;
   email: string;
   phone: string | null;
-  delivery: 'email' | 'embedded';
-  verification: 'none' | 'email' | 'sms';
+  delivery: NonNullable<EnvelopeRecipientInput['delivery']>;
+  verification: NonNullable<EnvelopeRecipientInput['verification']>;
   order: number;
 }
 
@@ -47,7 +27,7 @@ const HOUR_MS = 3_600_000;
 export const EXPIRY_BOUNDS = { minMs: HOUR_MS, maxMs: 365 * 24 * HOUR_MS } as const;
 
 /** The version's requested number, or `latest` (the contract allows a number, a numeric string or `latest`). */
-export function requestedVersion(version: CreateEnvelopeInput['version']): number | 'latest' {
+export function requestedVersion(version: CreateEnvelope['version']): number | 'latest' {
   if (version === undefined || version === 'latest') return 'latest';
   const number = Number(version);
   if (!Number.isInteger(number) || number < 1) throw invalid([{ pointer: '/body/version', detail: 'must be a published version number or "latest"' }]);
@@ -55,7 +35,7 @@ export function requestedVersion(version: CreateEnvelopeInput['version']): numbe
 }
 
 /** Checks the request against the template version: one recipient per role, declared variables, expiry bounds. */
-export function planEnvelope(input: CreateEnvelopeInput, version: TemplateVersionSnapshot, now: Date, defaultExpiryDays: number): EnvelopePlan {
+export function planEnvelope(input: CreateEnvelope, version: TemplateVersionSnapshot, now: Date, defaultExpiryDays: number): EnvelopePlan {
   const errors: FieldError[] = [];
   const recipients = planRecipients(input.recipients ?? [], version, errors);
   const variables = checkVariables(input.variables ?? {}, version, errors);
@@ -68,7 +48,7 @@ export function planEnvelope(input: CreateEnvelopeInput, version: TemplateVersio
   return { recipients, variables, expiresAt };
 }
 
-function planRecipients(input: RecipientInput[], version: TemplateVersionSnapshot, errors: FieldError[]): PlannedRecipient[] {
+function planRecipients(input: EnvelopeRecipientInput[], version: TemplateVersionSnapshot, errors: FieldError[]): PlannedRecipient[] {
   const seen = new Set<string>();
   const planned: PlannedRecipient[] = [];
   input.forEach((recipient, i) => {

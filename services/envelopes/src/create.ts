@@ -1,9 +1,10 @@
 import type { Principal } from '@sigil/kit/auth';
 import { enqueueEvent, enqueueJob } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
+import type { components } from '@sigil/proto/api/sigil';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { creationTestMode } from './caller.ts';
-import { invalid, planEnvelope, requestedVersion, type CreateEnvelopeInput, type EnvelopePlan } from './create-input.ts';
+import { invalid, planEnvelope, requestedVersion, type EnvelopePlan } from './create-input.ts';
 import type { Db, Tx } from './db.ts';
 import { renderOriginal } from './render-pdf.ts';
 import type { Caller, TemplatesClient } from './templates-client.ts';
@@ -18,6 +19,8 @@ export const renderJobName = (cell = ''): string => `${cell ? `${cell.toLowerCas
 
 const CREATE_TRANSACTION = { maxWait: 15_000, timeout: 20_000 } as const;
 
+type CreateEnvelope = components['schemas']['CreateEnvelope'];
+
 export interface CreateDeps {
   db: Db;
   templates: TemplatesClient;
@@ -31,18 +34,27 @@ export type CreateResult =
   | { kind: 'deduplicated'; envelope: EnvelopeView }
   | { kind: 'dry-run'; result: DryRunView };
 
-export interface DryRunView {
-  object: 'envelope_dry_run';
-  valid: true;
-  testMode: boolean;
-  template: string;
-  templateVersion: number;
-  pageCount: number;
-  recipients: Array<{ role: string; name: string; email: string; order: number; delivery: string; verification: string; firstTurn: boolean }>;
-  /** What sending would do now: the recipients of the first turn, each e-mailed their link or, embedded, waiting for a session. */
-  wouldSend: Array<{ role: string; email: string; via: 'email' | 'embedded' }>;
-  expiresAt: string;
+/**
+ * The answer of `dry_run`: the contract's EnvelopeDryRun (which fixes some members and allows more) as this service
+ * fills it; `wouldSend` is what sending would do now: the recipients of the first turn, each e-mailed their link or,
+ * embedded, waiting for a session.
+ */
+function dryRunView(snapshot: TemplateVersionSnapshot, plan: EnvelopePlan, testMode: boolean) {
+  const first = new Set(nextTurn(plan.recipients.map((r) => ({ id: r.role, order: r.order, status: 'pending' }))).start);
+  return {
+    object: 'envelope_dry_run',
+    valid: true,
+    testMode,
+    template: snapshot.templateId,
+    templateVersion: snapshot.version,
+    pageCount: snapshot.pageCount,
+    recipients: plan.recipients.map((r) => ({ role: r.role, name: r.name, email: r.email, order: r.order, delivery: r.delivery, verification: r.verification, firstTurn: first.has(r.role) })),
+    wouldSend: plan.recipients.filter((r) => first.has(r.role)).map((r) => ({ role: r.role, email: r.email, via: r.delivery })),
+    expiresAt: plan.expiresAt.toISOString(),
+  } satisfies components['schemas']['EnvelopeDryRun'];
 }
+
+export type DryRunView = ReturnType<typeof dryRunView>;
 
 /**
  * `POST /v1/envelopes`: checks the template version synchronously (recording its use, so the template's delete rule
@@ -61,35 +73,24 @@ export function createEnvelopeCreator(deps: CreateDeps) {
   }
 
   /** A 400 naming `template` when the template is missing or deleted, `version` when only that version is. */
-  async function versionNotFound(caller: Caller, input: CreateEnvelopeInput, version: number | 'latest') {
+  async function versionNotFound(caller: Caller, input: CreateEnvelope, version: number | 'latest') {
     const templateExists = version !== 'latest' && (await deps.templates.version(caller, input.template, 'latest')) !== undefined;
     return templateExists
       ? invalid([{ pointer: '/body/version', detail: `is not a published version of template ${input.template}` }])
       : invalid([{ pointer: '/body/template', detail: version === 'latest' ? 'does not exist or has no published version' : 'does not exist' }]);
   }
 
-  async function dryRun(caller: Caller, input: CreateEnvelopeInput, testMode: boolean): Promise<DryRunView> {
+  async function dryRun(caller: Caller, input: CreateEnvelope, testMode: boolean): Promise<DryRunView> {
     const version = requestedVersion(input.version);
     const snapshot = await deps.templates.version(caller, input.template, version);
     if (!snapshot) throw await versionNotFound(caller, input, version);
     const plan = planEnvelope(input, snapshot, deps.clock(), deps.defaultExpiryDays);
     // Rendering proves the document can be made; its bytes are not kept.
     await renderOriginal(await deps.templates.document(caller, input.template, snapshot.version), snapshot.fields, plan.variables, testMode);
-    const first = new Set(nextTurn(plan.recipients.map((r) => ({ id: r.role, order: r.order, status: 'pending' }))).start);
-    return {
-      object: 'envelope_dry_run',
-      valid: true,
-      testMode,
-      template: snapshot.templateId,
-      templateVersion: snapshot.version,
-      pageCount: snapshot.pageCount,
-      recipients: plan.recipients.map((r) => ({ role: r.role, name: r.name, email: r.email, order: r.order, delivery: r.delivery, verification: r.verification, firstTurn: first.has(r.role) })),
-      wouldSend: plan.recipients.filter((r) => first.has(r.role)).map((r) => ({ role: r.role, email: r.email, via: r.delivery })),
-      expiresAt: plan.expiresAt.toISOString(),
-    };
+    return dryRunView(snapshot, plan, testMode);
   }
 
-  async function insert(tx: Tx, principal: Principal, id: string, input: CreateEnvelopeInput, snapshot: TemplateVersionSnapshot, plan: EnvelopePlan, testMode: boolean): Promise<EnvelopeView> {
+  async function insert(tx: Tx, principal: Principal, id: string, input: CreateEnvelope, snapshot: TemplateVersionSnapshot, plan: EnvelopePlan, testMode: boolean): Promise<EnvelopeView> {
     const row = await tx.envelope.create({
       data: {
         id,
@@ -120,7 +121,7 @@ export function createEnvelopeCreator(deps: CreateDeps) {
   }
 
   return {
-    async create(principal: Principal, input: CreateEnvelopeInput, options: { dryRun: boolean; testModeFlag: unknown }): Promise<CreateResult> {
+    async create(principal: Principal, input: CreateEnvelope, options: { dryRun: boolean; testModeFlag: unknown }): Promise<CreateResult> {
       const testMode = creationTestMode(principal, options.testModeFlag);
       const caller: Caller = { organizationId: principal.organizationId, mode: testMode ? 'test' : 'live' };
       if (options.dryRun) return { kind: 'dry-run', result: await dryRun(caller, input, testMode) };

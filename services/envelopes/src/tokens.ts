@@ -3,6 +3,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { randomBase62 } from '@sigil/kit/ids';
 import type { Principal } from '@sigil/kit/auth';
 import { SIGIL } from '@sigil/proto/product';
+import type { components } from '@sigil/proto/api/sigil';
 import type { ExchangedSession } from '@sigil/proto/internal-envelopes';
 import { visibleTo } from './caller.ts';
 import type { Db, Tx } from './db.ts';
@@ -18,16 +19,6 @@ export interface TokenDeps {
   clock: () => Date;
   /** Lifetime of a session minted through the API (embedded or hosted signing). */
   sessionTtlSeconds: number;
-}
-
-export interface SigningSession {
-  object: 'signing_session';
-  token: string;
-  /** The hosted signing page for this session (the token in the fragment, so it never reaches a server log). */
-  url: string;
-  envelopeId: string;
-  recipientId: string;
-  expiresAt: string;
 }
 
 /** The hosted signing page of a token under a public base URL (the gateway's). */
@@ -48,7 +39,7 @@ export async function revokeTokens(tx: Tx, recipientId: string, now: Date, purpo
 export function createTokenService(deps: TokenDeps) {
   return {
     /** `POST /v1/envelopes/{id}/sessions`: a short-lived single-use session for a recipient whose turn it is. */
-    async createSession(principal: Principal, envelopeId: string, recipientId: string, publicUrl: string): Promise<SigningSession> {
+    async createSession(principal: Principal, envelopeId: string, recipientId: string, publicUrl: string): Promise<components['schemas']['SigningSession']> {
       return deps.db.$transaction(async (tx) => {
         const envelope = await tx.envelope.findFirst({ where: { ...visibleTo(principal), id: envelopeId }, include: { recipients: true } });
         if (!envelope) throw notFound(`Envelope ${envelopeId}`);
@@ -60,6 +51,7 @@ export function createTokenService(deps: TokenDeps) {
         const now = deps.clock();
         const expiresAt = new Date(Math.min(now.getTime() + deps.sessionTtlSeconds * 1000, envelope.expiresAt.getTime()));
         const token = await mintToken(tx, { envelopeId, recipientId, purpose: 'session', expiresAt });
+        // The url is the hosted signing page with the token in the fragment, so it never reaches a server log.
         return { object: 'signing_session', token, url: signingPageUrl(publicUrl, token), envelopeId, recipientId, expiresAt: expiresAt.toISOString() };
       });
     },

@@ -1,56 +1,19 @@
+import type { components } from '@sigil/proto/api/sigil';
 import type { Envelope, Recipient } from './generated/prisma/client.ts';
 import type { EnvelopeStatus } from './state.ts';
 
 export type EnvelopeRow = Envelope & { recipients: Recipient[] };
 
-export type RecipientView = {
-  id: string;
-  object: 'recipient';
-  role: string;
-  name: string;
-  email: string;
-  order: number;
-  delivery: string;
-  verification: string;
-  status: string;
-  sentAt: string | null;
-  viewedAt: string | null;
-  completedAt: string | null;
-  declinedAt: string | null;
-};
-
-/** The API's Envelope (spec part 2, api-decisions.md), also the `envelope` of every envelope event. */
-export type EnvelopeView = {
-  id: string;
-  object: 'envelope';
-  status: EnvelopeStatus;
-  seal: 'not_started' | 'pending' | 'sealed' | 'failed';
-  testMode: boolean;
-  template: string;
-  templateVersion: number;
-  externalId: string | null;
-  metadata: Record<string, string>;
-  recipients: RecipientView[];
-  cc: Array<{ name?: string; email: string }>;
-  pageCount: number;
-  expiresAt: string;
-  createdAt: string;
-  updatedAt: string;
-  sentAt: string | null;
-  completedAt: string | null;
-  voidReason: string | null;
-  /** Why the last render attempt failed while the envelope is still rendering (it is retried), else null. */
-  renderError: string | null;
-  /** Why sealing failed while `seal` is `failed` (evidence keeps retrying; a later seal clears it), else null. */
-  sealError: string | null;
-};
-
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export function toRecipientView(row: Recipient): RecipientView {
+/**
+ * The API's Recipient. The contract fixes its id, role and status and allows more; the rest is what this service
+ * answers (its type is what this returns).
+ */
+export function toRecipientView(row: Recipient) {
   return {
     id: row.id,
-    object: 'recipient',
+    object: 'recipient' as const,
     role: row.role,
     name: row.name,
     email: row.email,
@@ -62,22 +25,28 @@ export function toRecipientView(row: Recipient): RecipientView {
     viewedAt: iso(row.viewedAt),
     completedAt: iso(row.completedAt),
     declinedAt: iso(row.declinedAt),
-  };
+  } satisfies components['schemas']['Recipient'];
 }
 
-export function toEnvelopeView(row: EnvelopeRow): EnvelopeView {
+export type RecipientView = ReturnType<typeof toRecipientView>;
+
+/**
+ * The API's Envelope (spec part 2, api-decisions.md), also the `envelope` of every envelope event. The contract fixes
+ * some members and allows more; the rest is what this service answers (its type is what this returns).
+ */
+export function toEnvelopeView(row: EnvelopeRow) {
   return {
     id: row.id,
     object: 'envelope',
     status: row.status as EnvelopeStatus,
-    seal: row.seal as EnvelopeView['seal'],
+    seal: row.seal as components['schemas']['SealStatus'],
     testMode: row.testMode,
     template: row.templateId,
     templateVersion: row.templateVersion,
     externalId: row.externalId,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     recipients: [...row.recipients].sort((a, b) => a.order - b.order || a.position - b.position).map(toRecipientView),
-    cc: row.cc as EnvelopeView['cc'],
+    cc: row.cc as NonNullable<components['schemas']['CreateEnvelope']['cc']>,
     pageCount: (row.pages as unknown[]).length,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
@@ -85,7 +54,11 @@ export function toEnvelopeView(row: EnvelopeRow): EnvelopeView {
     sentAt: iso(row.sentAt),
     completedAt: iso(row.completedAt),
     voidReason: row.voidReason,
+    // Why the last render attempt failed while the envelope is still rendering (it is retried).
     renderError: row.status === 'rendering' ? row.renderError : null,
+    // Why sealing failed while `seal` is `failed` (evidence keeps retrying; a later seal clears it).
     sealError: row.seal === 'failed' ? row.sealError : null,
-  };
+  } satisfies components['schemas']['Envelope'];
 }
+
+export type EnvelopeView = ReturnType<typeof toEnvelopeView>;
