@@ -99,6 +99,8 @@ export function createSandboxService(deps: SandboxDeps) {
   return {
     find,
     async create(principal: StrataPrincipal, request: SandboxRequest) {
+      // The contract leaves every RestoreRequest member optional (part 2.1); a sandbox cannot be made without its target.
+      if (!request.target) throw new AppError('validation-failed', 'target: is required, as namespace/name');
       const [namespace, target] = request.target.includes('/') ? (request.target.split('/', 2) as [string, string]) : ['default', request.target];
       if (request.ttl) durationOf('ttl', request.ttl);
       const sandbox = { namespace, name: sandboxNameFor(target) };

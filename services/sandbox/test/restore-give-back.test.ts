@@ -219,13 +219,14 @@ describe('POST /api/v1/sandboxes', () => {
     }
   });
 
-  it('refuses another mode with a 400 and prepares no restore for it', async () => {
+  it('refuses another mode, or no target, with a 400 and prepares no restore for it', async () => {
     const app = await appWith();
     const before = restores.size;
-    const res = await request(app).post('/api/v1/sandboxes').set(await auth.headers(restorer)).send({ target: 'default/pg', mode: 'new' });
-    expect(res.status).toBe(400);
-    // The contract's `mode: {const: sandbox}` refuses it before the handler runs.
-    expect(res.body).toEqual({ error: expect.stringMatching(/^body\.mode: /) });
+    const post = async (body: object) => request(app).post('/api/v1/sandboxes').set(await auth.headers(restorer)).send(body);
+    // The contract's `mode: {const: sandbox}` refuses another mode before the handler runs.
+    expect(await post({ target: 'default/pg', mode: 'new' })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^body\.mode: /) } });
+    // The contract leaves target optional; the sandbox service asks for it.
+    expect(await post({ mode: 'sandbox', ttl: '2h' })).toMatchObject({ status: 400, body: { error: 'target: is required, as namespace/name' } });
     expect(restores.size).toBe(before);
   });
 });
