@@ -14,7 +14,6 @@ import type { EventHub } from './console/events.ts';
 import { readInventory } from './backups/inventory.ts';
 import { createPinService } from './backups/pins.ts';
 import { createResourceAdmin } from './resources/resource-admin.ts';
-import type { RestoreRequest } from './restores/restore-steps.ts';
 import type { RestoreService } from './restores/restores.ts';
 import { readSettings } from './console/settings.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
@@ -97,10 +96,8 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       },
       listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target) }),
       createRestore: async ({ principal, body, setAuditObject }) => {
-        // The contract leaves mode out of required (the restore service refuses a request without one, 400);
-        // RestoreRequest still types it as always there.
-        const request = body as RestoreRequest;
-        const action = request.mode === 'sandbox' ? await sandboxRestores.request(principal, request) : await restores.request(principal, request);
+        // Without a mode it is the restore service's: it refuses the request with a 400 naming mode.
+        const action = body.mode === 'sandbox' ? await sandboxRestores.request(principal, body) : await restores.request(principal, body);
         setAuditObject(action.name);
         return { status: 202, body: action };
       },

@@ -1,6 +1,7 @@
 import { AppError } from '@sigil/kit/errors';
 import { parseDuration } from '@sigil/proto/units';
 import type { StrataPrincipal } from '@sigil/proto/strata';
+import type { components } from '@sigil/proto/api/strata';
 import { backupEvent } from './backups.ts';
 import { findBackup } from './backup-queries.ts';
 import { bumpCatalogVersion, type Db } from '../db.ts';
@@ -32,7 +33,7 @@ export function createPinService(deps: PinDeps) {
   const action = (row: { id: string; namespace: string; name: string }, message: string) => ({ message, kind: 'Backup', namespace: row.namespace, name: row.name, link: `/backups/${row.id}` });
 
   return {
-    async pin(principal: StrataPrincipal, id: string, options: { expires?: string; reason?: string }) {
+    async pin(principal: StrataPrincipal, id: string, options: components['schemas']['PinRequest']) {
       const pinExpires = options.expires ? pinExpiry(options.expires, deps.clock()) : null;
       const row = await change(id, { pinned: true, pinReason: options.reason ?? '', pinnedBy: principal.email || principal.id, pinExpires }, 'pinned');
       return action(row, `Backup ${row.id} pinned${pinExpires ? ` until ${pinExpires.toISOString()}` : ''}.`);

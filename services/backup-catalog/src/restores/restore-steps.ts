@@ -1,5 +1,6 @@
 /** The pieces of a restore that every mode shares: the request, the backup and plan it restores, the mover's job, its event. */
 import { AppError } from '@sigil/kit/errors';
+import type { components } from '@sigil/proto/api/strata';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import type { RestoreJob, SegmentObject } from '@sigil/proto/strata-jobs';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
@@ -11,26 +12,11 @@ import { checksFor, DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
 import { storeAccess, storeIdentity, type TargetBundle } from '../resources/stores.ts';
 import type { RestoreRow } from '../console/views.ts';
 
-/** RestoreRequest of the console API (spec 2.1). */
-export interface RestoreRequest {
-  target: string;
-  backupID?: string;
-  at?: string;
-  mode: 'sandbox' | 'new' | 'in-place' | 'download';
-  database?: string;
-  host?: string;
-  port?: number;
-  expose?: boolean;
-  tables?: string[];
-  ttl?: string;
-  confirm?: string;
-  credentialsSecret?: string;
-  skipSafetyBackup?: boolean;
-  reason?: string;
-  /** Checks to run on what was restored (built-in names or the target's check names); `runChecks` alone runs the defaults. */
-  checks?: string[];
-  runChecks?: boolean;
-}
+/**
+ * RestoreRequest of the console API (spec 2.1), as generated from the contract: every member optional. What a mode
+ * needs (its target, the mode itself for `POST /restores`) is checked where the request is used, as 400s.
+ */
+export type RestoreRequest = components['schemas']['RestoreRequest'];
 
 export interface ManifestObject {
   key: string;

@@ -193,8 +193,11 @@ export function createRestoreService(deps: RestoreDeps) {
 
 export type RestoreService = ReturnType<typeof createRestoreService>;
 
-/** What a request must carry for its mode, checked before anything is looked up. */
-function checkRequest(request: RestoreRequest): void {
+/**
+ * What a request must carry for its mode, checked before anything is looked up. The contract leaves mode optional
+ * (a sandbox request may omit it) but a restore's mode has no default: POST /restores without one is a 400.
+ */
+function checkRequest(request: RestoreRequest): asserts request is RestoreRequest & { mode: NonNullable<RestoreRequest['mode']> } {
   if (!request.mode) throw new AppError('validation-failed', 'mode: is required (sandbox, new, in-place or download)');
   if (request.mode === 'new') {
     for (const field of ['host', 'database', 'credentialsSecret'] as const) {

@@ -106,7 +106,8 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
       const sandbox = { namespace, name: sandboxNameFor(targetName) };
       const { ttl, expose } = request;
       const plan = await db.$transaction(async (tx) => {
-        const prepared = await prepareIn(tx, { request, sandbox, requestedBy: principal.email || principal.id }, namespace, targetName, { ...extra, ...(checks ? { checks } : {}) });
+        // The internal contract's request names its target, which splitTarget has checked.
+        const prepared = await prepareIn(tx, { request: { ...request, target: `${namespace}/${targetName}` }, sandbox, requestedBy: principal.email || principal.id }, namespace, targetName, { ...extra, ...(checks ? { checks } : {}) });
         const job: SandboxCreateJob = {
           plan: prepared as never, sandbox, owner: principal.email || principal.id, orgs: principal.orgs, projects: principal.projects,
           ...(ttl ? { ttl } : {}), ...(expose ? { expose } : {}), ...(extra.deleteAfter ? { deleteAfter: true } : {}),
