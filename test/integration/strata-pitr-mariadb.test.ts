@@ -9,9 +9,9 @@ import { silentLogger } from '@sigil/kit/testing';
 import { startMariadb } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
-import { serve, startSandboxHarness } from '@strata/sandbox/testing';
 import { createS3Client, removeObjects } from '@strata/stream';
 import { expectChangeLogRebuilt } from './rebuilt-change-log.ts';
+import { countInSandbox } from './sandbox-count.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -191,40 +191,16 @@ describe('point-in-time restore (mariadb)', () => {
     const [source] = await admin.query<mysql.RowDataPacket[]>('SELECT id FROM shop.events ORDER BY id');
     const ids = source.map((r) => r.id as number);
     expect(ids).toEqual(written.map((w) => w.id));
-    const catalog = await serve(h.app);
-    const s = await startSandboxHarness({ name: 'pitr_my_latest_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
-    try {
-      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/mysql-main', mode: 'sandbox', at: 'latest' });
-      expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
-      expect(sandbox.phase, sandbox.message).toBe('Ready');
-      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
-      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
-      expect(counted.body.rows).toEqual([[String(ids.length), String(ids.at(-1))]]);
-    } finally {
-      await s.close();
-      await catalog.close();
-    }
+    const { rows } = await countInSandbox(h, 'pitr_my_latest_sandbox', 'default/mysql-main', { at: 'latest' });
+    expect(rows).toEqual([[String(ids.length), String(ids.at(-1))]]);
   }, 600_000);
 
   it('opens a sandbox at a quiet second of the window that holds exactly the rows committed before it', async () => {
     const second = quietSeconds[Math.floor(Math.random() * quietSeconds.length)]!;
     const at = new Date(second * 1000 + 500).toISOString();
     const expected = written.filter((w) => w.at < second * 1000).map((w) => w.id);
-    const catalog = await serve(h.app);
-    const s = await startSandboxHarness({ name: 'pitr_my_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
-    try {
-      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/mysql-main', mode: 'sandbox', at });
-      expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
-      expect(sandbox.phase, sandbox.message).toBe('Ready');
-      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
-      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
-      expect(counted.body.rows).toEqual([[String(expected.length), String(expected.at(-1))]]);
-    } finally {
-      await s.close();
-      await catalog.close();
-    }
+    const { rows } = await countInSandbox(h, 'pitr_my_sandbox', 'default/mysql-main', { at });
+    expect(rows).toEqual([[String(expected.length), String(expected.at(-1))]]);
   }, 600_000);
 });
 

@@ -10,8 +10,8 @@ import { startPostgres, type PostgresHandle } from '@sigil/local-stack';
 import { startWorker, type Worker } from '@strata/mover';
 import { createS3Client, listKeys, removeObjects } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
-import { serve, startSandboxHarness } from '@strata/sandbox/testing';
 import { expectChangeLogRebuilt } from './rebuilt-change-log.ts';
+import { countInSandbox } from './sandbox-count.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -284,21 +284,9 @@ describe('point-in-time restore (postgres)', () => {
     const window = (await target()).windows.at(-1);
     const candidates = written.map((w, i) => i).filter((i) => i + 1 < written.length && written[i]!.committedAt > fullTime + 200 && written[i + 1]!.startedAt < Date.parse(window.to) - 200);
     const moment = momentBetween(candidates[Math.floor(Math.random() * candidates.length)]!);
-    const catalog = await serve(h.app);
-    const s = await startSandboxHarness({ name: 'pitr_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
-    try {
-      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/postgres-main', mode: 'sandbox', at: moment.at });
-      expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
-      expect(sandbox.phase, sandbox.message).toBe('Ready');
-      expect(sandbox).toMatchObject({ time: moment.at, database: 'shop' });
-      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
-      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
-      expect(counted.body.rows).toEqual([[String(moment.ids.length), String(moment.ids.at(-1))]]);
-    } finally {
-      await s.close();
-      await catalog.close();
-    }
+    const { sandbox, rows } = await countInSandbox(h, 'pitr_sandbox', 'default/postgres-main', { at: moment.at });
+    expect(sandbox).toMatchObject({ time: moment.at, database: 'shop' });
+    expect(rows).toEqual([[String(moment.ids.length), String(moment.ids.at(-1))]]);
   }, 600_000);
 
   it('a download to a moment is a README with links to the base and the segments and the commands', async () => {
@@ -349,20 +337,8 @@ describe('point-in-time restore (postgres)', () => {
     expect(row.phase, row.message).toBe('Succeeded');
     expect(await idsIn(database)).toEqual(source);
 
-    const catalog = await serve(h.app);
-    const s = await startSandboxHarness({ name: 'pitr_latest_sandbox', auth: h.auth, catalogUrl: catalog.url, cell: h.cell, secretsKey: h.secretsKey });
-    try {
-      const res = await s.call('restorer', 'post', '/api/v1/sandboxes', { target: 'default/postgres-main', mode: 'sandbox', at: 'latest' });
-      expect(res.status, JSON.stringify(res.body)).toBe(202);
-      const sandbox = await s.untilPhase(res.body.name, ['Ready', 'Failed'], 300_000);
-      expect(sandbox.phase, sandbox.message).toBe('Ready');
-      const counted = await s.call('restorer', 'post', `/api/v1/sandboxes/${sandbox.name}/query`, { sql: 'SELECT count(*) AS n, max(id) AS last FROM events' });
-      expect(counted.status, JSON.stringify(counted.body)).toBe(200);
-      expect(counted.body.rows).toEqual([[String(source.length), String(source.at(-1))]]);
-    } finally {
-      await s.close();
-      await catalog.close();
-    }
+    const { rows } = await countInSandbox(h, 'pitr_latest_sandbox', 'default/postgres-main', { at: 'latest' });
+    expect(rows).toEqual([[String(source.length), String(source.at(-1))]]);
     writing = true;
     writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
   }, 600_000);

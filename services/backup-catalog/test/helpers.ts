@@ -99,6 +99,18 @@ spec:
   ];
 }
 
+/** A Postgres target at `<name>.internal` under `policy`, with the offline store's credentials. */
+export function postgresTarget(name: string, policy: string): string {
+  return `apiVersion: backups.strata.dev/v1alpha1
+kind: BackupTarget
+metadata: { name: ${name} }
+spec:
+  engine: postgres
+  endpoint: { host: ${name}.internal, port: 5432 }
+  credentials: { secretRef: { name: creds } }
+  policy: ${policy}`;
+}
+
 /** A nightly policy on the offline store, and a Postgres target under it (at `<name>.internal`) for each name. */
 export function nightlyPostgresTargets(names: string[]): string[] {
   return [
@@ -106,16 +118,7 @@ export function nightlyPostgresTargets(names: string[]): string[] {
 kind: BackupPolicy
 metadata: { name: nightly }
 spec: { store: local, full: { schedule: "0 3 * * *" } }`,
-    ...names.map(
-      (name) => `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupTarget
-metadata: { name: ${name} }
-spec:
-  engine: postgres
-  endpoint: { host: ${name}.internal, port: 5432 }
-  credentials: { secretRef: { name: creds } }
-  policy: nightly`,
-    ),
+    ...names.map((name) => postgresTarget(name, 'nightly')),
   ];
 }
 

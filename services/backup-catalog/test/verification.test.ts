@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@sigil/kit/testing';
 import { createVerifier } from '../src/restores/verification.ts';
-import { startOfflineCatalog, type CatalogHarness } from './helpers.ts';
+import { postgresTarget, startOfflineCatalog, type CatalogHarness } from './helpers.ts';
 
 /** Scheduled verifications on the offline store (no mover): what a pass records when the chain cannot be read. */
 let h: CatalogHarness;
-
-const target = (name: string) => `apiVersion: backups.strata.dev/v1alpha1
-kind: BackupTarget
-metadata: { name: ${name} }
-spec:
-  engine: postgres
-  endpoint: { host: ${name}.internal, port: 5432 }
-  credentials: { secretRef: { name: creds } }
-  policy: verified`;
 
 beforeAll(async () => {
   h = await startOfflineCatalog('verification', [
@@ -24,8 +15,8 @@ spec:
   store: local
   full: { schedule: "0 3 * * *" }
   verify: { schedule: "* * * * *", randomPointInTime: true }`,
-    target('first'),
-    target('second'),
+    postgresTarget('first', 'verified'),
+    postgresTarget('second', 'verified'),
   ]);
 });
 afterAll(async () => h?.close());
