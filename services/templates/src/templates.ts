@@ -1,4 +1,5 @@
 import type { TemplateRecord } from '@sigil/proto/events';
+import type { components } from '@sigil/proto/api/sigil';
 import { AppError, notFound } from '@sigil/kit/errors';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
@@ -7,12 +8,6 @@ import type { Db } from './db.ts';
 
 /** The API's Template, the same shape the `template.created` event carries. */
 export type TemplateView = TemplateRecord;
-
-export interface CreateTemplateInput {
-  name: string;
-  description?: string;
-  metadata?: Record<string, string>;
-}
 
 export interface ListTemplatesInput {
   limit: number;
@@ -49,7 +44,7 @@ export function toTemplateView(row: TemplateRow): TemplateView {
 /** Use cases of the templates service; every call is scoped to one organization. */
 export function createTemplateService({ db }: { db: Db }) {
   return {
-    async create(organizationId: string, input: CreateTemplateInput): Promise<TemplateView> {
+    async create(organizationId: string, input: components['schemas']['CreateTemplate']): Promise<TemplateView> {
       return db.$transaction(async (tx) => {
         const row = await tx.template.create({
           data: {

@@ -1,27 +1,12 @@
 import { createHash } from 'node:crypto';
 import { notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
+import type { components } from '@sigil/proto/api/sigil';
 import type { Db } from '../db.ts';
 import { importDocx, type DocumentImport } from './docx-import.ts';
 import { OFFICE_TYPES, type OfficeConverter } from './office-convert.ts';
 import { inspectPdf, type PdfFacts } from './pdf-inspect.ts';
 import type { FileStore } from './storage.ts';
-
-/** The API's TemplateFile (api-decisions.md): the stored PDF, with what was uploaded. */
-export interface TemplateFileView {
-  id: string;
-  object: 'template_file';
-  templateId: string;
-  contentType: string;
-  converted: boolean;
-  pageCount: number;
-  pages: Array<{ width: number; height: number }>;
-  sha256: string;
-  size: number;
-  createdAt: string;
-  /** Ids of the draft's fields that no longer fit a page of this file and were taken out of the draft. */
-  draftFieldsRemoved: string[];
-}
 
 export interface TemplateFileDeps {
   db: Db;
@@ -47,14 +32,15 @@ export function createTemplateFileService(deps: TemplateFileDeps) {
       return importDocx(bytes);
     },
 
-    async upload(organizationId: string, templateId: string, contentType: string, bytes: Buffer): Promise<TemplateFileView> {
+    async upload(organizationId: string, templateId: string, contentType: string, bytes: Buffer) {
       await requireTemplate(organizationId, templateId);
       const converted = contentType in OFFICE_TYPES;
       const pdf = converted ? await deps.converter.toPdf(bytes, contentType) : bytes;
       const facts = await inspectPdf(pdf, deps.maxPages);
       const row = await storeFile(deps, { organizationId, templateId, contentType, converted, pdf, facts });
       const { removedFields } = await deps.adoptFile(organizationId, templateId, row.id);
-      return { ...toFileView(row), draftFieldsRemoved: removedFields };
+      // The draft's fields that no longer fit a page of this file were taken out of the draft.
+      return { ...toFileView(row), draftFieldsRemoved: removedFields } satisfies components['schemas']['TemplateFile'];
     },
   };
 }
@@ -92,7 +78,11 @@ export async function storeFile(deps: Pick<TemplateFileDeps, 'db' | 'store'>, fi
   });
 }
 
-function toFileView(row: Awaited<ReturnType<typeof storeFile>>): Omit<TemplateFileView, 'draftFieldsRemoved'> {
+/**
+ * The API's TemplateFile (api-decisions.md): the stored PDF, with what was uploaded. The contract fixes some members
+ * and allows more; the rest is what this service answers.
+ */
+function toFileView(row: Awaited<ReturnType<typeof storeFile>>) {
   return {
     id: row.id,
     object: 'template_file',
@@ -100,9 +90,9 @@ function toFileView(row: Awaited<ReturnType<typeof storeFile>>): Omit<TemplateFi
     contentType: row.contentType,
     converted: row.converted,
     pageCount: row.pageCount,
-    pages: row.pages as TemplateFileView['pages'],
+    pages: row.pages as PdfFacts['pages'],
     sha256: row.sha256,
     size: row.size,
     createdAt: row.createdAt.toISOString(),
-  };
+  } satisfies components['schemas']['TemplateFile'];
 }

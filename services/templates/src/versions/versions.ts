@@ -2,24 +2,11 @@ import type { FieldError } from '@sigil/kit/errors';
 import { notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import { newestFirst, type ListPage } from '@sigil/kit/pagination';
+import type { components } from '@sigil/proto/api/sigil';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db.ts';
 import { draftErrors, parseDraft, type DraftField, type DraftInput } from './draft-input.ts';
 
-/** The API's TemplateVersion (api-decisions.md): the draft (`version: "draft"`) or a published, numbered version. */
-export interface TemplateVersionView {
-  object: 'template_version';
-  templateId: string;
-  version: number | 'draft';
-  file: string | null;
-  body: DraftInput['body'] | null;
-  roles: DraftInput['roles'];
-  fields: DraftInput['fields'];
-  variables: DraftInput['variables'];
-  pageCount: number | null;
-  createdAt: string;
-  publishedAt: string | null;
-}
 
 interface VersionRow {
   id: string;
@@ -35,21 +22,27 @@ interface VersionRow {
   publishedAt: Date | null;
 }
 
-export function toVersionView(row: VersionRow): TemplateVersionView {
+/**
+ * The API's TemplateVersion (api-decisions.md): the draft (`version: "draft"`) or a published, numbered version. The
+ * contract fixes some members and allows more; the rest is what this service answers (its type is what this returns).
+ */
+export function toVersionView(row: VersionRow) {
   return {
     object: 'template_version',
     templateId: row.templateId,
-    version: row.number ?? 'draft',
+    version: row.number ?? ('draft' as const),
     file: row.fileId,
-    body: (row.body ?? null) as TemplateVersionView['body'],
-    roles: row.roles as TemplateVersionView['roles'],
-    fields: row.fields as TemplateVersionView['fields'],
-    variables: row.variables as TemplateVersionView['variables'],
+    body: (row.body ?? null) as DraftInput['body'] | null,
+    roles: row.roles as DraftInput['roles'],
+    fields: row.fields as DraftInput['fields'],
+    variables: row.variables as DraftInput['variables'],
     pageCount: row.pageCount,
     createdAt: row.createdAt.toISOString(),
     publishedAt: row.publishedAt?.toISOString() ?? null,
-  };
+  } satisfies components['schemas']['TemplateVersion'];
 }
+
+export type TemplateVersionView = ReturnType<typeof toVersionView>;
 
 type Page = { width: number; height: number };
 
