@@ -2,6 +2,7 @@ import type { Principal } from '@sigil/kit/auth';
 import { AppError, notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import { decodeCursor, toPage } from '@sigil/kit/pagination';
+import type { components } from '@sigil/proto/api/sigil';
 import type { Db } from './db.ts';
 import { visibleTo, type EndpointService } from './endpoints.ts';
 import { queueDeliveries } from './fanout.ts';
@@ -9,22 +10,25 @@ import type { WebhookAttempt } from './generated/prisma/client.ts';
 
 export type DeliveryView = ReturnType<typeof toDeliveryView>;
 
-/** One attempt as `GET .../deliveries` lists it; `status` is the delivery's state after the attempt. */
+type WebhookDelivery = components['schemas']['WebhookDelivery'];
+
+/** One attempt as `GET .../deliveries` lists it (the contract's WebhookDelivery); `status` is the delivery's state after the attempt. */
 export function toDeliveryView(row: WebhookAttempt) {
   return {
     id: row.id,
     object: 'webhook_delivery' as const,
     eventId: row.eventId,
-    eventType: row.eventType,
+    // Stored as text; only the webhook events the contract lists are delivered.
+    eventType: row.eventType as WebhookDelivery['eventType'],
     attempt: row.attempt,
-    status: row.status as 'pending' | 'succeeded' | 'failed',
+    status: row.status as NonNullable<WebhookDelivery['status']>,
     statusCode: row.statusCode,
     error: row.error,
     durationMs: row.durationMs,
     attemptedAt: row.attemptedAt.toISOString(),
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.attemptedAt.toISOString(),
-  };
+  } satisfies WebhookDelivery;
 }
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;

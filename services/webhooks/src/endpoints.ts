@@ -3,6 +3,7 @@ import { AppError, notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import type { Logger } from '@sigil/kit/log';
 import { decodeCursor, toPage } from '@sigil/kit/pagination';
+import type { components } from '@sigil/proto/api/sigil';
 import type { Db } from './db.ts';
 import type { WebhookEndpoint } from './generated/prisma/client.ts';
 import { newSecret, ROTATION_OVERLAP_MS, type SecretBox } from './secrets.ts';
@@ -16,45 +17,32 @@ export interface EndpointDeps {
   log: Logger;
 }
 
-export interface EndpointHealth {
-  /** Share of successful attempts over the last 24 hours; null without attempts. */
-  successRate: number | null;
-  attempts: number;
-  failures: number;
-}
-
-export type EndpointView = {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  description: string;
-  events: string[];
-  enabled: boolean;
-  testMode: boolean;
-  health: EndpointHealth;
-  createdAt: string;
-  updatedAt: string;
-};
+/** The contract's WebhookEndpointHealth over the last 24 hours, its counts always given. */
+export type EndpointHealth = Required<components['schemas']['WebhookEndpointHealth']>;
 
 const DAY_MS = 24 * 3_600_000;
 
 /** Keys see their own mode; a dashboard session sees both. */
 export const visibleTo = (principal: Principal) => ({ organizationId: principal.organizationId, ...(principal.kind === 'session' ? {} : { testMode: principal.mode === 'test' }) });
 
-export function toEndpointView(row: WebhookEndpoint, health: EndpointHealth): EndpointView {
+/** The API's WebhookEndpoint; the contract allows more members than it fixes (`updatedAt` here). */
+export function toEndpointView(row: WebhookEndpoint, health: EndpointHealth) {
   return {
     id: row.id,
     object: 'webhook_endpoint',
     url: row.url,
     description: row.description,
-    events: row.events,
+    // Stored as text; only what the contract accepted on create or update is written.
+    events: row.events as components['schemas']['WebhookEventType'][],
     enabled: row.enabled,
     testMode: row.testMode,
     health,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
-  };
+  } satisfies components['schemas']['WebhookEndpoint'];
 }
+
+export type EndpointView = ReturnType<typeof toEndpointView>;
 
 export function createEndpointService(deps: EndpointDeps) {
   const { db } = deps;
@@ -97,7 +85,7 @@ export function createEndpointService(deps: EndpointDeps) {
     requireEndpoint,
     healthOf,
 
-    async create(principal: Principal, input: { url: string; description?: string; events?: string[] }) {
+    async create(principal: Principal, input: components['schemas']['CreateWebhookEndpoint']) {
       const url = await allowedUrl(input.url);
       const id = newId('we');
       const secret = newSecret();
@@ -122,7 +110,7 @@ export function createEndpointService(deps: EndpointDeps) {
       return view(await requireEndpoint(principal, id));
     },
 
-    async update(principal: Principal, id: string, input: { url?: string; description?: string; events?: string[]; enabled?: boolean }) {
+    async update(principal: Principal, id: string, input: components['schemas']['UpdateWebhookEndpoint']) {
       const row = await requireEndpoint(principal, id);
       const url = input.url === undefined ? undefined : await allowedUrl(input.url);
       const updated = await db.webhookEndpoint.update({
