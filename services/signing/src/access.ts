@@ -2,6 +2,7 @@ import { AppError } from '@sigil/kit/errors';
 import { sha256Hex } from '@sigil/kit/crypto';
 import { randomBase62 } from '@sigil/kit/ids';
 import { SIGIL } from '@sigil/proto/product';
+import type { components } from '@sigil/proto/api/sigil';
 import type { Db } from './db.ts';
 import type { EnvelopesClient, SignerRef } from './envelopes-client.ts';
 
@@ -13,14 +14,6 @@ export interface AccessDeps {
   envelopes: EnvelopesClient;
   clock: () => Date;
   accessTokenTtlSeconds: number;
-}
-
-export interface AccessToken {
-  object: 'signing_access_token';
-  accessToken: string;
-  expiresAt: string;
-  envelopeId: string;
-  recipientId: string;
 }
 
 export interface Signer extends SignerRef {
@@ -52,11 +45,18 @@ export function createAccess(deps: AccessDeps) {
 
   return {
     /** `POST /v1/signing/exchange`. */
-    async exchange(sessionToken: string): Promise<AccessToken> {
+    async exchange(sessionToken: string) {
       const granted = await grant(sessionToken);
       if (!granted) throw invalidToken();
       const { token, signer } = granted;
-      return { object: 'signing_access_token', accessToken: token, expiresAt: signer.expiresAt.toISOString(), envelopeId: signer.envelopeId, recipientId: signer.recipientId };
+      // The contract's SigningAccessToken allows more members than it fixes: the envelope and recipient it is for.
+      return {
+        object: 'signing_access_token',
+        accessToken: token,
+        expiresAt: signer.expiresAt.toISOString(),
+        envelopeId: signer.envelopeId,
+        recipientId: signer.recipientId,
+      } satisfies components['schemas']['SigningAccessToken'];
     },
 
     /**

@@ -3,6 +3,7 @@ import { enqueueEvent } from '@sigil/kit/bus';
 import { AppError } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import { composeMessage, type Mailer, type SmsProvider } from '@sigil/mail';
+import type { components } from '@sigil/proto/api/sigil';
 import type { Signer } from './access.ts';
 import type { Db } from './db.ts';
 import type { Actor, EnvelopesClient } from './envelopes-client.ts';
@@ -31,7 +32,7 @@ export function createOtpService(deps: OtpDeps) {
     enqueueEvent(conn, { type, organizationId: signer.organizationId, data: { envelopeId: signer.envelopeId, testMode: signer.testMode, recipientId: signer.recipientId, ...data } as never });
   return {
     /** `POST /v1/signing/otp`: a new 6-digit code by the recipient's channel; the earlier ones of the session stop working. */
-    async send(signer: Signer, requested: 'email' | 'sms' | undefined, actor: Actor) {
+    async send(signer: Signer, requested: components['schemas']['SendSigningOtp']['channel'], actor: Actor) {
       const view = await deps.envelopes.view(signer);
       const { verification, phone, email, name } = view.recipient;
       if (verification === 'none') throw new AppError('conflict', 'This recipient needs no one-time code.');

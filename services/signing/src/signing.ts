@@ -1,4 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
+import type { components } from '@sigil/proto/api/sigil';
 import type { SignerView } from '@sigil/proto/internal-envelopes';
 import type { Actor, EnvelopesClient } from './envelopes-client.ts';
 import type { Signer } from './access.ts';
@@ -27,7 +28,7 @@ export function createSigningService({ envelopes, attachments }: { envelopes: En
 
     document: (signer: Signer) => envelopes.document(signer),
 
-    async submit(signer: Signer, body: { fields?: Record<string, unknown>; consent?: unknown }, actor: Actor) {
+    async submit(signer: Signer, body: components['schemas']['SubmitSigning'], actor: Actor) {
       const view = await envelopes.view(signer);
       if (view.recipient.verification !== 'none' && !signer.verified) {
         throw new AppError('verification-required', `Recipient ${signer.recipientId} must verify a one-time code (${view.recipient.verification}) before signing.`);
