@@ -214,7 +214,11 @@ async function startNode(stateDir: string, name: string, entry: string, env: Rec
   });
   child.stdout?.pipe(logFile);
   child.stderr?.pipe(logFile);
-  process.once('exit', () => child.kill('SIGTERM'));
+  // Asked to stop if this process exits first; the hook goes with the child, so stacks started one after another in a
+  // long-lived process (a shared test worker) leave no listener behind.
+  const stopWithUs = () => child.kill('SIGTERM');
+  process.once('exit', stopWithUs);
+  child.once('exit', () => process.off('exit', stopWithUs));
   return child;
 }
 
