@@ -1,11 +1,6 @@
-import express, { type Express, type Request } from 'express';
-import { ApolloServer, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
-import { buildSubgraphSchema } from '@apollo/subgraph';
-import { parse, type GraphQLFormattedError, type GraphQLScalarType } from 'graphql';
-import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/index.js';
-import { isAppError } from '../errors.ts';
+import type { Express, Request, RequestHandler } from 'express';
+import type { BaseContext } from '@apollo/server';
+import type { GraphQLScalarType } from 'graphql';
 import type { Logger } from '../log.ts';
 
 // `never` parameters: any resolver signature fits, `__resolveReference(reference, context)` included.
@@ -24,28 +19,22 @@ export interface SubgraphDefinition {
 }
 
 /**
- * Starts the Federation 2 subgraph and mounts it at `/graphql`, each operation's context built from its request.
- * Callers reach it through the gateway only.
+ * Mounts the Federation 2 subgraph at `/graphql`, each operation's context built from its request. Apollo Server, the
+ * federation libraries and the schema (~6 MiB of heap, more in code and RSS) come with the first request there, as
+ * the gateway loads Apollo Gateway: a service that is never asked GraphQL never holds them. A schema that does not
+ * build fails that request (500) and is tried again by the next one; the subgraph tests and `npm run compose` catch it
+ * first. Callers reach it through the gateway only.
  */
-export async function serveSubgraph<TContext extends BaseContext>(
-  app: Express,
-  definition: SubgraphDefinition,
-  contextOf: (req: Request) => Promise<TContext>,
-): Promise<ApolloServer<TContext>> {
-  const server = new ApolloServer<TContext>({
-    // The generated resolver types are stricter than Apollo's map (typed parents, `__resolveReference`'s own shape).
-    schema: buildSubgraphSchema({ typeDefs: parse(definition.typeDefs), resolvers: definition.resolvers as GraphQLResolverMap<unknown> }),
-    formatError: formatGraphqlError,
-    // Never a stack trace or a server path in an answer, whatever NODE_ENV says.
-    includeStacktraceInErrorResponses: false,
-    introspection: true,
-    // Traces for Apollo's usage reporting, which the gateway never asks for: not loading them saves the protobuf
-    // library (~0.7 MiB of heap per process).
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
-  });
-  await server.start();
-  app.use('/graphql', express.json(), expressMiddleware(server, { context: ({ req }) => contextOf(req) }));
-  return server;
+export async function serveSubgraph<TContext extends BaseContext>(app: Express, definition: SubgraphDefinition, contextOf: (req: Request) => Promise<TContext>): Promise<void> {
+  let started: Promise<RequestHandler> | undefined;
+  const start = () =>
+    (started ??= import('./apollo.ts')
+      .then(({ startSubgraphServer }) => startSubgraphServer(definition, contextOf))
+      .catch((error: unknown) => {
+        started = undefined;
+        throw error;
+      }));
+  app.use('/graphql', (req, res, next) => void start().then((handler) => handler(req, res, next), next));
 }
 
 /** What `principalIn` answers for a token that fails verification. */
@@ -61,17 +50,4 @@ export async function principalIn<T>(req: Request, header: string, verify: (toke
     log?.warn({ reason: (error as Error)?.message ?? String(error), path: '/graphql', header }, 'principal verification failed');
     return INVALID_PRINCIPAL;
   }
-}
-
-function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = (error as { originalError?: unknown })?.originalError;
-  if (isAppError(original)) {
-    const code = original.status === 401 ? 'UNAUTHENTICATED' : original.status === 403 ? 'FORBIDDEN' : original.code.toUpperCase().replace(/-/g, '_');
-    return { ...formatted, message: original.message, extensions: { code, slug: original.code, status: original.status } };
-  }
-  // An unexpected failure (a database error, say) may name internals: the caller gets a plain sentence.
-  if (formatted.extensions?.code === 'INTERNAL_SERVER_ERROR') {
-    return { message: 'An unexpected error occurred.', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-  }
-  return formatted;
 }

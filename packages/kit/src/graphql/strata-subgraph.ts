@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import type { ApolloServer } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { roleAtLeast, type StrataPrincipal, type StrataRole } from '@sigil/proto/strata';
 import { STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from '../auth/strata-principal.ts';
@@ -21,7 +20,7 @@ export interface StrataSubgraphOptions extends SubgraphDefinition {
  * Mounts a Strata service's Federation 2 subgraph at `/graphql`. A missing or unverifiable `x-strata-principal` leaves
  * the context without a caller: the guard of each resolver answers UNAUTHENTICATED, as the console API answers 401.
  */
-export async function mountStrataSubgraph(app: Express, options: StrataSubgraphOptions): Promise<ApolloServer<StrataSubgraphContext>> {
+export async function mountStrataSubgraph(app: Express, options: StrataSubgraphOptions): Promise<void> {
   return serveSubgraph<StrataSubgraphContext>(app, options, async (req) => {
     const principal = await principalIn(req, STRATA_PRINCIPAL_HEADER, options.verifyStrataPrincipal, options.log);
     return { strataPrincipal: principal === INVALID_PRINCIPAL ? undefined : principal };

@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import type { ApolloServer } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -19,7 +18,7 @@ export interface SubgraphOptions extends SubgraphDefinition {
 }
 
 /** Mounts a Sigil service's Federation 2 subgraph at `/graphql`. Callers reach it through the gateway only. */
-export async function mountSubgraph(app: Express, options: SubgraphOptions): Promise<ApolloServer<SubgraphContext>> {
+export async function mountSubgraph(app: Express, options: SubgraphOptions): Promise<void> {
   return serveSubgraph<SubgraphContext>(app, options, async (req) => {
     const principal = await principalIn(req, PRINCIPAL_HEADER, options.verifyPrincipal, options.log);
     if (principal === INVALID_PRINCIPAL) throw new GraphQLError('The internal principal token is invalid or expired.', { extensions: { code: 'UNAUTHENTICATED' } });
