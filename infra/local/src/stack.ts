@@ -227,9 +227,12 @@ async function startNode(stateDir: string, name: string, entry: string, env: Rec
  * keep each process's resident memory near what it really holds; growing the old generation by 15 % of what survived
  * a full collection (instead of V8's 1.1–4x by GC speed) keeps a busy service's heap about 10 MiB smaller at the same
  * CPU per request; optimising with Maglev only (`--max-opt=2`, no TurboFan) takes another 4–5 MiB off most processes
- * and spends less CPU per request in these I/O-bound services (docs/benchmarks.md). `STACK_NODE_FLAGS` replaces them.
+ * and spends less CPU per request in these I/O-bound services. WebAssembly stays on Liftoff (`--liftoff-only`): V8
+ * otherwise recompiles fetch's HTTP parser (undici's llhttp) and Prisma's query compiler with TurboFan once they are
+ * hot, the parser's main function alone with 23 MiB of compiler memory, which glibc keeps; no measurable CPU per request
+ * either way (docs/benchmarks.md). `STACK_NODE_FLAGS` replaces them.
  */
-const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1 --max-old-space-size=96 --heap-growing-percent=15 --max-opt=2';
+const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1 --max-old-space-size=96 --heap-growing-percent=15 --max-opt=2 --liftoff-only';
 /** The Node flags the stack runs its services with (benchmarks that start a service alone use the same). */
 export const serviceNodeFlags = (): string[] => (process.env.STACK_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
 
