@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { GraphQLError } from 'graphql';
 import type { Principal } from '@sigil/kit/auth';
-import type { SubgraphContext } from '@sigil/kit/graphql';
+import { GraphQLError, type SubgraphContext } from '@sigil/kit/graphql';
 import type { Resolvers } from './gen/graphql.ts';
 import type { OrganizationService } from './organizations.ts';
 

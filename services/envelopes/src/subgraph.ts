@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GraphQLError } from 'graphql';
-import { principalWith } from '@sigil/kit/graphql';
+import { GraphQLError, principalWith } from '@sigil/kit/graphql';
 import type { EnvelopeService } from './envelopes.ts';
 import { ENVELOPE_STATUSES } from './state.ts';
 import type { Resolvers } from './gen/graphql.ts';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GraphQLError, GraphQLScalarType } from 'graphql';
-import { principalWith, type SubgraphContext } from '@sigil/kit/graphql';
+import { GraphQLError, GraphQLScalarType, principalWith, type SubgraphContext } from '@sigil/kit/graphql';
 import type { AuditService } from './audit.ts';
 import type { Db } from './db.ts';
 import type { Resolvers } from './gen/graphql.ts';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GraphQLError } from 'graphql';
-import { principalWith } from '@sigil/kit/graphql';
+import { GraphQLError, principalWith } from '@sigil/kit/graphql';
 import type { Resolvers } from './gen/graphql.ts';
 import type { TemplateService, TemplateView } from './templates.ts';
 import type { VersionService } from './versions/versions.ts';

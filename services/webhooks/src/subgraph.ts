@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GraphQLError } from 'graphql';
-import { principalWith } from '@sigil/kit/graphql';
+import { GraphQLError, principalWith } from '@sigil/kit/graphql';
 import type { DeliveryService } from './deliveries.ts';
 import type { EndpointService } from './endpoints.ts';
 import type { Resolvers } from './gen/graphql.ts';

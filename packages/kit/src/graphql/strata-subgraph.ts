@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { GraphQLError } from 'graphql';
+import { GraphQLError } from './values.ts';
 import { roleAtLeast, type StrataPrincipal, type StrataRole } from '@sigil/proto/strata';
 import { STRATA_PRINCIPAL_HEADER, type StrataPrincipalVerifier } from '../auth/strata-principal.ts';
 import type { Logger } from '../log.ts';

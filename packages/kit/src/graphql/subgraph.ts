@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { GraphQLError } from 'graphql';
+import { GraphQLError } from './values.ts';
 import { PRINCIPAL_HEADER, requirePermission, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
 import type { Logger } from '../log.ts';
