@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driverFor, summarizeInventory } from '../src/engines/index.ts';
 import type { DatabaseAccess, DumpOptions, EngineDriver } from '../src/engines/index.ts';
 import { parseArchiveDatabase, tablePattern } from '../src/engines/postgres/index.ts';
+import { runTogether } from '../src/engines/together.ts';
 import { accessFromUrl, createPostgresFixture, dropPostgresDatabase, FIXTURE, uniqueDatabaseName } from './fixtures.ts';
 
 const ADMIN_URL = process.env.POSTGRES_URL as string;
@@ -245,6 +246,23 @@ describe('postgres engine driver', () => {
     await expect(pipeline(dump.stdout, restore.stdin)).rejects.toThrow();
     await expect(restore.done).rejects.toThrow(/closed before its end|was stopped|pg_restore/);
     await expect(dump.done).rejects.toThrow(/pg_dump was stopped/);
+    expect(await databaseExists(target)).toBe(false);
+  });
+
+  it('a feeder that fails mid-restore (a tampered object) is reported only once the half-restored database is gone', { timeout: 30_000 }, async () => {
+    const target = fresh('pg_feeder');
+    const dump = driver.dump(access, source, NO_EXCLUSIONS);
+    const restore = driver.restore(access, target);
+    // Like the mover's download: the first megabytes flow, then the object's checksum does not match.
+    const feeder = (async () => {
+      dump.stdout.pipe(restore.stdin, { end: false });
+      await expect.poll(() => databaseExists(target), { timeout: 20_000 }).toBe(true);
+      dump.stdout.unpipe(restore.stdin);
+      dump.kill();
+      throw new Error('sha256 mismatch');
+    })();
+    await expect(runTogether(feeder, restore.done, restore.kill)).rejects.toThrow('sha256 mismatch');
+    // No waiting here: the job reports Failed at this point, and whoever reads it must not find the database.
     expect(await databaseExists(target)).toBe(false);
   });
 

@@ -7,6 +7,7 @@ import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/po
 import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
+import { runTogether } from '../engines/together.ts';
 
 export interface ManifestObject {
   key: string;
@@ -79,7 +80,7 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
   const watchdog = deadline !== undefined ? setTimeout(() => dump.kill(), Math.max(0, deadline - Date.now())) : undefined;
   const precompressed = dump.compressedBy;
   try {
-    const [result] = await Promise.all([
+    const result = await runTogether(
       runUploadPipeline({
         source: dump.stdout,
         compression: job.compression,
@@ -95,12 +96,10 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
         signal,
         contentType: 'application/octet-stream',
         ...(precompressed ? { precompressed } : {}),
-      }).catch((error: unknown) => {
-        dump.kill();
-        throw error;
       }),
       dump.done,
-    ]);
+      dump.kill,
+    );
     if (!precompressed) return result;
     const { readBytes, writtenBytes } = await precompressed.totals;
     if (writtenBytes !== result.rawBytes) throw new Error(`zstd wrote ${writtenBytes} bytes but ${result.rawBytes} arrived`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabaseAccess, RestoreJob } from '@sigil/proto/strata-jobs';
 import { postgresDriver } from '../engines/postgres/index.ts';
 import { withClient } from '../engines/postgres/shared.ts';
+import { runTogether } from '../engines/together.ts';
 
 /** Where a restore puts what it restores: new databases, or in place; whole databases, or some tables. */
 export interface Placement {
@@ -28,13 +29,10 @@ export async function copyPostgres(from: DatabaseAccess, fromDb: string, to: Dat
   const existing = (placement.inPlace && tables !== undefined) || (placement.freshServer && (await postgresDatabaseExists(to, toDb)));
   const restore = postgresDriver.restore(to, toDb, existing ? { existing: true, clean: placement.inPlace } : {});
   dump.stdout.pipe(restore.stdin);
-  await Promise.all([
-    dump.done.catch((error: unknown) => {
-      restore.kill();
-      throw error;
-    }),
-    restore.done,
-  ]);
+  await runTogether(dump.done, restore.done, () => {
+    dump.kill();
+    restore.kill();
+  });
 }
 
 /** A scratch database's name next to `database`: a table-level restore of a dump goes through one. */

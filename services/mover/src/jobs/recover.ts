@@ -8,6 +8,7 @@ import { extractTar, startRecovery } from '../engines/postgres/recover.ts';
 import type { Reporter } from '../reports.ts';
 import type { ManifestObject } from './backup.ts';
 import { copyPostgres, placementOf } from './placement.ts';
+import { runTogether } from '../engines/together.ts';
 
 export interface PhysicalManifest {
   id: string;
@@ -40,7 +41,7 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
   try {
     stage('fetch base', 0);
     const tar = extractTar(path.join(workDir, 'data'));
-    await Promise.all([fetchObject(job, client, base, tar.stdin, signal, (raw) => stage('fetch base', raw)), tar.done]);
+    await runTogether(fetchObject(job, client, base, tar.stdin, signal, (raw) => stage('fetch base', raw)), tar.done, () => tar.stdin.destroy());
     const walDir = path.join(workDir, 'wal');
     fs.mkdirSync(walDir);
     let done = base.rawSize;

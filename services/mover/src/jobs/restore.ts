@@ -11,6 +11,7 @@ import { messageOf, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 import { runRestoreChecks } from './restore-checks.ts';
 import { copyPostgres, placementOf, postgresDatabaseExists, scratchName } from './placement.ts';
+import { runTogether } from '../engines/together.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -50,7 +51,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       const restore = driver.restore(job.destination, target, options);
       const stage = `restore ${object.database} into ${final}${placement.inPlace ? ' (in place)' : ''}`;
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage, bytes: done, totalBytes: total });
-      await Promise.all([
+      await runTogether(
         runDownloadPipeline({
           client,
           bucket: job.store.bucket,
@@ -63,12 +64,10 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
           stallTimeoutMs: job.stallTimeoutMs,
           onProgress: (raw) => reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage, bytes: done + raw, totalBytes: total }),
           signal,
-        }).catch((error: unknown) => {
-          restore.kill();
-          throw error;
         }),
         restore.done,
-      ]);
+        restore.kill,
+      );
       if (viaScratch) {
         try {
           await copyPostgres(job.destination, target, job.destination, final, placement);

@@ -10,6 +10,7 @@ import { REPLAY_IDENTITY_STATEMENT, type DatabaseAccess } from '@sigil/proto/str
 import { findExecutable } from '../process.ts';
 import { StderrTail } from '../tool-error.ts';
 import { readToolLines } from '../tool-lines.ts';
+import { runTogether } from '../together.ts';
 import { connectionArgs, envFor, mysqlTool, TOOL_DIRS } from './tools.ts';
 
 export function binlogTool(): string {
@@ -214,5 +215,9 @@ export async function replayBinlogs(destination: DatabaseAccess, files: string[]
       child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${tool}: ${tail.text() || `exited with ${code}`}`))));
     });
   };
-  await Promise.all([finished(reader, 'mariadb-binlog'), finished(writer, client.tool)]);
+  // A client that fails leaves the reader blocked on a full pipe, and the reverse: stop both before reporting.
+  await runTogether(finished(reader, 'mariadb-binlog'), finished(writer, client.tool), () => {
+    reader.kill('SIGTERM');
+    writer.kill('SIGTERM');
+  });
 }
