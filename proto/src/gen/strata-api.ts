@@ -172,7 +172,7 @@ export interface paths {
         put?: never;
         /**
          * Back up now
-         * @description Requests a full backup run of the target now; the answer names the Backup object created.
+         * @description Requests a full backup run of the target now; the answer names the Backup object created. A store that is `readOnly` refuses it (422).
          */
         post: operations["backupNow"];
         delete?: never;
@@ -439,6 +439,31 @@ export interface paths {
          * @description Releases the backup's retention hold.
          */
         post: operations["unpinBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/{ns}/{name}/gc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The namespace of the object (a DNS label). */
+                ns: components["parameters"]["Namespace"];
+                /** @description The name of the object (a DNS subdomain name). */
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Collect a store's garbage
+         * @description Deletes the objects of the store that no kept backup or change-capture window needs (expired backups' bases, dumps, exports and manifests, expired segments and their reports), in batches of 1,000 keys, and records what it freed in the store's `lastGC`. Objects written after the pass began are never touched. With `dryRun` the answer lists what would go and nothing is deleted. A `readOnly` store is refused (422).
+         */
+        post: operations["collectStoreGarbage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -932,6 +957,36 @@ export interface components {
             phase?: string;
             message?: string;
             readOnly?: boolean;
+            lastGC?: components["schemas"]["LastGC"];
+        };
+        /** @description The store's last garbage collection. */
+        LastGC: {
+            /** Format: date-time */
+            at?: string;
+            objects?: number;
+            /** Format: int64 */
+            bytes?: number;
+            dryRun?: boolean;
+        };
+        /** @description What a garbage collection pass deleted, or with `dryRun` would delete. */
+        GcResult: {
+            store: string;
+            dryRun: boolean;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            objects: number;
+            /** Format: int64 */
+            bytes: number;
+            /** @description The keys deleted (or that would be) */
+            keys: string[];
+            /** @description More keys went than `keys` lists. */
+            truncated?: boolean;
+            /** @description Objects the pass found needed (or written after it began). */
+            kept?: number;
+            /** @description The error the pass stopped at; what was deleted before it stays deleted and recorded. */
+            error?: string;
         };
         /** @description A backup policy as the console shows it. */
         Policy: {
@@ -1066,12 +1121,34 @@ export interface components {
             verified?: boolean;
             verifyFailed?: boolean;
             tables?: number;
+            /** @description Why retention keeps this backup (empty for one it no longer keeps, or one not yet succeeded). */
+            retainedBy?: ("newest" | "daily" | "weekly" | "monthly" | "yearly" | "pinned")[];
+            /**
+             * Format: date-time
+             * @description The latest moment the rules keep it, when they can say; null when only a pin or `newest` keeps it.
+             */
+            expiresAt?: string | null;
+            /**
+             * Format: date-time
+             * @description When retention expired it (phase `Expired`).
+             */
+            expiredAt?: string | null;
+            /** @description Why retention expired it. */
+            expiredReason?: string;
+            /** @description How many times the load guard postponed this run. */
+            postpones?: number;
+            /**
+             * Format: date-time
+             * @description When a `Postponed` run is tried again.
+             */
+            postponedUntil?: string | null;
+            skipLoadGuard?: boolean;
         };
         /**
-         * @description A backup run's phase: `Queued`, `Running`, then `Succeeded` or `Failed`.
+         * @description A backup run's phase: `Queued`, `Running`, then `Succeeded` or `Failed`; `Postponed` while the load guard holds it back; `Expired` once no retention rule keeps a succeeded backup.
          * @enum {string}
          */
-        BackupPhase: "Queued" | "Running" | "Succeeded" | "Failed";
+        BackupPhase: "Queued" | "Postponed" | "Running" | "Succeeded" | "Failed" | "Expired";
         /** @description A target's backup runs, newest first (failed and running ones included, each with its phase). */
         BackupList: {
             target?: string;
@@ -1165,6 +1242,13 @@ export interface components {
             size?: number;
             /** Format: int64 */
             rawSize?: number;
+            /**
+             * Format: int64
+             * @description A selective export (`role: export`, CSV): the rows its query returned.
+             */
+            rows?: number;
+            /** @description A selective export's query. */
+            sql?: string;
         };
         /** @description The inventory summary carried in a manifest. */
         ManifestInventory: {
@@ -1210,6 +1294,13 @@ export interface components {
             notes?: string[];
             extra?: {
                 [key: string]: string;
+            };
+            /** @description How the target's `exactCounts` went: how many tables were counted with `count(*)` and how long it took. */
+            exactCounts?: {
+                tables?: number;
+                seconds?: number;
+                /** @description Tables left at their estimate (over `maxRows` */
+                skipped?: string[];
             };
         };
         /** @description One database of an inventory. */
@@ -2145,7 +2236,10 @@ export interface operations {
     };
     backupNow: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Run without the policy's load guard (`loadGuard`): the source's load is not measured and the run is never postponed. */
+                skipLoadGuard?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The namespace of the object (a DNS label). */
@@ -2163,6 +2257,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             default: components["responses"]["ServerError"];
         };
     };
@@ -2488,6 +2583,41 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            default: components["responses"]["ServerError"];
+        };
+    };
+    collectStoreGarbage: {
+        parameters: {
+            query?: {
+                /** @description List what would be deleted; delete nothing. */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The namespace of the object (a DNS label). */
+                ns: components["parameters"]["Namespace"];
+                /** @description The name of the object (a DNS subdomain name). */
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the pass deleted (or would delete). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GcResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
             default: components["responses"]["ServerError"];
         };
     };
