@@ -47,6 +47,7 @@ export const STRATA_REPORT_TYPES = [
   'backup.started',
   'backup.succeeded',
   'backup.failed',
+  'backup.postponed',
   'restore.started',
   'restore.succeeded',
   'restore.failed',

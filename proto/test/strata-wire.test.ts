@@ -84,6 +84,7 @@ const reports: Record<(typeof STRATA_REPORT_TYPES)[number], StrataReport['data']
   'backup.started': { backupId: 'bk_1', startedAt: '2026-11-24T09:00:00.000Z', jobName: 'mover-1' },
   'backup.succeeded': { backupId: 'bk_1', manifestKey: 'k/manifest.json', manifest: { version: 1 } },
   'backup.failed': { backupId: 'bk_1', message: 'pg_dump: connection refused', finishedAt: '2026-11-24T09:00:00.000Z' },
+  'backup.postponed': { backupId: 'bk_1', message: 'a transaction open for 12 s (maxLongTransactionSeconds 5)', exceeded: [{ limit: 'maxLongTransactionSeconds', measured: 12, max: 5 }], measuredAt: '2026-11-24T09:00:00.000Z' },
   'restore.started': { restoreId: 'rs_1', startedAt: '2026-11-24T09:00:00.000Z' },
   'restore.succeeded': { restoreId: 'rs_1', finishedAt: '2026-11-24T09:00:00.000Z', databases: ['restored'], message: 'done' },
   'restore.failed': { restoreId: 'rs_1', message: 'bad', finishedAt: '2026-11-24T09:00:00.000Z' },

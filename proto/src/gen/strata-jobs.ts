@@ -5,6 +5,7 @@ export type StrataEngine = "postgres" | "mysql" | "mongodb";
 export interface StrataJobsAndReports {
   "audit.recorded"?: AuditRecordedReport;
   "backup.failed"?: BackupFailedReport;
+  "backup.postponed"?: BackupPostponedReport;
   "backup.run"?: BackupJob;
   "backup.started"?: BackupStartedReport;
   "backup.succeeded"?: BackupSucceededReport;
@@ -43,6 +44,32 @@ export interface BackupFailedReport {
   backupId: string;
   message: string;
   finishedAt: string;
+}
+/**
+ * mover -> catalog: the load guard found the source over a limit before the run started; nothing was written. The catalog postpones the run by the policy's postponeFor.
+ */
+export interface BackupPostponedReport {
+  backupId: string;
+  /**
+   * Every limit exceeded with its measured value, e.g. 'a transaction open for 12 s (maxLongTransactionSeconds 5)'.
+   */
+  message: string;
+  /**
+   * @minItems 1
+   */
+  exceeded: [
+    {
+      limit: "maxActiveConnections" | "maxReplicationLagSeconds" | "maxLongTransactionSeconds";
+      measured: number;
+      max: number;
+    },
+    ...{
+      limit: "maxActiveConnections" | "maxReplicationLagSeconds" | "maxLongTransactionSeconds";
+      measured: number;
+      max: number;
+    }[]
+  ];
+  measuredAt: string;
 }
 /**
  * catalog -> mover: run one full backup (sealed on the wire): logical dumps, or a physical base backup of the whole server.
@@ -100,6 +127,50 @@ export interface BackupJob {
    * physical: pg_basebackup of the whole server (postgres with replication rights); logical (default): one dump per database.
    */
   mode?: "physical" | "logical";
+  /**
+   * How many times the load guard postponed this run so far (the manifest's stats.postpones).
+   */
+  postpones?: number;
+  /**
+   * The policy's load guard (absent when the run skips it, skipLoadGuard): the mover measures the source before it starts and reports backup.postponed over a limit, unless the run was postponed maxPostpones times already; then it runs anyway and says so in the manifest's warnings.
+   */
+  loadGuard?: {
+    /**
+     * Connections open to the target's databases (the mover's own left out).
+     */
+    maxActiveConnections?: number;
+    /**
+     * How far a replica's replay is behind (0 on a primary).
+     */
+    maxReplicationLagSeconds?: number;
+    /**
+     * Age of the oldest open transaction in the target's databases.
+     */
+    maxLongTransactionSeconds?: number;
+    maxPostpones: number;
+  };
+  /**
+   * Selective exports (target scope.queries): each query's result stored as CSV next to the dump.
+   */
+  queries?: {
+    name: string;
+    /**
+     * The database the query runs in; absent: the first database backed up.
+     */
+    database?: string;
+    sql: string;
+  }[];
+  /**
+   * Statement timeout of each selective export (0: none).
+   */
+  queryTimeoutMs?: number;
+  /**
+   * The target's exactCounts when enabled: count(*) of each table whose estimate is under maxRows, each within timeoutMs.
+   */
+  exactCounts?: {
+    maxRows: number;
+    timeoutMs: number;
+  };
 }
 export interface DatabaseAccess {
   engine: StrataEngine;
@@ -172,6 +243,7 @@ export interface StrataReportEnvelope {
     | "backup.started"
     | "backup.succeeded"
     | "backup.failed"
+    | "backup.postponed"
     | "restore.started"
     | "restore.succeeded"
     | "restore.failed"

@@ -78,18 +78,20 @@ export function registerTargets(program: Command, ctx: CommandContext): void {
     .description('start a full backup of a target')
     .argument('<target>', 'NS/NAME or NAME')
     .option('--reason <text>', 'reason recorded with the backup')
+    .option('--skip-load-guard', "run even while the policy's load guard would postpone it (a postponed run starts now)")
     .option('-w, --watch', 'follow the backup until it succeeds or fails')
     .option('--timeout <duration>', 'with --watch: give up after this long', durationArg, '30m')
     .addHelpText('after', examples(
       ['strata backup-now prod/orders --reason "before migration"'],
       ['strata backup-now prod/orders --watch', 'follow it; exit 0 when it succeeds, 1 when it fails'],
       ['strata backup-now prod/orders --watch --timeout 1h'],
+      ['strata backup-now prod/orders --skip-load-guard', 'do not measure the source first, never postpone'],
     ))
-    .action(async (ref: string, opts: { reason?: string; watch?: boolean; timeout: string }, cmd: Command) => {
+    .action(async (ref: string, opts: { reason?: string; skipLoadGuard?: boolean; watch?: boolean; timeout: string }, cmd: Command) => {
       const r = parseRef(ref);
       const c = await connect(cmd);
       const start = (): Promise<Action> =>
-        expectData(c.api.POST('/targets/{ns}/{name}/backup-now', { params: { path: refParams(r) }, body: reasonBody(opts.reason) }));
+        expectData(c.api.POST('/targets/{ns}/{name}/backup-now', { params: { path: refParams(r), ...(opts.skipLoadGuard ? { query: { skipLoadGuard: true } } : {}) }, body: reasonBody(opts.reason) }));
       if (!opts.watch) {
         emitAction(cmd, await start());
         return;

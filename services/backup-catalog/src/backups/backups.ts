@@ -2,6 +2,7 @@ import { AppError } from '@sigil/kit/errors';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
 import type { BackupJob } from '@sigil/proto/strata-jobs';
 import { enqueueJob, newRunId } from './job-queue.ts';
+import { exactCountsOf, exportsOf, loadGuardOf } from './run-options.ts';
 import { recordBackupOutcome } from '../resources/conditions.ts';
 import { bumpCatalogVersion, type Db, type Tx } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
@@ -18,8 +19,11 @@ export function mayReplicate(status: TargetPitrStatus | undefined): boolean {
 
 export type BackupRow = NonNullable<Awaited<ReturnType<Db['backup']['findUnique']>>>;
 
-/** Phases of a backup run: Queued (waiting for a slot under the policy's limits), Running, Succeeded, Failed. */
-export const BACKUP_PHASES = { queued: 'Queued', running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
+/**
+ * Phases of a backup run: Queued (waiting for a slot under the policy's limits), Postponed (the load guard found the
+ * source busy; queued again at `postponedUntil`), Running, Succeeded, Failed.
+ */
+export const BACKUP_PHASES = { queued: 'Queued', postponed: 'Postponed', running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
 export const TERMINAL_PHASES: readonly string[] = ['Succeeded', 'Failed'];
 
 export interface BackupDeps {
@@ -38,6 +42,8 @@ export interface QueueRequest {
   requestedBy: string;
   /** The Backup resource's name; derived from the target and the id when absent. */
   name?: string;
+  /** Run without the policy's load guard (Backup `skipLoadGuard`, `backup-now?skipLoadGuard=true`). */
+  skipLoadGuard?: boolean;
 }
 
 /** Records a Backup in phase Queued; the dispatcher starts it when the policy's limits allow. */
@@ -49,6 +55,8 @@ export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRe
   }
   const queued = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.queued } });
   if (queued) throw new AppError('conflict', `A backup of ${namespace}/${targetName} is already queued (${queued.name}).`);
+  const postponed = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.postponed } });
+  if (postponed) return requeuePostponed(tx, postponed, request);
   const id = newRunId(now);
   const name = request.name ?? `${targetName}-${id}`.slice(0, 253);
   if (request.name && (await tx.backup.findUnique({ where: { namespace_name: { namespace, name } } }))) {
@@ -70,7 +78,28 @@ export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRe
       requestedBy: request.requestedBy,
       priority: policy.spec.limits?.priority ?? 0,
       queuedAt: now,
+      skipLoadGuard: request.skipLoadGuard ?? false,
     },
+  });
+  await bumpCatalogVersion(tx);
+  return row;
+}
+
+/**
+ * A run asked for while the target's run is postponed by the load guard: that run is the one asked for, now. It is
+ * queued again at once (the guard measures again unless this request skips it; its postponements still count toward
+ * `maxPostpones`). The scheduler's next slot does not: it leaves the postponed run to its time, and a Backup
+ * document names a run of its own.
+ */
+async function requeuePostponed(tx: Tx, postponed: BackupRow, request: QueueRequest): Promise<BackupRow> {
+  const { namespace, targetName } = postponed;
+  if (request.name || request.requestedBy === 'scheduler') {
+    throw new AppError('conflict', `The backup ${postponed.name} of ${namespace}/${targetName} is postponed by the load guard until ${postponed.postponedUntil?.toISOString() ?? 'later'}.`);
+  }
+  const skip = request.skipLoadGuard === true || postponed.skipLoadGuard;
+  const row = await tx.backup.update({
+    where: { id: postponed.id },
+    data: { phase: BACKUP_PHASES.queued, postponedUntil: null, skipLoadGuard: skip, message: `requested again by ${request.requestedBy}${skip ? ' without the load guard' : ''}` },
   });
   await bumpCatalogVersion(tx);
   return row;
@@ -112,6 +141,7 @@ export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
   const failed: BackupRow[] = [];
   const version = await deps.db.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('strata-dispatch'))`);
+    const released = await requeueDuePostponed(tx, deps.clock());
     const queued = await tx.backup.findMany({ where: { phase: BACKUP_PHASES.queued }, orderBy: [{ priority: 'desc' }, { queuedAt: 'asc' }] });
     if (queued.length === 0) return 0n;
     const running = await tx.backup.findMany({ where: { phase: BACKUP_PHASES.running }, select: { namespace: true, targetName: true, host: true } });
@@ -145,10 +175,19 @@ export async function dispatchQueued(deps: BackupDeps): Promise<BackupRow[]> {
       running.push({ namespace: row.namespace, targetName: row.targetName, host: row.host });
       started.push(row);
     }
-    return started.length || failed.length ? bumpCatalogVersion(tx) : 0n;
+    return started.length || failed.length || released ? bumpCatalogVersion(tx) : 0n;
   });
   for (const row of [...started, ...failed]) deps.notify(backupEvent(row, version));
   return started;
+}
+
+/** Postponed runs whose `postponedUntil` has passed are queued again (they keep their place: their first queuedAt). */
+async function requeueDuePostponed(tx: Tx, now: Date): Promise<number> {
+  const { count } = await tx.backup.updateMany({
+    where: { phase: BACKUP_PHASES.postponed, postponedUntil: { lte: now } },
+    data: { phase: BACKUP_PHASES.queued, message: 'postponed by the load guard; waiting for a free slot' },
+  });
+  return count;
 }
 
 async function failQueued(tx: Tx, resources: ResourceRepository, backup: BackupRow, message: string, now: Date): Promise<BackupRow> {
@@ -191,6 +230,10 @@ async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, ba
     databases: target.spec.databases ?? ['*'],
     excludeData: target.spec.scope?.excludeData ?? [],
     excludeTables: target.spec.scope?.excludeTables ?? [],
+    postpones: backup.postpones,
+    ...loadGuardOf(policy.spec.loadGuard, backup.skipLoadGuard),
+    ...exportsOf(target.spec.scope),
+    ...exactCountsOf(target.spec.exactCounts),
     store: {
       ...access,
       storeName: store.metadata.name,

@@ -12,6 +12,7 @@ import { createInPlaceRestores, wayBack } from '../restores/in-place.ts';
 import type { StreamSupervisor } from '../change-capture/streams.ts';
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { backupRefView } from '../console/views.ts';
+import { afterPostponedStart, applyPostponed } from './load-guard.ts';
 
 /** Applies the mover's reports to Backup and Restore records; a freed slot lets the dispatcher start the next run. */
 export async function startReportConsumer(deps: BackupDeps, bus: Bus, log: Logger, prefix: string, afterChange: () => void, streams?: StreamSupervisor): Promise<RunningConsumer> {
@@ -40,9 +41,13 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
       await tx.backup.updateMany({ where: { id: data.backupId, phase: BACKUP_PHASES.running }, data: { message: `running on ${data.jobName}` } });
       await tx.backup.updateMany({ where: { id: data.backupId, startedAt: null }, data: { startedAt: new Date(data.startedAt) } });
       const row = await tx.backup.findUnique({ where: { id: data.backupId } });
+      if (row) await afterPostponedStart(deps, tx, row);
       if (row) deps.notify(backupEvent(row, await catalogVersion(tx), 'started'));
       return;
     }
+    case 'backup.postponed':
+      await applyPostponed(deps, tx, report.data as StrataReports['backup.postponed']);
+      return;
     case 'backup.succeeded': {
       const data = report.data as StrataReports['backup.succeeded'];
       const manifest = data.manifest as { stats?: { rawBytes?: number; storedBytes?: number }; startedAt?: string; completedAt?: string };

@@ -221,14 +221,15 @@ export function createTargetService(deps: BackupDeps) {
     },
     suspend: (principal: StrataPrincipal, namespace: string, name: string) => setSuspended(principal, namespace, name, true),
     resume: (principal: StrataPrincipal, namespace: string, name: string) => setSuspended(principal, namespace, name, false),
-    async backupNow(principal: StrataPrincipal, namespace: string, name: string, reason: string) {
+    /** `skipLoadGuard`: run without the policy's load guard; a run the guard postponed is run now (docs/strata.md). */
+    async backupNow(principal: StrataPrincipal, namespace: string, name: string, reason: string, options: { skipLoadGuard?: boolean } = {}) {
       await getVisible(principal, namespace, name);
       const now = deps.clock();
       const { row, version } = await db.$transaction(async (tx) => {
         const bundle = await loadTargetBundle(tx, resources, namespace, name);
         // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
         await resources.patchStatus(tx, 'BackupTarget', namespace, name, { handledBackupNow: now.toISOString() });
-        const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id }, now);
+        const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id, skipLoadGuard: options.skipLoadGuard === true }, now);
         return { row, version: await catalogVersion(tx) };
       });
       deps.notify(backupEvent(row, version));
@@ -238,7 +239,8 @@ export function createTargetService(deps: BackupDeps) {
     async queueFromResource(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0], namespace: string, name: string, spec: Record<string, unknown>, principal: StrataPrincipal) {
       const targetName = String(spec.target);
       const bundle = await loadTargetBundle(tx, resources, namespace, targetName);
-      const row = await queueBackup(tx, bundle, { reason: String(spec.reason ?? 'applied'), requestedBy: String(spec.requestedBy ?? (principal.email || principal.id)), name }, deps.clock());
+      const request = { reason: String(spec.reason ?? 'applied'), requestedBy: String(spec.requestedBy ?? (principal.email || principal.id)), name, skipLoadGuard: spec.skipLoadGuard === true };
+      const row = await queueBackup(tx, bundle, request, deps.clock());
       return row;
     },
   };

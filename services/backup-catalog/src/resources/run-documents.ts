@@ -79,6 +79,7 @@ export function backupDocument(row: BackupRow) {
       ...text('requestedBy', row.requestedBy),
       ...(row.mirrored ? { backupID: row.id } : {}),
       ...(row.pinned ? { pinned: true, ...text('pinReason', row.pinReason), ...(row.pinExpires ? { pinExpires: row.pinExpires.toISOString() } : {}) } : {}),
+      ...(row.skipLoadGuard ? { skipLoadGuard: true } : {}),
     },
     status: {
       ...runStatus({ phase: row.phase, message: row.message, created: row.queuedAt, startedAt: row.startedAt, completedAt: row.completedAt }),
@@ -89,6 +90,8 @@ export function backupDocument(row: BackupRow) {
       compressedBytes: Number(row.storedBytes),
       attempts: row.attempts,
       priority: row.priority,
+      ...(row.postpones ? { postpones: row.postpones } : {}),
+      ...(row.postponedUntil && row.phase === 'Postponed' ? { postponedUntil: row.postponedUntil.toISOString() } : {}),
       ...text('startLSN', position.startLSN),
       ...text('endLSN', position.endLSN),
       ...text('binlogFile', position.binlogFile),

@@ -8,6 +8,7 @@ import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 import { runTogether } from '../engines/together.ts';
+import { judgeLoad } from './load-guard.ts';
 
 export interface ManifestObject {
   key: string;
@@ -41,10 +42,16 @@ export async function runBackup(job: BackupJob, reporter: Reporter, signal: Abor
       await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
       return;
     }
+    const load = await judgeLoad(job);
+    if (load.postpone) {
+      // Nothing was written: the catalog waits postponeFor and hands the run out again.
+      await reporter.report('backup.postponed', load.report);
+      return;
+    }
     await removeAll(client, job.store.bucket, base);
     await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
     if (job.activeDeadlineMs > 0) deadlines.set(job.backupId, startedAt.getTime() + job.activeDeadlineMs);
-    const manifest = await backUp(job, client, base, reporter, signal, startedAt).finally(() => deadlines.delete(job.backupId));
+    const manifest = await backUp(job, client, base, reporter, signal, startedAt, load.warnings).finally(() => deadlines.delete(job.backupId));
     await putObjectUnique(client, job.store.bucket, mKey, Buffer.from(JSON.stringify(manifest, null, 2)), {
       disableConditionalPut: job.store.disableConditionalPut,
       contentType: 'application/json',
@@ -163,7 +170,7 @@ async function baseBackupServer(job: BackupJob, client: S3Client, base: string, 
   };
 }
 
-async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date): Promise<Record<string, unknown>> {
+async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date, loadWarnings: string[]): Promise<Record<string, unknown>> {
   const engine = job.database.engine;
   if (engine === 'mongodb') throw new Error('mongodb backups are not available in this release');
   const physical = job.mode === 'physical';
@@ -246,8 +253,8 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
       storedBytes,
       durationSeconds,
       throughputMBps: durationSeconds > 0 ? rawBytes / 1e6 / durationSeconds : 0,
-      postpones: 0,
-      warnings,
+      postpones: job.postpones ?? 0,
+      warnings: [...loadWarnings, ...warnings],
     },
     tools: { ...engineTools, ...(baseBackupTool ? { pg_basebackup: baseBackupTool } : {}), commands: commands.map((c) => c.join(' ')) },
     scope: { databases: job.databases, excludeData: job.excludeData, excludeTables: job.excludeTables, catalogRecipients: job.store.catalogRecipients },
