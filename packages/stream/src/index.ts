@@ -3,3 +3,4 @@ export * from './zstd.ts';
 export * from './taps.ts';
 export * from './s3.ts';
 export * from './pipeline.ts';
+export * from './sweep.ts';
