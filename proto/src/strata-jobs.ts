@@ -102,6 +102,14 @@ export function dataKey(base: string, database: string, engine: StrataEngine, co
   return `${base}data/${encodeURIComponent(database)}.${format}${compressed ? '.zst' : ''}.age`;
 }
 
+/**
+ * A selective export (target `scope.queries`): the query's result as CSV, beside the dumps of the same backup
+ * (`<backupID>/exports/<name>.csv.zst.age`).
+ */
+export function exportKey(base: string, name: string, compressed: boolean): string {
+  return `${base}exports/${encodeURIComponent(name)}.csv${compressed ? '.zst' : ''}.age`;
+}
+
 /** The tar stream of a physical base backup (postgres: pg_basebackup of the whole server). */
 export function baseKey(base: string, compressed: boolean): string {
   return `${base}data/base.tar${compressed ? '.zst' : ''}.age`;

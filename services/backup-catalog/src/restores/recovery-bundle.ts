@@ -8,9 +8,18 @@ interface BundleObject {
   compression?: string;
 }
 
+/** A selective export of the backup (manifest object of role `export`): CSV, encrypted and compressed like the dumps. */
+export interface ExportObject extends BundleObject {
+  name: string;
+  database?: string;
+  rows?: number;
+}
+
 export interface BundleContent {
   base: BundleObject;
   segments: SegmentObject[];
+  /** The backup's selective exports, listed after the recovery steps. */
+  exports?: ExportObject[];
   /** Recover to this time; absent: replay everything in the bundle. */
   recoverTo?: string;
   major?: number;
@@ -71,12 +80,14 @@ export async function writeRecoveryBundle(client: S3Client, bucket: string, wher
     '',
     content.recoverTo ? `Recovery stops right after the last transaction committed at or before ${content.recoverTo}.` : 'Recovery replays every segment and stops at the end of the WAL.',
     '',
+    ...(await exportLines(client, bucket, content.exports ?? [], content.ttlSeconds)),
   );
   return await putReadme(client, bucket, where, lines, content.ttlSeconds);
 }
 
 export interface BinlogBundleContent {
   dump: BundleObject & { database?: string };
+  exports?: ExportObject[];
   segments: SegmentObject[];
   /** The dump's consistent position in the first binlog. */
   startPosition: number;
@@ -123,6 +134,47 @@ export async function writeBinlogBundle(client: S3Client, bucket: string, where:
     stop ? `The replay stops at the end of the second of ${content.recoverTo} (binlogs keep whole seconds).` : 'The replay applies every binlog in the bundle.',
     'The `sed` drops the statements that would give the replayed transactions their original GTIDs: the server logs them as new ones.',
     '',
+    ...(await exportLines(client, bucket, content.exports ?? [], content.ttlSeconds)),
   );
+  return await putReadme(client, bucket, where, lines, content.ttlSeconds);
+}
+
+/** The "Selective exports" section of a README: a signed link per export and the command that yields its CSV. */
+async function exportLines(client: S3Client, bucket: string, exports: ExportObject[], ttlSeconds: number): Promise<string[]> {
+  if (exports.length === 0) return [];
+  const lines = [`## Selective exports (${exports.length})`, '', 'Each is CSV (RFC 4180, a header row; NULL is an empty field, the empty string `""`).', '', '```sh'];
+  for (const e of exports) {
+    const file = `${e.name.replace(/[^A-Za-z0-9._-]/g, '_')}.csv`;
+    lines.push(`curl -fsS '${await presignGet(client, bucket, e.key, ttlSeconds)}' | age -d -i identity.txt | ${unpack(e)} > ${file}   # ${e.rows ?? '?'} rows from ${e.database ?? 'the first database'}; sha256 of the encrypted object: ${e.sha256}`);
+  }
+  lines.push('```', '');
+  return lines;
+}
+
+export interface DownloadContent {
+  /** The dump asked for (one database of a logical backup). */
+  dump: BundleObject & { database?: string };
+  exports: ExportObject[];
+  ttlSeconds: number;
+}
+
+/**
+ * A download of a logical backup that has selective exports: one link cannot carry the dump and the exports, so the
+ * URL is a README in the store with a signed link to each (still encrypted) and the commands to read them.
+ */
+export async function writeDownloadBundle(client: S3Client, bucket: string, where: Where, content: DownloadContent): Promise<string> {
+  const lines = [
+    `# Download of ${where.namespace}/${where.target}${content.dump.database ? ` (database ${content.dump.database})` : ''}`,
+    '',
+    `Links expire after ${Math.round(content.ttlSeconds / 60)} minutes. Every object is encrypted with age; you need the store's identity file.`,
+    '',
+    '## The dump',
+    '',
+    '```sh',
+    `curl -fsS '${await presignGet(client, bucket, content.dump.key, content.ttlSeconds)}' | age -d -i identity.txt | ${unpack(content.dump)} > dump   # sha256 of the encrypted object: ${content.dump.sha256}`,
+    '```',
+    '',
+    ...(await exportLines(client, bucket, content.exports, content.ttlSeconds)),
+  ];
   return await putReadme(client, bucket, where, lines, content.ttlSeconds);
 }

@@ -107,6 +107,8 @@ export interface Inventory {
   notes?: string[];
   /** Per database: `<database>.charset`, `<database>.collation` (mysql) or `<database>.encoding`, `<database>.locale` (postgres). */
   extra?: Record<string, string>;
+  /** How the target's exactCounts went: tables counted with count(*), the seconds it took, the tables left at their estimate with why. */
+  exactCounts?: { tables: number; seconds: number; skipped: string[] };
 }
 
 export interface InventoryOptions {

@@ -9,11 +9,13 @@ import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects,
 import type { Reporter } from '../reports.ts';
 import { runTogether } from '../engines/together.ts';
 import { judgeLoad } from './load-guard.ts';
+import { runExports } from './exports.ts';
+import { inventoryWithCounts } from './exact-counts.ts';
 
 export interface ManifestObject {
   key: string;
   sha256: string;
-  role: 'data' | 'inventory';
+  role: 'data' | 'inventory' | 'export';
   database?: string;
   format: string;
   name: string;
@@ -22,6 +24,9 @@ export interface ManifestObject {
   rawSize: number;
   /** Where the binlog stood at this dump's snapshot (MariaDB/MySQL): its changes replay from here. */
   position?: Position;
+  /** A selective export: the rows its query returned, and the query. */
+  rows?: number;
+  sql?: string;
 }
 
 /**
@@ -190,9 +195,10 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const consistentAt = physical ? new Date() : beforeData;
   const { objects, position, warnings, commands } = data;
   const doneBytes = data.rawBytes;
+  objects.push(...(await runExports(job, client, base, databases, signal, (stage) => progress(stage, doneBytes))));
 
   progress('inventory', doneBytes);
-  const inventory: Inventory = await driver.inventory(access, databases, { server });
+  const inventory: Inventory = await inventoryWithCounts(driver, job, databases, server);
   const inventoryBytes = Buffer.from(JSON.stringify(inventory));
   const iKey = inventoryKey(base, compressed);
   const stored = await runUploadPipeline({
@@ -257,7 +263,10 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
       warnings: [...loadWarnings, ...warnings],
     },
     tools: { ...engineTools, ...(baseBackupTool ? { pg_basebackup: baseBackupTool } : {}), commands: commands.map((c) => c.join(' ')) },
-    scope: { databases: job.databases, excludeData: job.excludeData, excludeTables: job.excludeTables, catalogRecipients: job.store.catalogRecipients },
+    scope: {
+      databases: job.databases, excludeData: job.excludeData, excludeTables: job.excludeTables, catalogRecipients: job.store.catalogRecipients,
+      ...(job.queries?.length ? { queries: job.queries } : {}),
+    },
   };
 }
 

@@ -1,0 +1,171 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
+import { startWorker, type Worker } from '@strata/mover';
+import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
+import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { createS3Client, downloadStream, listKeys, readSmall } from '@strata/stream';
+import { waitFor } from './wait.ts';
+
+/**
+ * Selective exports for real, on both engines: a target's `scope.queries` become CSV objects beside the dump
+ * (encrypted and compressed like it), listed in the manifest with role `export`, name, database, SQL and row count,
+ * and readable with the plain tools; a failing query fails the backup with the database's message.
+ */
+const pgAdmin = testPostgresAdminUrl();
+const mysqlAdmin = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+const pgAccess = accessFromUrl(pgAdmin);
+const myAccess = accessFromUrl(mysqlAdmin);
+const bucket = `strata-ex-${randomBytes(3).toString('hex')}`;
+const pgDb = uniqueDatabaseName('exp');
+const myDb = uniqueDatabaseName('exm');
+const PROBE = 'SELECT id, label, raw FROM export_probe ORDER BY id;';
+/**
+ * NULL is an empty field, the empty string `""`; quotes doubled; a field with a comma, quote or newline quoted; bytes
+ * as `\x` and hex.
+ */
+const EXPECTED_CSV = 'id,label,raw\r\n1,plain,\\x00ff\r\n2,,\r\n3,"",\r\n4,"a,""b""\nline",\r\n';
+
+let h: CatalogHarness;
+let worker: Worker;
+let identityFile: string;
+let docs: string;
+
+type Row = NonNullable<Awaited<ReturnType<CatalogHarness['runtime']['db']['backup']['findUnique']>>>;
+interface ManifestObject { key: string; role: string; name: string; database?: string; sql?: string; rows?: number; sha256: string; size: number; rawSize: number; compression: string }
+
+async function backupNow(target: string): Promise<Row> {
+  const res = await h.call('operator', 'post', `/api/v1/targets/default/${target}/backup-now`, { reason: 'test' });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return waitFor(`backup ${res.body.name}`, async () => {
+    const row = await h.runtime.db.backup.findFirst({ where: { name: res.body.name } });
+    return row && ['Succeeded', 'Failed'].includes(row.phase) ? row : undefined;
+  });
+}
+
+/** Applies the stack with the targets' scope (and exact counts) as given. */
+async function applyTargets(scope: (engine: string) => Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<void> {
+  const withScope = docs.split('\n---\n').map((doc) => {
+    const engine = /kind: BackupTarget[\s\S]*engine: (postgres|mysql)/.exec(doc)?.[1];
+    if (!engine) return doc;
+    const body = { ...scope(engine), ...(engine === 'postgres' ? { mode: 'logical' } : {}) };
+    const more = Object.entries(extra).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}\n`).join('');
+    return doc.replace(/ {2}scope: \{ mode: logical \}\n/, '').replace('  policy: nightly', `  scope: ${JSON.stringify(body)}\n${more}  policy: nightly`);
+  });
+  const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', withScope.join('\n---\n'), 'application/yaml');
+  expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+}
+
+async function decrypted(key: string): Promise<string> {
+  const client = createS3Client({ endpoint: s3Env().endpoint, region: s3Env().region, accessKeyId: s3Env().accessKey, secretAccessKey: s3Env().secretKey, pathStyle: true });
+  const bytes = await readSmall(await downloadStream(client, bucket, key));
+  const file = path.join(path.dirname(identityFile), `o-${randomBytes(3).toString('hex')}`);
+  writeFileSync(file, bytes);
+  return execFileSync('sh', ['-c', `age -d -i '${identityFile}' < '${file}' | zstd -dc`]).toString('utf8');
+}
+
+async function seedProbe(): Promise<void> {
+  const rows: Array<[number, string | null, Buffer | null]> = [[1, 'plain', Buffer.from([0, 255])], [2, null, null], [3, '', null], [4, 'a,"b"\nline', null]];
+  const client = new pg.Client({ host: pgAccess.host, port: pgAccess.port, user: pgAccess.username, password: pgAccess.password, database: pgDb });
+  await client.connect();
+  await client.query('CREATE TABLE export_probe (id int PRIMARY KEY, label text, raw bytea)');
+  for (const row of rows) await client.query('INSERT INTO export_probe VALUES ($1, $2, $3)', row);
+  await client.end();
+  const c = await mysql.createConnection({ host: myAccess.host, port: myAccess.port, user: myAccess.username, password: myAccess.password, database: myDb });
+  await c.query('CREATE TABLE export_probe (id int PRIMARY KEY, label text, raw varbinary(8))');
+  for (const row of rows) await c.query('INSERT INTO export_probe VALUES (?, ?, ?)', row);
+  await c.end();
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'strata-ex-'));
+  identityFile = path.join(dir, 'identity.txt');
+  execFileSync('age-keygen', ['-o', identityFile], { stdio: 'ignore' });
+  const recipient = execFileSync('age-keygen', ['-y', identityFile]).toString().trim();
+  await Promise.all([createPostgresFixture(pgAdmin, pgDb, { rows: 10, largeRowBytes: 1024 }), createMysqlFixture(mysqlAdmin, myDb, { rows: 10, largeRowBytes: 1024 })]);
+  await seedProbe();
+  h = await startCatalogHarness('exports');
+  worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell });
+  docs = stackDocuments({
+    bucket,
+    recipients: [recipient],
+    identity: readFileSync(identityFile, 'utf8'),
+    postgres: { host: '127.0.0.1', port: pgAccess.port, username: pgAccess.username, password: pgAccess.password },
+    mysql: { host: '127.0.0.1', port: myAccess.port, username: myAccess.username, password: myAccess.password },
+    databases: { postgres: [pgDb], mysql: [myDb] },
+    postgresMode: 'logical',
+    schedule: '0 3 1 1 *',
+  });
+  await applyTargets(() => ({}));
+  await h.runtime.mirror(); // creates the bucket
+}, 300_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await h?.close();
+  await Promise.all([dropPostgresDatabase(pgAdmin, pgDb), dropMysqlDatabase(mysqlAdmin, myDb)]);
+});
+
+describe.each([
+  { engine: 'postgres', target: 'postgres-main', db: pgDb, missing: /relation "no_such_table" does not exist/ },
+  { engine: 'mysql', target: 'mysql-main', db: myDb, missing: /Table '.*no_such_table' doesn't exist/ },
+])('$engine', ({ target, db, missing }) => {
+  it('stores each query as CSV beside the dump and lists it in the manifest', async () => {
+    await applyTargets(() => ({ queries: [{ name: 'probe', sql: PROBE }, { name: 'empty result', database: db, sql: 'SELECT id FROM export_probe WHERE id < 0' }] }));
+    const row = await backupNow(target);
+    expect(row.phase, row.message).toBe('Succeeded');
+    const manifest = row.manifest as unknown as { objects: ManifestObject[]; scope: { queries?: unknown[] } };
+    const exports = manifest.objects.filter((o) => o.role === 'export');
+    expect(exports).toEqual([
+      expect.objectContaining({ name: 'probe', database: db, sql: PROBE, rows: 4, format: 'csv', compression: 'zstd', key: expect.stringMatching(new RegExp(`/${row.id}/exports/probe\\.csv\\.zst\\.age$`)) }),
+      expect.objectContaining({ name: 'empty result', database: db, rows: 0, key: expect.stringMatching(/\/exports\/empty%20result\.csv\.zst\.age$/) }),
+    ]);
+    expect(exports.every((o) => /^[0-9a-f]{64}$/.test(o.sha256) && o.size > 0)).toBe(true);
+    expect(manifest.scope.queries).toHaveLength(2);
+    expect(await decrypted(exports[0]!.key)).toBe(EXPECTED_CSV);
+    expect(exports[0]!.rawSize).toBe(Buffer.byteLength(EXPECTED_CSV));
+    expect(await decrypted(exports[1]!.key)).toBe('id\r\n');
+  });
+
+  it('runs each query read-only, and a failing query fails the backup with the database message', async () => {
+    await applyTargets(() => ({ queries: [{ name: 'probe', sql: PROBE }, { name: 'broken', sql: 'SELECT * FROM no_such_table' }] }));
+    const failed = await backupNow(target);
+    expect(failed.phase).toBe('Failed');
+    expect(failed.message).toMatch(/^export broken: /);
+    expect(failed.message).toMatch(missing);
+    const s3 = s3Env();
+    const client = createS3Client({ endpoint: s3.endpoint, region: s3.region, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey, pathStyle: true });
+    const left: string[] = [];
+    for await (const key of listKeys(client, bucket, `strata/default/${target}/${failed.id}/`)) left.push(key);
+    expect(left).toEqual([]);
+    const write = target.startsWith('postgres') ? "SELECT nextval('customers_id_seq')" : 'SELECT id FROM export_probe FOR UPDATE';
+    await applyTargets(() => ({ queries: [{ name: 'writes', sql: write }] }));
+    const readOnly = await backupNow(target);
+    expect(readOnly.phase).toBe('Failed');
+    expect(readOnly.message).toMatch(target.startsWith('postgres') ? /export writes: .*cannot execute nextval\(\) in a read-only transaction/ : /export writes: .*Cannot execute statement in a READ ONLY transaction/);
+    await applyTargets(() => ({}));
+  });
+
+  it('exactCounts: the inventory counts the tables under maxRows and says which it left at their estimate', async () => {
+    await applyTargets(() => ({}), { exactCounts: { enabled: true, maxRows: 8 } });
+    const row = await backupNow(target);
+    expect(row.phase, row.message).toBe('Succeeded');
+    const res = await h.call('viewer', 'get', `/api/v1/backups/${row.id}/inventory`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const inventory = res.body as { exactCounts?: { tables: number; seconds: number; skipped: string[] }; databases: Array<{ tables: Array<{ name: string; exactRows?: number; rowsEstimate: number }> }> };
+    const tables = inventory.databases[0]!.tables;
+    expect(tables.find((t) => t.name === 'export_probe')?.exactRows).toBe(4);
+    expect(tables.find((t) => t.name === 'customers')?.exactRows).toBeUndefined();
+    expect(inventory.exactCounts?.tables).toBe(tables.filter((t) => t.exactRows !== undefined).length);
+    expect(inventory.exactCounts?.tables).toBeGreaterThan(0);
+    expect(inventory.exactCounts?.seconds).toBeGreaterThanOrEqual(0);
+    expect(inventory.exactCounts?.skipped).toContainEqual(expect.stringMatching(new RegExp(`^${db}\\.(public\\.)?customers: estimate \\d+ is not under maxRows 8$`)));
+    await applyTargets(() => ({}));
+  });
+});
