@@ -20,7 +20,7 @@ export const NOT_IMPLEMENTED = {
   ],
   strata: [
     // backup-catalog
-    'getTargetChanges', 'getSegmentPreviews', 'diffBackups', 'collectStoreGarbage',
+    'getTargetChanges', 'getSegmentPreviews', 'diffBackups',
   ],
 } as const satisfies Record<'sigil' | 'strata', readonly string[]>;
 

@@ -91,6 +91,11 @@ export function parseDuration(s: string): number | undefined {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Whether `s` is an RFC 3339 date-time such as 2025-03-01T02:00:00Z. */
+/** A calendar date, `2027-01-01`. */
+export function isDate(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`));
+}
+
 export function isTimestamp(s: string): boolean {
   return RFC3339.test(s) && !Number.isNaN(Date.parse(s));
 }

@@ -298,18 +298,43 @@ describe('targets and backups', () => {
     fake.routes.set('GET /api/v1/targets/default/orders/backups', json(200, {
       target: 'default/orders',
       backups: [
-        { id: '20250301T030000Z-ab12', phase: 'Succeeded', restorable: true, time: '2025-03-01T03:00:00Z', databases: ['app', 'billing'], storedBytes: 1536, durationSeconds: 95, pinned: true, verified: true },
-        { id: '20250228T030000Z-cd34', phase: 'Succeeded', restorable: true, time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25 },
+        { id: '20250301T030000Z-ab12', phase: 'Succeeded', restorable: true, time: '2025-03-01T03:00:00Z', databases: ['app', 'billing'], storedBytes: 1536, durationSeconds: 95, pinned: true, verified: true, retainedBy: ['newest', 'daily'], expiresAt: '2025-03-08T00:00:00Z' },
+        { id: '20250228T030000Z-cd34', phase: 'Succeeded', restorable: true, time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25, retainedBy: ['pinned'], expiresAt: null },
+        { id: '20250227T030000Z-ef56', phase: 'Expired', restorable: false, time: '2025-02-27T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4, retainedBy: [], expiredAt: '2025-03-01T03:10:00Z', expiredReason: 'kept by no rule of retain {daily: 2}' },
       ],
     }));
-    const r = await run(['backups', 'orders', '--limit', '2']);
+    const r = await run(['backups', 'orders', '--limit', '3']);
     expect(r.code).toBe(0);
-    expect(last().query.get('limit')).toBe('2');
+    expect(last().query.get('limit')).toBe('3');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+FLAGS$/);
-    expect(lines[1]).toMatch(/^20250301T030000Z-ab12\s+Succeeded\s+2025-03-01 03:00:00Z\s+app,billing\s+1\.5 KiB\s+1m35s\s+pinned,verified$/);
-    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+Succeeded\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+-$/);
-    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+RETAINED BY\s+UNTIL\s+FLAGS$/);
+    expect(lines[1]).toMatch(/^20250301T030000Z-ab12\s+Succeeded\s+2025-03-01 03:00:00Z\s+app,billing\s+1\.5 KiB\s+1m35s\s+newest,daily\s+2025-03-08 00:00:00Z\s+pinned,verified$/);
+    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+Succeeded\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+pinned\s+no end\s+-$/);
+    expect(lines[3]).toMatch(/^20250227T030000Z-ef56\s+Expired\s+2025-02-27 03:00:00Z\s+app\s+-\s+4s\s+-\s+expired 2025-03-01 03:10:00Z\s+-$/);
+    expect(r.stdout).toContain('Expired by retention');
+    expect(r.stdout).toContain('20250227T030000Z-ef56: kept by no rule of retain {daily: 2}');
+  });
+
+  it('gc asks the store for a pass, --dry-run only for the list', async () => {
+    await loggedIn();
+    fake.routes.set('POST /api/v1/stores/default/local/gc', json(200, { store: 'local', dryRun: true, startedAt: '2025-03-01T03:00:00Z', objects: 2, bytes: 2048, keys: ['strata/default/orders/b1/manifest.json', 'strata/default/orders/b1/data/app.pgdump.zst.age'], truncated: false, kept: 10 }));
+    const r = await run(['gc', 'local', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(last().query.get('dryRun')).toBe('true');
+    expect(r.stdout).toContain('store local: would delete 2 object(s), 2 KiB; 10 kept');
+    expect(r.stdout).toContain('  strata/default/orders/b1/manifest.json');
+    await run(['gc', 'default/local']);
+    expect(last().query.get('dryRun')).toBeNull();
+  });
+
+  it('pin takes a date for --expires, and refuses what is neither a duration, a date nor a time', async () => {
+    await loggedIn();
+    fake.routes.set('POST /api/v1/backups/b1/pin', json(200, { message: 'backup b1 pinned' }));
+    expect((await run(['pin', 'b1', '--expires', '2027-01-01'])).code).toBe(0);
+    expect(JSON.parse(last().body)).toEqual({ expires: '2027-01-01' });
+    const bad = await run(['pin', 'b1', '--expires', 'next year']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/a date such as 2027-01-01/);
   });
 
   it('pins with expiry and reason, unpins, shows a backup and its inventory', async () => {

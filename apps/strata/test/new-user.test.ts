@@ -35,10 +35,10 @@ describe('failed runs look failed', () => {
     const r = await run(['backups', 'prod/orders']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+FLAGS$/);
+    expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+RETAINED BY\s+UNTIL\s+FLAGS$/);
     expect(lines[1]).toMatch(/^20250303t030000z-0000aaaa\s+Queued\s+-\s+-\s+-\s+/);
-    expect(lines[2]).toMatch(/^20250302t030000z-ffff0000\s+Failed\s+-\s+-\s+-\s+2s\s+-$/);
-    expect(lines[3]).toMatch(/^20250301t030000z-aaaa1111\s+Succeeded\s+2025-03-01 03:00:00Z\s+app\s+2 KiB\s+30s\s+-$/);
+    expect(lines[2]).toMatch(/^20250302t030000z-ffff0000\s+Failed\s+-\s+-\s+-\s+2s\s+-\s+-\s+-$/);
+    expect(lines[3]).toMatch(/^20250301t030000z-aaaa1111\s+Succeeded\s+2025-03-01 03:00:00Z\s+app\s+2 KiB\s+30s\s+-\s+-\s+-$/);
     expect(lines.slice(4)).toEqual([
       '',
       'Failed runs (not restorable; `strata backup ID` shows the whole message):',
@@ -230,7 +230,7 @@ describe('the CLI', () => {
   const commands = [
     [], ['login'], ['logout'], ['whoami'], ['settings'], ['quickstart'], ['apply'], ['get'], ['get', 'resources'], ['get', 'resource'],
     ['delete'], ['delete', 'resource'], ['targets'], ['target'], ['suspend'], ['resume'], ['backup-now'], ['backups'], ['backup'],
-    ['inventory'], ['pin'], ['unpin'], ['plan'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
+    ['inventory'], ['pin'], ['unpin'], ['gc'], ['plan'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
     ['secret'], ['secret', 'set'], ['secret', 'list'], ['secret', 'delete'],
     ['sandbox'], ['sandbox', 'create'], ['sandbox', 'list'], ['sandbox', 'get'], ['sandbox', 'extend'], ['sandbox', 'credentials'],
     ['sandbox', 'reset'], ['sandbox', 'connect'], ['sandbox', 'delete'], ['sandbox', 'query'], ['sandbox', 'tables'], ['sandbox', 'browse'], ['sandboxes'], ['connect'],

@@ -545,6 +545,22 @@ export interface BackupStoreStatus {
   lastGCDeleted?: number;
   lastImportCreated?: number;
   lastGCPlanKey?: string;
+  /**
+   * The last garbage collection of the store: when, how many objects and bytes it deleted (or, dryRun, would delete).
+   */
+  lastGC?: {
+    /**
+     * An RFC 3339 date-time with an offset, e.g. 2026-01-31T02:00:00Z.
+     */
+    at: string;
+    objects: number;
+    bytes: number;
+    dryRun: boolean;
+    /**
+     * The error the pass stopped at; what it deleted before stays deleted.
+     */
+    error?: string;
+  };
 }
 /**
  * One database server bound to a BackupPolicy.

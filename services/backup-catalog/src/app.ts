@@ -22,6 +22,7 @@ import { streamEvents } from './console/sse.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import type { StatusWriter } from './resources/status.ts';
 import type { TargetService } from './console/targets.ts';
+import type { Lifecycle } from './lifecycle/lifecycle.ts';
 
 export interface CatalogAppDeps extends BackupDeps {
   log: Logger;
@@ -39,6 +40,8 @@ export interface CatalogAppDeps extends BackupDeps {
   kick: () => void;
   /** Checks a store (creating its bucket when writable) and mirrors its backups. */
   mirrorStore: (namespace: string, name: string) => Promise<number>;
+  /** Retention and garbage collection. */
+  lifecycle: Lifecycle;
 }
 
 /** The console API: thin handlers over the catalog's use cases. */
@@ -93,6 +96,10 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
         const action = await pins.unpin(params.id);
         setAuditObject(action.name);
         return ok(action);
+      },
+      collectStoreGarbage: async ({ params, query, setAuditObject }) => {
+        setAuditObject(`BackupStore/${params.ns}/${params.name}`);
+        return ok(await deps.lifecycle.gc(params.ns, params.name, query.dryRun === true));
       },
       listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target) }),
       createRestore: async ({ principal, body, setAuditObject }) => {

@@ -16,9 +16,13 @@ import { createStatusWriter, type StatusWriter } from './resources/status.ts';
 import { createStreamSupervisor } from './change-capture/streams.ts';
 import { createTargetService, type TargetService } from './console/targets.ts';
 import { strataStreamControlSubject } from '@sigil/proto/strata-jobs';
+import { createAuditLog } from './console/audit.ts';
+import { createLifecycle, type Lifecycle } from './lifecycle/lifecycle.ts';
 
 export interface CatalogRuntime {
-  deps: BackupDeps & { targets: TargetService; restores: RestoreService; sandboxRestores: SandboxRestores; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number> };
+  deps: BackupDeps & { targets: TargetService; restores: RestoreService; sandboxRestores: SandboxRestores; status: StatusWriter; hub: EventHub; kick: () => void; mirrorStore: (namespace: string, name: string) => Promise<number>; lifecycle: Lifecycle };
+  /** Retention and garbage collection: tests await `lifecycle.idle()` after a pass. */
+  lifecycle: Lifecycle;
   /** Scheduled verification restores: tests run a pass with `verifier.tick()`. */
   verifier: Verifier;
   db: Db;
@@ -32,7 +36,7 @@ export interface CatalogRuntime {
 }
 
 export interface CatalogOptions {
-  config: Pick<CatalogConfig, 'DATABASE_URL' | 'SCHEDULER_INTERVAL_MS' | 'MIRROR_INTERVAL_MS' | 'DOWNLOAD_URL_TTL_SECONDS' | 'CONSUMER_PREFIX'>;
+  config: Pick<CatalogConfig, 'DATABASE_URL' | 'SCHEDULER_INTERVAL_MS' | 'MIRROR_INTERVAL_MS' | 'DOWNLOAD_URL_TTL_SECONDS' | 'CONSUMER_PREFIX'> & Partial<Pick<CatalogConfig, 'RETENTION_INTERVAL_MS' | 'GC_INTERVAL_MS' | 'GC_SKEW_MARGIN_MS'>>;
   bus: Bus;
   log: Logger;
   secretsKey: Buffer;
@@ -58,6 +62,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const sandboxRestores = createSandboxRestores({ ...base, targets });
   const verifier = createVerifier({ ...base, sandboxRestores, log });
   const status = createStatusWriter({ ...base, log });
+  const lifecycle = createLifecycle({ ...base, log, audit: createAuditLog(db), gcIntervalMs: config.GC_INTERVAL_MS ?? 6 * 3600_000, retentionIntervalMs: config.RETENTION_INTERVAL_MS ?? 60_000, gcSkewMarginMs: config.GC_SKEW_MARGIN_MS ?? 60_000 });
   const streams = createStreamSupervisor({ ...base, control: (message) => bus.notify(strataStreamControlSubject(config.CONSUMER_PREFIX), message) });
   const tick = async (): Promise<void> => {
     if (ticking) {
@@ -70,6 +75,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
         await targets.tick().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed'));
         await streams.tick().catch((error: unknown) => log.error({ err: error }, 'streamer pass failed'));
         await verifier.tick().catch((error: unknown) => log.error({ err: error }, 'verification pass failed'));
+        await lifecycle.tick().catch((error: unknown) => log.error({ err: error }, 'retention pass failed'));
       } while (again);
       // Reaching stores and database servers can take seconds: it never holds up the scheduler.
       void status.refreshDue();
@@ -99,7 +105,9 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
         const store = await resources.get<StoreSpec>(db, 'BackupStore', namespace, name);
         return store ? mirrorStore(base, store) : 0;
       },
+      lifecycle,
     },
+    lifecycle,
     db,
     verifier,
     tick,
@@ -113,6 +121,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       await feed.stop();
       hub.stop();
       await ticking?.catch(() => undefined);
+      await lifecycle.idle();
       await status.idle();
       await db.$disconnect();
     },

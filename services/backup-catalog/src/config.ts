@@ -7,6 +7,12 @@ export const catalogConfig = baseServiceConfig.extend({
   STRATA_EXTERNAL_URL: z.string().url().optional(),
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   MIRROR_INTERVAL_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** Retention runs when the catalog changed, and at least this often (calendar buckets roll over). */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** A store with nothing known to collect is still swept this often (objects a failed run's cleanup left). */
+  GC_INTERVAL_MS: z.coerce.number().int().min(60_000).default(6 * 3600_000),
+  /** Garbage younger than this stays for a later pass: the store's clock may differ from the catalog's. */
+  GC_SKEW_MARGIN_MS: z.coerce.number().int().min(0).default(60_000),
   /** Lifetime of presigned download URLs, in seconds. */
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 24 * 3600).default(3600),
 });

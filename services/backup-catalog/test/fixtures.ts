@@ -14,6 +14,8 @@ export interface StackDocsOptions {
   postgresMode?: 'physical' | 'logical';
   /** The policy's change capture. */
   pitr?: { enabled: boolean; partialInterval?: string };
+  /** The policy's retention rules. */
+  retain?: { daily?: number; weekly?: number; monthly?: number; yearly?: number };
   /** The targets' masked columns and sandbox settings, and the policy's sandbox lifetimes. */
   mask?: string[];
   targetSandbox?: { sizeLimit?: string; postRestoreSQL?: string[] };
@@ -67,7 +69,7 @@ spec:
   full: { schedule: "${o.schedule ?? '0 3 * * *'}", timeZone: Europe/Paris, startingDeadline: 6h }
   compression: { level: fastest, threads: 1 }
   jobs: { stallTimeout: 60s }
-${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}${o.policySandbox ? `  sandbox: ${JSON.stringify(o.policySandbox)}\n` : ''}${o.verify ? `  verify: ${JSON.stringify(o.verify)}\n` : ''}`,
+${o.limits ? `  limits: ${JSON.stringify(o.limits)}\n` : ''}${o.retain ? `  retain: ${JSON.stringify(o.retain)}\n` : ''}${o.pitr ? `  pitr: ${JSON.stringify(o.pitr)}\n` : ''}${o.policySandbox ? `  sandbox: ${JSON.stringify(o.policySandbox)}\n` : ''}${o.verify ? `  verify: ${JSON.stringify(o.verify)}\n` : ''}`,
   ];
   if (o.identity) {
     docs.push(`apiVersion: v1

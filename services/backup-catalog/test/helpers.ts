@@ -8,6 +8,7 @@ import type { StrataRole } from '@sigil/proto';
 import { generateAgeIdentity } from '@strata/stream';
 import { createApp } from '../src/app.ts';
 import { startCatalog, type CatalogRuntime } from '../src/catalog.ts';
+import type { CatalogConfig } from '../src/config.ts';
 
 export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/backup-catalog/migrations');
 
@@ -28,14 +29,14 @@ export interface CatalogHarness {
 }
 
 /** A catalog on its own database and NATS cell; timers off: tests drive the scheduler with tick(). */
-export async function startCatalogHarness(name: string, options: { secretsKey?: Buffer; databaseUrl?: string; cell?: string } = {}): Promise<CatalogHarness> {
+export async function startCatalogHarness(name: string, options: { secretsKey?: Buffer; databaseUrl?: string; cell?: string; config?: Partial<Pick<CatalogConfig, 'RETENTION_INTERVAL_MS' | 'GC_INTERVAL_MS' | 'GC_SKEW_MARGIN_MS'>> } = {}): Promise<CatalogHarness> {
   const databaseUrl = options.databaseUrl ?? (await freshTestDatabase(`strata_catalog_test_${name}`, migrationsDir));
   const cell = options.cell ?? `t${randomBytes(4).toString('hex')}`;
   const secretsKey = options.secretsKey ?? randomBytes(32);
   const bus = await connectBus(testNatsUrl(), `catalog-test-${name}`);
   let now: Date | undefined;
   const runtime = await startCatalog({
-    config: { DATABASE_URL: databaseUrl, SCHEDULER_INTERVAL_MS: 1000, MIRROR_INTERVAL_MS: 60_000, DOWNLOAD_URL_TTL_SECONDS: 3600, CONSUMER_PREFIX: cell },
+    config: { DATABASE_URL: databaseUrl, SCHEDULER_INTERVAL_MS: 1000, MIRROR_INTERVAL_MS: 60_000, DOWNLOAD_URL_TTL_SECONDS: 3600, CONSUMER_PREFIX: cell, ...options.config },
     bus,
     log: silentLogger(),
     secretsKey,

@@ -1,10 +1,10 @@
-/** The strata CLI: One backup: detail, inventory, pin and unpin. */
+/** The strata CLI: One backup: detail, inventory, pin and unpin; a store's garbage collection. */
 import type { Command } from 'commander';
 import { expectData, type Schema } from '../client.ts';
-import { isDuration, isTimestamp } from '../format.ts';
+import { isDate, isDuration, isTimestamp } from '../format.ts';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
-import { reasonBody } from '../args.ts';
+import { parseRef, reasonBody, refParams } from '../args.ts';
 import type { CommandContext } from '../context.ts';
 import { examples } from '../help.ts';
 
@@ -34,16 +34,16 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .command('pin')
     .description('hold a backup against retention')
     .argument('<id>', 'backup id')
-    .option('--expires <when>', 'a duration such as 30d, or an RFC 3339 time; omitted means forever')
+    .option('--expires <when>', 'a duration such as 30d, a date (2027-01-01) or an RFC 3339 time; omitted means forever')
     .option('--reason <text>', 'why the backup is kept')
     .addHelpText('after', examples(
       ['strata pin 20250301t030000z-ab12cd34 --expires 30d --reason "audit 2025"'],
-      ['strata pin 20250301t030000z-ab12cd34 --expires 2026-01-01T00:00:00Z'],
+      ['strata pin 20250301t030000z-ab12cd34 --expires 2027-01-01 --reason "legal hold"', 'kept past its rules until that day'],
       ['strata pin 20250301t030000z-ab12cd34', 'forever'],
     ))
     .action(async (id: string, opts: { expires?: string; reason?: string }, cmd: Command) => {
-      if (opts.expires !== undefined && !isDuration(opts.expires) && !isTimestamp(opts.expires)) {
-        throw new UsageError(`invalid --expires "${opts.expires}": expected a duration such as 30d or an RFC 3339 time`);
+      if (opts.expires !== undefined && !isDuration(opts.expires) && !isTimestamp(opts.expires) && !isDate(opts.expires)) {
+        throw new UsageError(`invalid --expires "${opts.expires}": expected a duration such as 30d, a date such as 2027-01-01 or an RFC 3339 time`);
       }
       const body: Schema<'PinRequest'> = {};
       if (opts.expires) body.expires = opts.expires;
@@ -61,6 +61,18 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
       const c = await connect(cmd);
       emitAction(cmd, await expectData(c.api.POST('/backups/{id}/unpin', { params: { path: { id } }, body: reasonBody(opts.reason) })));
+    });
+
+  program
+    .command('gc')
+    .description("delete what no kept backup or window needs from a store (expired backups' objects, expired change log)")
+    .argument('<store>', 'the BackupStore, NAMESPACE/NAME or NAME (namespace default)')
+    .option('--dry-run', 'list what would be deleted; delete nothing')
+    .addHelpText('after', examples(['strata gc default/local --dry-run', 'what would go'], ['strata gc local', 'collect now (the catalog also does it after expiries)']))
+    .action(async (store: string, opts: { dryRun?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const query = opts.dryRun ? { dryRun: true } : {};
+      emit(cmd, await expectData(c.api.POST('/stores/{ns}/{name}/gc', { params: { path: refParams(parseRef(store, 'STORE')), query } })), render.gcResult);
     });
 
 }

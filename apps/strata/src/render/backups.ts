@@ -40,6 +40,10 @@ export function backupDetail(d: Schema<'BackupDetail'>): string {
     ['store', b.store],
     ['reason', b.reason],
     ['pinned', (tags.pinned ?? b.pinned) ? pinText(tags, b) : false],
+    ['retained by', b.retainedBy?.length ? b.retainedBy.join(', ') : undefined],
+    ['kept until', b.expiresAt ? time(b.expiresAt) : b.retainedBy?.length ? 'no end (a pin or the newest backup)' : undefined],
+    ['expired', b.expiredAt ? `${time(b.expiredAt)}${b.expiredReason ? ` (${b.expiredReason})` : ''}` : undefined],
+    ['postponed', b.postpones ? `${b.postpones} time(s)${b.postponedUntil ? `, next try ${time(b.postponedUntil)}` : ''}` : undefined],
     ['verified', (tags.verified ?? b.verified) ? verifiedText(tags) : false],
     ['verify failed', (tags.verifyFailed ?? b.verifyFailed) ? true : undefined],
     ['objects', m.objects?.length],
@@ -53,6 +57,7 @@ export function backupDetail(d: Schema<'BackupDetail'>): string {
 function phaseText(b: Backup): string | undefined {
   if (!b.phase) return undefined;
   if (b.restorable) return `${b.phase} (restorable)`;
+  if (b.phase === 'Expired') return `${b.phase} (not restorable: retention expired it)`;
   return `${b.phase} (not restorable${b.phase === 'Failed' ? '' : ' until it succeeds'})`;
 }
 
@@ -98,5 +103,14 @@ export function inventory(inv: Schema<'Inventory'>): string {
     ]),
   );
   if (rows.length) out += '\n' + table(['database', 'table', 'kind', 'rows', 'size', 'columns'], rows);
+  return out;
+}
+
+/** A garbage collection pass: what went (or would go), and the error it stopped at. */
+export function gcResult(r: Schema<'GcResult'>): string {
+  const verb = r.dryRun ? 'would delete' : 'deleted';
+  let out = `store ${r.store}: ${verb} ${r.objects} object(s), ${humanBytes(r.bytes)}${r.kept !== undefined ? `; ${r.kept} kept` : ''}\n`;
+  if (r.keys.length) out += r.keys.map((k) => `  ${k}\n`).join('') + (r.truncated ? `  … and ${r.objects - r.keys.length} more\n` : '');
+  if (r.error) out += `stopped at an error (what was deleted before it stays deleted): ${r.error}\n`;
   return out;
 }

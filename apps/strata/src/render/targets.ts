@@ -81,7 +81,7 @@ export function backups(l: Schema<'BackupList'>): string {
   const bs = l.backups ?? [];
   if (!bs.length) return `No backups${l.target ? ` of ${l.target}` : ''}.\n`;
   let out = table(
-    ['id', 'phase', 'time', 'databases', 'stored', 'duration', 'flags'],
+    ['id', 'phase', 'time', 'databases', 'stored', 'duration', 'retained by', 'until', 'flags'],
     bs.map((b) => [
       b.id,
       b.phase,
@@ -89,12 +89,29 @@ export function backups(l: Schema<'BackupList'>): string {
       list(b.databases, 3),
       b.restorable ? humanBytes(b.storedBytes) : '-',
       humanDuration(b.durationSeconds),
+      retainedText(b),
+      untilText(b),
       backupFlags(b),
     ]),
   );
   const failed = bs.filter((b) => b.phase === 'Failed');
   if (failed.length) out += `\nFailed runs (not restorable; \`strata backup ID\` shows the whole message):\n${failed.map((b) => `  ${b.id}: ${firstLine(b.error)}\n`).join('')}`;
+  const expired = bs.filter((b) => b.phase === 'Expired');
+  if (expired.length) out += `\nExpired by retention (not restorable; their objects go at the store's next garbage collection):\n${expired.map((b) => `  ${b.id}: ${b.expiredReason ?? 'kept by no rule'}\n`).join('')}`;
   return out;
+}
+
+/** Why retention keeps a backup; `-` for runs the rules do not judge (not succeeded) or no longer keep. */
+export function retainedText(b: Schema<'Backup'>): string {
+  return b.retainedBy?.length ? b.retainedBy.join(',') : '-';
+}
+
+/** Until when the rules keep it (`pin` or `newest` alone: no end), when it expired, or when a postponed run tries again. */
+export function untilText(b: Schema<'Backup'>): string {
+  if (b.phase === 'Expired') return b.expiredAt ? `expired ${time(b.expiredAt)}` : 'expired';
+  if (b.phase === 'Postponed') return b.postponedUntil ? `retry ${time(b.postponedUntil)}` : '-';
+  if (b.expiresAt) return time(b.expiresAt);
+  return b.retainedBy?.length ? 'no end' : '-';
 }
 
 function firstLine(text: string | undefined): string {

@@ -6,6 +6,7 @@ import { backupEvent } from './backups.ts';
 import { findBackup } from './backup-queries.ts';
 import { bumpCatalogVersion, type Db } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
+import { EXPIRED_PHASE } from '../lifecycle/retention-pass.ts';
 
 export interface PinDeps {
   db: Db;
@@ -23,6 +24,9 @@ export function createPinService(deps: PinDeps) {
   const change = async (id: string, data: Parameters<Db['backup']['update']>[0]['data'], stage: 'pinned' | 'unpinned') => {
     const { row, version } = await deps.db.$transaction(async (tx) => {
       const found = await findBackup(tx, id);
+      if (stage === 'pinned' && found.phase === EXPIRED_PHASE) {
+        throw new AppError('conflict', `Backup ${found.id} expired${found.expiredAt ? ` on ${found.expiredAt.toISOString()}` : ''}; its objects are garbage and a pin cannot bring it back.`);
+      }
       const updated = await tx.backup.update({ where: { id: found.id }, data });
       return { row: updated, version: await bumpCatalogVersion(tx) };
     });
@@ -47,8 +51,9 @@ export function createPinService(deps: PinDeps) {
 
 export type PinService = ReturnType<typeof createPinService>;
 
-/** `expires` is a duration from now (`30d`) or an RFC 3339 time. */
+/** `expires` is a duration from now (`30d`), an RFC 3339 time, or a date (`2027-01-01`: the start of that day, UTC). */
 export function pinExpiry(expires: string, now: Date): Date {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(expires)) expires = `${expires}T00:00:00Z`;
   if (/^\d{4}-\d{2}-\d{2}T/.test(expires)) {
     const at = new Date(expires);
     if (Number.isNaN(at.getTime())) throw new AppError('validation-failed', `expires: "${expires}" is not a valid time`);

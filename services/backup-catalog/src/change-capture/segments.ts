@@ -117,7 +117,8 @@ export async function physicalFulls(conn: DbOrTx, namespace: string, targetName:
 export async function chainReport(conn: DbOrTx, target: StoredResource<TargetSpec>): Promise<ChainReport> {
   const { namespace, name } = target.metadata;
   const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
-  const rows = await conn.segment.findMany({ where: { namespace, targetName: name }, orderBy: { startLsn: 'asc' } });
+  // Expired segments wait for garbage collection: no kept full's window needs them, so no chain may use them.
+  const rows = await conn.segment.findMany({ where: { namespace, targetName: name, expired: false }, orderBy: { startLsn: 'asc' } });
   return analyzeChain(await physicalFulls(conn, namespace, name), rows as SegmentRow[], {
     ...(pitr.coveredUntil ? { coveredUntil: new Date(pitr.coveredUntil) } : {}),
     ...(pitr.coveredPos ? { coveredLsn: parseLsn(pitr.coveredPos) } : {}),
@@ -155,7 +156,7 @@ export function segmentView(row: SegmentRecord) {
 /** Segments uploaded since a time, oldest first, of one target or of the targets `visible` lets through. */
 export async function listSegments(db: Db, options: { since?: Date; target?: { namespace: string; name: string }; visible?: (namespace: string, name: string) => boolean; limit?: number }) {
   const rows = await db.segment.findMany({
-    where: { ...(options.since ? { uploadedAt: { gte: options.since } } : {}), ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}) },
+    where: { expired: false, ...(options.since ? { uploadedAt: { gte: options.since } } : {}), ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}) },
     orderBy: [{ uploadedAt: 'asc' }, { seq: 'asc' }],
     take: options.limit ?? 1000,
   });

@@ -4,6 +4,15 @@ import { BACKUP_PHASES } from '../backups/backups.ts';
 import { catalogVersion, type Db } from '../db.ts';
 import type { ResourceRepository } from '../resources/resources.ts';
 
+interface LastGC {
+  at: string;
+  objects: number;
+  bytes: number;
+  dryRun: boolean;
+}
+
+const lastGCView = ({ at, objects, bytes, dryRun }: LastGC) => ({ at, objects, bytes, dryRun });
+
 /** The console's settings page: stores and policies without secrets, and the catalog's size and version. */
 export async function readSettings(db: Db, resources: ResourceRepository) {
   const [stores, policies, version, targetCount, backupCount] = await Promise.all([
@@ -23,6 +32,7 @@ export async function readSettings(db: Db, resources: ResourceRepository) {
       phase: String(s.status.phase ?? 'Pending'),
       message: String(s.status.message ?? ''),
       readOnly: s.spec.readOnly ?? false,
+      ...(s.status.lastGC ? { lastGC: lastGCView(s.status.lastGC as LastGC) } : {}),
     })),
     policies: policies.map((p) => ({
       namespace: p.metadata.namespace,

@@ -1,6 +1,10 @@
 import { STRATA } from '@sigil/proto/strata';
 import { BACKUP_PHASES, type BackupRow } from '../backups/backups.ts';
 import type { Db } from '../db.ts';
+import type { components } from '@sigil/proto/api/strata';
+
+/** Why retention keeps a backup, in the contract's words. */
+type RetainReason = NonNullable<components['schemas']['Backup']['retainedBy']>[number];
 
 export type RestoreRow = NonNullable<Awaited<ReturnType<Db['restore']['findUnique']>>>;
 
@@ -32,7 +36,7 @@ export function backupRefView(row: BackupRow) {
   return { name: row.name, id: row.id, time: (consistentAt(row) ?? row.queuedAt).toISOString(), phase: row.phase };
 }
 
-function consistentAt(row: BackupRow): Date | undefined {
+export function consistentAt(row: BackupRow): Date | undefined {
   const at = manifestOf(row).consistentAt;
   return at ? new Date(at) : undefined;
 }
@@ -73,6 +77,13 @@ export function backupView(row: BackupRow) {
     verified: row.verified,
     verifyFailed: row.verifyFailed,
     tables: m.inventory?.tables ?? 0,
+    retainedBy: row.retainedBy as RetainReason[],
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    expiredAt: row.expiredAt?.toISOString() ?? null,
+    ...(row.expiredReason ? { expiredReason: row.expiredReason } : {}),
+    postpones: row.postpones,
+    postponedUntil: row.postponedUntil?.toISOString() ?? null,
+    skipLoadGuard: row.skipLoadGuard,
   };
 }
 

@@ -136,7 +136,8 @@ async function checkSegments(deps: BackupDeps, store: StoredResource<StoreSpec>,
     const { namespace, name } = target.metadata;
     const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
     if (!policy || policy.spec.store !== store.metadata.name) continue;
-    const rows = await deps.db.segment.findMany({ where: { namespace, targetName: name, uploadedAt: { lt: before } }, select: { key: true, missing: true } });
+    // An expired segment's object is garbage collected on purpose: its absence breaks nothing.
+    const rows = await deps.db.segment.findMany({ where: { namespace, targetName: name, expired: false, uploadedAt: { lt: before } }, select: { key: true, missing: true } });
     const gone = rows.filter((r) => !stored.has(r.key)).map((r) => r.key);
     const back = rows.filter((r) => r.missing && stored.has(r.key)).map((r) => r.key);
     missing += gone.length;

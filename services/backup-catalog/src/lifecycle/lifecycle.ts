@@ -1,0 +1,141 @@
+/**
+ * The catalog's lifecycle: retention for every target, then garbage collection of every writable store that has
+ * garbage (something expired since its last pass) or whose last pass is older than the interval (objects a failed
+ * run's cleanup left). The scheduler asks for it on every pass; retention runs when the catalog changed (a backup
+ * succeeded, a pin moved) or a minute passed, and collection runs beside the scheduler, never holding it up.
+ */
+import { AppError } from '@sigil/kit/errors';
+import { catalogVersion } from '../db.ts';
+import type { Logger } from '@sigil/kit/log';
+import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import type { BackupDeps } from '../backups/backups.ts';
+import type { AuditLog } from '../console/audit.ts';
+import { findPolicy } from '../resources/stores.ts';
+import type { StoredResource } from '../resources/resources.ts';
+import { collectGarbage, type GcResult } from './gc.ts';
+import { applyRetention, EXPIRED_PHASE } from './retention-pass.ts';
+
+export interface LifecycleDeps extends BackupDeps {
+  log: Logger;
+  audit: AuditLog;
+  /** A store with nothing known to collect is still swept this often (`GC_INTERVAL_MS`). */
+  gcIntervalMs: number;
+  /** Retention runs at least this often even when nothing changed: calendar buckets roll over (`RETENTION_INTERVAL_MS`). */
+  retentionIntervalMs: number;
+  /** Garbage younger than this is left for a later pass: the store's clock may differ from ours (`GC_SKEW_MARGIN_MS`). */
+  gcSkewMarginMs: number;
+}
+
+export function createLifecycle(deps: LifecycleDeps) {
+  /** The pass running on each store in this process: another request waits for it, then makes its own. */
+  const running = new Map<string, Promise<GcResult>>();
+  let lastRetention: { at: number; version: bigint } | undefined;
+  let collecting: Promise<void> | undefined;
+  let retaining: Promise<void> | undefined;
+
+  /** Whether the rules may decide differently than last time: the catalog changed, or time moved on. */
+  async function retentionDue(now: Date): Promise<boolean> {
+    const version = await catalogVersion(deps.db);
+    if (lastRetention && lastRetention.version === version && now.getTime() - lastRetention.at < deps.retentionIntervalMs) return false;
+    return true;
+  }
+
+  /** Retention for every target; false when another replica held the lock for some target (it runs the pass then). */
+  async function retention(now: Date): Promise<boolean> {
+    let ranAll = true;
+    for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
+      await deps.db.$transaction(async (tx) => {
+        const [lock] = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-retention')) AS ok`);
+        if (!lock?.ok) {
+          ranAll = false;
+          return;
+        }
+        const outcome = await applyRetention(deps, tx, target, now);
+        if (outcome.expired.length) deps.log.info({ target: `${target.metadata.namespace}/${target.metadata.name}`, expired: outcome.expired, segments: outcome.segmentsExpired }, 'retention expired backups');
+      });
+    }
+    return ranAll;
+  }
+
+  /** One retention pass at a time in this process: a caller that finds one running waits for it, then runs its own if due. */
+  async function retentionIfDue(now: Date): Promise<void> {
+    while (retaining) await retaining;
+    retaining = (async () => {
+      if (!(await retentionDue(now))) return;
+      const version = await catalogVersion(deps.db);
+      if (await retention(now)) lastRetention = { at: now.getTime(), version };
+    })().finally(() => (retaining = undefined));
+    await retaining;
+  }
+
+  /**
+   * Whether a store has something to collect: a backup expired since its last pass, the interval passed, or expired
+   * segments wait (those younger than the skew margin stay after a pass: looked at again once it has gone by).
+   */
+  async function gcDue(store: StoredResource<StoreSpec>, now: Date): Promise<boolean> {
+    const last = (store.status as { lastGCTime?: string }).lastGCTime;
+    const since = last ? new Date(last) : new Date(0);
+    const elapsed = now.getTime() - since.getTime();
+    if (elapsed >= deps.gcIntervalMs) return true;
+    for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
+      const { namespace, name } = target.metadata;
+      const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
+      if (policy?.spec.store !== store.metadata.name) continue;
+      if (await deps.db.backup.count({ where: { namespace, targetName: name, phase: EXPIRED_PHASE, expiredAt: { gt: since } } })) return true;
+      if (elapsed > deps.gcSkewMarginMs && (await deps.db.segment.count({ where: { namespace, targetName: name, expired: true } }))) return true;
+    }
+    return false;
+  }
+
+  async function runGc(store: StoredResource<StoreSpec>, dryRun: boolean): Promise<GcResult> {
+    const id = `${store.metadata.namespace}/${store.metadata.name}`;
+    for (let pass = running.get(id); pass; pass = running.get(id)) await pass.catch(() => undefined);
+    const pass = collectGarbage(deps, store, { dryRun, skewMarginMs: deps.gcSkewMarginMs }).finally(() => running.delete(id));
+    running.set(id, pass);
+    return await pass;
+  }
+
+  async function scheduledGc(now: Date): Promise<void> {
+    for (const store of await deps.resources.list<StoreSpec>(deps.db, 'BackupStore')) {
+      if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(await gcDue(store, now))) continue;
+      const result = await runGc(store, false);
+      await deps.audit.record({
+        time: deps.clock(),
+        user: 'scheduler',
+        role: 'system',
+        action: 'collectStoreGarbage',
+        target: '',
+        object: `BackupStore/${store.metadata.namespace}/${store.metadata.name}`,
+        outcome: result.error ? 'failed' : 'ok',
+        from: 'scheduler',
+        detail: { objects: result.objects, bytes: result.bytes, ...(result.error ? { error: result.error } : {}) },
+      });
+      if (result.error) deps.log.warn({ store: store.metadata.name, error: result.error }, 'garbage collection stopped at an error');
+    }
+  }
+
+  return {
+    /** A scheduler pass: retention when due, then (in the background) the stores that have garbage. */
+    async tick(now = deps.clock()): Promise<void> {
+      await retentionIfDue(now);
+      collecting ??= scheduledGc(now)
+        .catch((error: unknown) => deps.log.error({ err: error }, 'garbage collection pass failed'))
+        .finally(() => (collecting = undefined));
+    },
+    /** Resolves once no scheduled collection runs (tests, shutdown). */
+    async idle(): Promise<void> {
+      await collecting;
+    },
+    /** `POST /stores/{ns}/{name}/gc`: retention first, so the pass sees what the rules say now. */
+    async gc(namespace: string, name: string, dryRun: boolean): Promise<GcResult> {
+      const store = await deps.resources.get<StoreSpec>(deps.db, 'BackupStore', namespace, name);
+      if (!store) throw new AppError('not-found', `BackupStore ${namespace}/${name} not found.`);
+      if (store.spec.readOnly) throw new AppError('unprocessable', `Store ${name} is read-only: it is never garbage collected.`);
+      lastRetention = undefined;
+      await retentionIfDue(deps.clock());
+      return await runGc(store, dryRun);
+    },
+  };
+}
+
+export type Lifecycle = ReturnType<typeof createLifecycle>;
