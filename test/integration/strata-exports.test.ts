@@ -8,15 +8,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
-import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
+import { FIXTURE, accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { createS3Client, downloadStream, listKeys, readSmall } from '@strata/stream';
 import { waitFor } from './wait.ts';
 
 /**
- * Selective exports for real, on both engines: a target's `scope.queries` become CSV objects beside the dump
- * (encrypted and compressed like it), listed in the manifest with role `export`, name, database, SQL and row count,
- * and readable with the plain tools; a failing query fails the backup with the database's message.
+ * What a target's scope and exact counts make of a backup, for real on both engines: `scope.queries` become CSV
+ * objects beside the dump (encrypted and compressed like it), listed in the manifest with role `export`, name,
+ * database, SQL and row count, and readable with the plain tools; a failing query fails the backup with the
+ * database's message. `excludeData` and `excludeTables` shape the dump and the manifest's scope says so. The
+ * inventory holds exact counts under `maxRows`.
  */
 const pgAdmin = testPostgresAdminUrl();
 const mysqlAdmin = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
@@ -70,6 +72,15 @@ async function decrypted(key: string): Promise<string> {
   return execFileSync('sh', ['-c', `age -d -i '${identityFile}' < '${file}' | zstd -dc`]).toString('utf8');
 }
 
+/** What the dump of a backup holds: `pg_restore -l`'s table of contents, or the MariaDB dump's SQL. */
+async function dumpText(key: string, engine: string): Promise<string> {
+  const client = createS3Client({ endpoint: s3Env().endpoint, region: s3Env().region, accessKeyId: s3Env().accessKey, secretAccessKey: s3Env().secretKey, pathStyle: true });
+  const file = path.join(path.dirname(identityFile), `d-${randomBytes(3).toString('hex')}`);
+  writeFileSync(file, await readSmall(await downloadStream(client, bucket, key)));
+  const read = engine === 'postgres' ? 'pg_restore -l' : 'cat';
+  return execFileSync('sh', ['-c', `age -d -i '${identityFile}' < '${file}' | zstd -dc | ${read}`], { maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
+}
+
 async function seedProbe(): Promise<void> {
   const rows: Array<[number, string | null, Buffer | null]> = [[1, 'plain', Buffer.from([0, 255])], [2, null, null], [3, '', null], [4, 'a,"b"\nline', null]];
   const client = new pg.Client({ host: pgAccess.host, port: pgAccess.port, user: pgAccess.username, password: pgAccess.password, database: pgDb });
@@ -115,7 +126,7 @@ afterAll(async () => {
 describe.each([
   { engine: 'postgres', target: 'postgres-main', db: pgDb, missing: /relation "no_such_table" does not exist/ },
   { engine: 'mysql', target: 'mysql-main', db: myDb, missing: /Table '.*no_such_table' doesn't exist/ },
-])('$engine', ({ target, db, missing }) => {
+])('$engine', ({ engine, target, db, missing }) => {
   it('stores each query as CSV beside the dump and lists it in the manifest', async () => {
     await applyTargets(() => ({ queries: [{ name: 'probe', sql: PROBE }, { name: 'empty result', database: db, sql: 'SELECT id FROM export_probe WHERE id < 0' }] }));
     const row = await backupNow(target);
@@ -149,6 +160,29 @@ describe.each([
     const readOnly = await backupNow(target);
     expect(readOnly.phase).toBe('Failed');
     expect(readOnly.message).toMatch(target.startsWith('postgres') ? /export writes: .*cannot execute nextval\(\) in a read-only transaction/ : /export writes: .*Cannot execute statement in a READ ONLY transaction/);
+    await applyTargets(() => ({}));
+  });
+
+  it('excludeData keeps a table without its rows and excludeTables leaves one out; the manifest says so', async () => {
+    const excludeTables = [engine === 'postgres' ? `public.${FIXTURE.excludeTable}` : FIXTURE.excludeTable];
+    await applyTargets(() => ({ excludeData: [FIXTURE.excludeDataTable], excludeTables }));
+    const row = await backupNow(target);
+    expect(row.phase, row.message).toBe('Succeeded');
+    const manifest = row.manifest as unknown as { mode: string; objects: ManifestObject[]; scope: Record<string, unknown> };
+    expect(manifest.mode).toBe('logical');
+    expect(manifest.scope).toMatchObject({ excludeData: [FIXTURE.excludeDataTable], excludeTables });
+    const dump = await dumpText(manifest.objects.find((o) => o.role === 'data')!.key, engine);
+    if (engine === 'postgres') {
+      expect(dump).toMatch(/ TABLE public sessions /);
+      expect(dump).not.toMatch(/ TABLE DATA public sessions /);
+      expect(dump).toMatch(/ TABLE DATA public customers /);
+      expect(dump).not.toMatch(/ scratch /);
+    } else {
+      expect(dump).toContain('CREATE TABLE `sessions`');
+      expect(dump).not.toContain('INSERT INTO `sessions`');
+      expect(dump).toContain('INSERT INTO `customers`');
+      expect(dump).not.toContain('`scratch`');
+    }
     await applyTargets(() => ({}));
   });
 

@@ -2,7 +2,7 @@ import { AppError } from '@sigil/kit/errors';
 import { parseDuration, parseQuantity } from '@sigil/proto/units';
 import type { BackupJob } from '@sigil/proto/strata-jobs';
 import { enqueueJob, newRunId } from './job-queue.ts';
-import { exactCountsOf, exportsOf, loadGuardOf } from './run-options.ts';
+import { backupModeOf, exactCountsOf, exportsOf, loadGuardOf } from './run-options.ts';
 import { recordBackupOutcome } from '../resources/conditions.ts';
 import { bumpCatalogVersion, type Db, type Tx } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
@@ -203,10 +203,8 @@ async function buildBackupJob(tx: Tx, deps: BackupDeps, bundle: TargetBundle, ba
   const credentials = await databaseCredentials(tx, deps.secrets, target);
   const labels = target.metadata.labels ?? {};
   const compression = policy.spec.compression ?? {};
-  // Postgres backs up physically (the base of point-in-time restore) when its user may replicate, unless told otherwise.
-  const physical = target.spec.engine === 'postgres' && (target.spec.scope?.mode ?? '') !== 'logical' && mayReplicate((target.status as { pitr?: TargetPitrStatus }).pitr);
   return {
-    mode: physical ? 'physical' : 'logical',
+    mode: backupModeOf(target.spec, mayReplicate((target.status as { pitr?: TargetPitrStatus }).pitr)),
     backupId: backup.id,
     namespace: backup.namespace,
     name: backup.name,

@@ -15,6 +15,19 @@ export const DEFAULT_MAX_POSTPONES = 4;
 export const EXPORT_QUERY_TIMEOUT_MS = 5 * 60_000;
 export const EXACT_COUNTS_DEFAULTS = { maxRows: 100_000, timeout: '5s' };
 
+/**
+ * Postgres backs up physically (the base of point-in-time restore) when its user may replicate, unless told
+ * otherwise. *Decision:* a target that excludes tables or table data without naming a mode is backed up logically:
+ * a physical base copies every table whole, and exclusions silently ignored would keep data its owner asked to leave
+ * out (an explicit `physical` with exclusions is refused when applied).
+ */
+export function backupModeOf(target: Pick<TargetSpec, 'engine' | 'scope'>, mayReplicate: boolean): 'physical' | 'logical' {
+  const scope = target.scope ?? {};
+  const excludes = (scope.excludeData?.length ?? 0) > 0 || (scope.excludeTables?.length ?? 0) > 0;
+  if (target.engine !== 'postgres' || scope.mode === 'logical' || !mayReplicate) return 'logical';
+  return scope.mode === 'physical' || !excludes ? 'physical' : 'logical';
+}
+
 type LoadGuardSpec = NonNullable<PolicySpec['loadGuard']>;
 const LIMITS = ['maxActiveConnections', 'maxReplicationLagSeconds', 'maxLongTransactionSeconds'] as const;
 
@@ -37,7 +50,7 @@ export function exportsOf(scope: TargetSpec['scope']): Pick<BackupJob, 'queries'
   return { queries: queries.map((q) => ({ name: q.name, sql: q.sql, ...(q.database ? { database: q.database } : {}) })), queryTimeoutMs: EXPORT_QUERY_TIMEOUT_MS };
 }
 
-export function exactCountsOf(exact: TargetSpec['exactCounts']): Pick<BackupJob, 'exactCounts'> {
+export function exactCountsOf(exact: Partial<NonNullable<TargetSpec['exactCounts']>> | undefined): Pick<BackupJob, 'exactCounts'> {
   if (!exact?.enabled) return {};
   return { exactCounts: { maxRows: exact.maxRows ?? EXACT_COUNTS_DEFAULTS.maxRows, timeoutMs: Math.max(1, parseDuration(exact.timeout ?? EXACT_COUNTS_DEFAULTS.timeout)) } };
 }
