@@ -285,7 +285,11 @@ export async function removeObjects(client: S3Client, bucket: string, keys: stri
     for (const key of keys) await client.removeObject(bucket, key);
     return;
   }
-  const failed = results.flatMap((r) => (r && r.Error ? [`${r.Error.Key ?? '?'}: ${r.Error.Message ?? r.Error.Code ?? 'error'}`] : []));
+  // minio-js answers each refused key as `{ Key, Code, Message }`, though its type says `{ Error: {...} }`: read both.
+  const failed = results.flatMap((r) => {
+    const error = (r?.Error ?? r) as { Key?: string; Code?: string; Message?: string } | undefined;
+    return error && (error.Code !== undefined || error.Message !== undefined) ? [`${error.Key ?? '?'}: ${error.Message ?? error.Code ?? 'error'}`] : [];
+  });
   if (failed.length > 0) throw new Error(`could not delete ${failed.length} object(s): ${failed.slice(0, 5).join('; ')}${failed.length > 5 ? '; …' : ''}`);
 }
 

@@ -87,6 +87,22 @@ describe('queries', () => {
     });
   });
 
+  it("carries retention's and the load guard's fields, like the console API", async () => {
+    const expired = { id: 'bk-graph-expired', namespace: 'default', name: 'postgres-main-graph-expired', targetName: 'postgres-main', store: 'local', policy: 'nightly', engine: 'postgres' };
+    await h.runtime.db.backup.create({
+      data: { ...expired, phase: 'Expired', queuedAt: new Date('2026-11-19T03:00:00Z'), completedAt: new Date('2026-11-19T03:05:00Z'), expiredAt: new Date('2026-11-20T03:06:00Z'), expiredReason: 'kept by no rule of retain {daily: 1}', postpones: 2 },
+    });
+    await h.runtime.db.backup.update({ where: { id: BACKUP_ID }, data: { retainedBy: ['newest', 'daily'], expiresAt: new Date('2026-11-21T00:00:00Z') } });
+    const fields = 'phase restorable retainedBy expiresAt expiredAt expiredReason postpones postponedUntil';
+    const body = await graph(VIEWER, `{ kept: strataBackup(id: "${BACKUP_ID}") { ${fields} } gone: strataBackup(id: "${expired.id}") { ${fields} } }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toEqual({
+      kept: { phase: 'Succeeded', restorable: true, retainedBy: ['newest', 'daily'], expiresAt: '2026-11-21T00:00:00.000Z', expiredAt: null, expiredReason: null, postpones: 0, postponedUntil: null },
+      gone: { phase: 'Expired', restorable: false, retainedBy: [], expiresAt: null, expiredAt: '2026-11-20T03:06:00.000Z', expiredReason: 'kept by no rule of retain {daily: 1}', postpones: 2, postponedUntil: null },
+    });
+    await h.runtime.db.backup.delete({ where: { id: expired.id } });
+  });
+
   it('refuses a limit outside 1 to 1000', async () => {
     const body = await graph(VIEWER, '{ strataRestores(limit: 0) { name } }');
     expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');

@@ -90,7 +90,7 @@ export type Backup = {
   id: Scalars['ID']['output'];
   namespace: Scalars['String']['output'];
   target: Target;
-  /** Queued, Running, Succeeded or Failed. */
+  /** Queued, Postponed (the load guard holds it back), Running, Succeeded, Failed, or Expired (no retention rule keeps it). */
   phase: Scalars['String']['output'];
   restorable: Scalars['Boolean']['output'];
   error: Scalars['String']['output'];
@@ -117,6 +117,16 @@ export type Backup = {
   pinReason: Scalars['String']['output'];
   verified: Scalars['Boolean']['output'];
   verifyFailed: Scalars['Boolean']['output'];
+  /** Why retention keeps it: newest, daily, weekly, monthly, yearly, pinned. Empty once expired or before it succeeds. */
+  retainedBy: Array<Scalars['String']['output']>;
+  /** The latest moment the retention rules keep it, when they can say; null when only a pin or being the newest keeps it. */
+  expiresAt: Maybe<Scalars['String']['output']>;
+  /** When retention expired it, and why. */
+  expiredAt: Maybe<Scalars['String']['output']>;
+  expiredReason: Maybe<Scalars['String']['output']>;
+  /** How many times the load guard postponed this run, and when a postponed run is tried again. */
+  postpones: Scalars['Int']['output'];
+  postponedUntil: Maybe<Scalars['String']['output']>;
 };
 
 /** A restore of a backup: into a new database, a sandbox, or as a download. */
@@ -501,6 +511,12 @@ export type BackupResolvers<ContextType = StrataSubgraphContext, ParentType exte
   pinReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   verifyFailed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  retainedBy?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiredAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiredReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postpones?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  postponedUntil?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 

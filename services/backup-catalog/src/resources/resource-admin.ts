@@ -7,7 +7,7 @@ import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKin
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
 import { releaseSlot } from '../change-capture/replication.ts';
-import { databaseCredentials } from './stores.ts';
+import { databaseCredentials, findPolicy } from './stores.ts';
 import { slotName } from '../change-capture/streams.ts';
 import type { RestoreService } from '../restores/restores.ts';
 import { backupDocument, restoreDocument } from './run-documents.ts';
@@ -67,7 +67,7 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
     },
     /** Stores, policies and targets; Backup and Restore runs as documents when that kind is asked for. */
     async list(kind: string | undefined) {
-      if (kind === 'Backup') return (await db.backup.findMany({ orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }] })).map(backupDocument);
+      if (kind === 'Backup') return (await newestBackupsPerTarget(db, resources)).map(backupDocument);
       if (kind === 'Restore') return (await db.restore.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] })).map(restoreDocument);
       if (kind && !STORED_KINDS.includes(kind as StoredKind)) throw new AppError('validation-failed', `kind: must be one of ${[...STORED_KINDS, 'Backup', 'Restore'].join(', ')}`);
       return resources.list(db, kind as StoredKind | undefined);
@@ -128,4 +128,27 @@ function storedKind(kind: string): StoredKind {
   const match = STORED_KINDS.find((k) => k.toLowerCase() === kind.toLowerCase());
   if (!match) throw new AppError('not-found', `Unknown kind ${kind}; kinds are ${STORED_KINDS.join(', ')}.`);
   return match;
+}
+
+/** The spec's default of a policy's `keepBackupObjects`. */
+const KEEP_BACKUP_OBJECTS = 20;
+
+/**
+ * The Backup documents of the declarative view: per target, the newest `keepBackupObjects` of its policy (default 20),
+ * newest first. The catalog and the store keep every backup regardless; the console API's lists show them all.
+ */
+async function newestBackupsPerTarget(db: Db, resources: ResourceRepository) {
+  const rows = await db.backup.findMany({ orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }] });
+  const keep = new Map<string, number>();
+  for (const target of await resources.list<TargetSpec>(db, 'BackupTarget')) {
+    const policy = await findPolicy(db, resources, target.metadata.namespace, target.spec.policy);
+    keep.set(`${target.metadata.namespace}/${target.metadata.name}`, policy?.spec.keepBackupObjects ?? KEEP_BACKUP_OBJECTS);
+  }
+  const shown = new Map<string, number>();
+  return rows.filter((row) => {
+    const target = `${row.namespace}/${row.targetName}`;
+    const count = (shown.get(target) ?? 0) + 1;
+    shown.set(target, count);
+    return count <= (keep.get(target) ?? KEEP_BACKUP_OBJECTS);
+  });
 }
