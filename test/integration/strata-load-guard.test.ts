@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, strataPrincipal, testPostgresAdminUrl } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
+import { measureLoad } from '@strata/mover/engines';
 import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
 import { stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { waitFor } from './wait.ts';
@@ -82,6 +83,15 @@ async function loadMysql(): Promise<Load> {
   return releaser(() => Promise.all(connections.map((c) => c.end())));
 }
 
+/** Until the server no longer shows the closed sessions (a backend can outlive its client's goodbye by a moment). */
+async function quiet(engine: 'postgres' | 'mysql'): Promise<void> {
+  const [access, database] = engine === 'postgres' ? [pgAccess, pgDb] : [myAccess, myDb];
+  await waitFor('the load to go', async () => {
+    const load = await measureLoad({ ...access, engine }, [database]);
+    return load.activeConnections === 0 && load.longestTransactionSeconds === 0 ? true : undefined;
+  });
+}
+
 /** Until the held transaction is older than maxLongTransactionSeconds (1 s) on the server's clock. */
 const olderThanTheLimit = () => new Promise((resolve) => setTimeout(resolve, 2500));
 
@@ -126,9 +136,9 @@ afterAll(async () => {
 });
 
 describe.each([
-  { engine: 'postgres', target: 'postgres-main', hold: loadPostgres },
-  { engine: 'mysql', target: 'mysql-main', hold: loadMysql },
-])('$engine', ({ target, hold }) => {
+  { engine: 'postgres' as const, target: 'postgres-main', hold: loadPostgres },
+  { engine: 'mysql' as const, target: 'mysql-main', hold: loadMysql },
+])('$engine', ({ engine, target, hold }) => {
   let load: Load;
 
   beforeAll(async () => {
@@ -206,6 +216,7 @@ describe.each([
     const postponed = await backupNow(target);
     expect(postponed.phase, postponed.message).toBe('Postponed');
     await load.release();
+    await quiet(engine);
     await advance(POSTPONE_MS);
     const ran = await waitFor('the run after the load went', async () => {
       const row = await h.runtime.db.backup.findUniqueOrThrow({ where: { id: postponed.id } });

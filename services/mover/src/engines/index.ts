@@ -11,6 +11,8 @@ export { postgresDriver } from './postgres/index.ts';
 export { summarizeInventory } from './inventory.ts';
 export type { InventorySummary } from './inventory.ts';
 export { ToolError } from './tool-error.ts';
+export { measureLoad } from './load.ts';
+export type { LoadMeasures } from './load.ts';
 
 /** The driver of an engine; mongodb has none (yet): its backups are not logical dumps of this kind. */
 export function driverFor(engine: StrataEngine): EngineDriver {
