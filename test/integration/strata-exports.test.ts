@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -142,6 +142,22 @@ describe.each([
     expect(await decrypted(exports[0]!.key)).toBe(EXPECTED_CSV);
     expect(exports[0]!.rawSize).toBe(Buffer.byteLength(EXPECTED_CSV));
     expect(await decrypted(exports[1]!.key)).toBe('id\r\n');
+
+    // A download of that backup is a README linking the dump and each export, which decrypt to the same CSV.
+    const res = await h.call('restorer', 'post', '/api/v1/restores', { target: `default/${target}`, mode: 'download', backupID: row.id, database: db });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const restore = await waitFor('the download', async () => {
+      const view = (await h.call('viewer', 'get', `/api/v1/restores/default/${res.body.name}`)).body.restore;
+      return view?.downloadURL ? view : undefined;
+    });
+    expect(restore.message).toMatch(/2 selective export\(s\)/);
+    const readme = await (await fetch(restore.downloadURL)).text();
+    expect(readme).toContain('> probe.csv');
+    expect(readme).toContain('> empty_result.csv');
+    const link = [...readme.matchAll(/'(https?:\/\/[^']+)'/g)].map((m) => m[1]!).find((url) => url.includes('/exports/probe.csv'));
+    expect(link, readme).toBeDefined();
+    const encrypted = Buffer.from(await (await fetch(link!)).arrayBuffer());
+    expect(createHash('sha256').update(encrypted).digest('hex')).toBe(exports[0]!.sha256);
   });
 
   it('runs each query read-only, and a failing query fails the backup with the database message', async () => {

@@ -979,7 +979,7 @@ export interface components {
             objects: number;
             /** Format: int64 */
             bytes: number;
-            /** @description The keys deleted (or that would be) */
+            /** @description The keys deleted (or that would be), at most 1000. */
             keys: string[];
             /** @description More keys went than `keys` lists. */
             truncated?: boolean;
@@ -1299,7 +1299,7 @@ export interface components {
             exactCounts?: {
                 tables?: number;
                 seconds?: number;
-                /** @description Tables left at their estimate (over `maxRows` */
+                /** @description Tables left at their estimate (over `maxRows`, or past `timeout`), with why. */
                 skipped?: string[];
             };
         };

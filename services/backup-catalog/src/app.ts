@@ -76,8 +76,8 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       getTarget: async ({ principal, params }) => ok(await targets.detail(principal, params.ns, params.name)),
       suspendTarget: async ({ principal, params }) => ok(await targets.suspend(principal, params.ns, params.name)),
       resumeTarget: async ({ principal, params }) => ok(await targets.resume(principal, params.ns, params.name)),
-      backupNow: async ({ principal, params, body, setAuditObject }) => {
-        const action = await targets.backupNow(principal, params.ns, params.name, body?.reason ?? '');
+      backupNow: async ({ principal, params, query, body, setAuditObject }) => {
+        const action = await targets.backupNow(principal, params.ns, params.name, body?.reason ?? '', { skipLoadGuard: query.skipLoadGuard === true });
         setAuditObject(action.name);
         return { status: 202, body: action };
       },

@@ -21,10 +21,12 @@ export type BackupRow = NonNullable<Awaited<ReturnType<Db['backup']['findUnique'
 
 /**
  * Phases of a backup run: Queued (waiting for a slot under the policy's limits), Postponed (the load guard found the
- * source busy; queued again at `postponedUntil`), Running, Succeeded, Failed.
+ * source busy; queued again at `postponedUntil`), Running, Succeeded, Failed; Expired (a succeeded one no retention
+ * rule keeps any more, lifecycle/).
  */
-export const BACKUP_PHASES = { queued: 'Queued', postponed: 'Postponed', running: 'Running', succeeded: 'Succeeded', failed: 'Failed' } as const;
-export const TERMINAL_PHASES: readonly string[] = ['Succeeded', 'Failed'];
+export const BACKUP_PHASES = { queued: 'Queued', postponed: 'Postponed', running: 'Running', succeeded: 'Succeeded', failed: 'Failed', expired: 'Expired' } as const;
+/** A run that will not change by itself any more; `Expired` is a succeeded one retention let go (lifecycle/). */
+export const TERMINAL_PHASES: readonly string[] = ['Succeeded', 'Failed', 'Expired'];
 
 export interface BackupDeps {
   db: Db;
@@ -53,6 +55,8 @@ export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRe
   if (target.spec.engine === 'mongodb') {
     throw new AppError('unprocessable', `Target ${namespace}/${targetName}: mongodb backups are not available in this release.`);
   }
+  // Refused when asked, not when dispatched: a read-only store is another deployment's to write.
+  if (store.spec.readOnly) throw new AppError('unprocessable', `Target ${namespace}/${targetName}: its policy's store ${store.metadata.name} is read-only; backups cannot be written to it.`);
   const queued = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.queued } });
   if (queued) throw new AppError('conflict', `A backup of ${namespace}/${targetName} is already queued (${queued.name}).`);
   const postponed = await tx.backup.findFirst({ where: { namespace, targetName, phase: BACKUP_PHASES.postponed } });

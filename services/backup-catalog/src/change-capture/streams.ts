@@ -49,6 +49,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
   async function buildJob(tx: Tx, target: StoredResource<TargetSpec>, policy: StoredResource<PolicySpec>, partialIntervalMs: number, streamId: string): Promise<StreamJob> {
     const store = await findStore(tx, resources, policy.metadata.namespace, policy.spec.store);
     if (!store) throw new Error(`store ${policy.spec.store} does not exist`);
+    if (store.spec.readOnly) throw new Error(`store ${policy.spec.store} is read-only: the change log cannot be written to it`);
     const compression = policy.spec.compression ?? {};
     return {
       streamId,

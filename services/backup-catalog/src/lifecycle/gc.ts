@@ -129,7 +129,8 @@ async function recordPass(deps: BackupDeps, store: StoredResource<StoreSpec>, re
     await deps.resources.updateStatus(tx, 'BackupStore', namespace, name, (current) => ({
       ...current.status,
       lastGC,
-      ...(result.dryRun ? {} : { lastGCTime: lastGC.at, lastGCDeleted: result.objects }),
+      // The pass's start: whatever expired while it ran is after it, so the next pass is due at once.
+      ...(result.dryRun ? {} : { lastGCTime: result.startedAt, lastGCDeleted: result.objects }),
     }));
     return await bumpCatalogVersion(tx);
   });

@@ -30,6 +30,7 @@ export function createLifecycle(deps: LifecycleDeps) {
   /** The pass running on each store in this process: another request waits for it, then makes its own. */
   const running = new Map<string, Promise<GcResult>>();
   let lastRetention: { at: number; version: bigint } | undefined;
+  const startedAt = deps.clock();
   let collecting: Promise<void> | undefined;
   let retaining: Promise<void> | undefined;
 
@@ -74,9 +75,11 @@ export function createLifecycle(deps: LifecycleDeps) {
    */
   async function gcDue(store: StoredResource<StoreSpec>, now: Date): Promise<boolean> {
     const last = (store.status as { lastGCTime?: string }).lastGCTime;
-    const since = last ? new Date(last) : new Date(0);
-    const elapsed = now.getTime() - since.getTime();
+    // A store never collected counts its interval from this process's start (no sweep at every boot), but any backup
+    // expired before counts as garbage waiting.
+    const elapsed = now.getTime() - (last ? Date.parse(last) : startedAt.getTime());
     if (elapsed >= deps.gcIntervalMs) return true;
+    const since = last ? new Date(last) : new Date(0);
     for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
       const { namespace, name } = target.metadata;
       const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);

@@ -17,7 +17,7 @@ import { decideRetention, type RetentionDecision } from './retention.ts';
 import { expiredSegments } from './segment-retention.ts';
 
 /** A succeeded backup no retention rule keeps any more: not restorable, out of every window, its objects garbage. */
-export const EXPIRED_PHASE = 'Expired';
+export const EXPIRED_PHASE = BACKUP_PHASES.expired;
 
 export interface RetentionOutcome {
   expired: string[];

@@ -19,7 +19,8 @@ interface RunTimes {
 }
 
 function succeededCondition(run: RunTimes): ResourceCondition {
-  const status = run.phase === 'Succeeded' ? 'True' : TERMINAL_PHASES.includes(run.phase) ? 'False' : 'Unknown';
+  // An expired backup did succeed: retention let it go later (the reason says so).
+  const status = run.phase === 'Succeeded' || run.phase === 'Expired' ? 'True' : TERMINAL_PHASES.includes(run.phase) ? 'False' : 'Unknown';
   return {
     type: 'Succeeded',
     status,

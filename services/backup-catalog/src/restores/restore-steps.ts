@@ -25,6 +25,9 @@ export interface ManifestObject {
   database?: string;
   compression?: string;
   size?: number;
+  /** A selective export's name and row count (role `export`). */
+  name?: string;
+  rows?: number;
   /** A MariaDB/MySQL dump's own binlog position (its snapshot; each database is dumped in its own). */
   position?: { binlogFile?: string; binlogPos?: number };
 }

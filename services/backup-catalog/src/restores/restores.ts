@@ -11,7 +11,7 @@ import { loadTargetBundle, storeAccess, type TargetBundle } from '../resources/s
 import type { RestorePlan } from './plans.ts';
 import { createInPlaceRestores } from './in-place.ts';
 import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, planMessage, segmentsOf, type ManifestObject, type RestoreRequest } from './restore-steps.ts';
-import { replayStart, writeBinlogBundle, writeRecoveryBundle } from './recovery-bundle.ts';
+import { replayStart, writeBinlogBundle, writeDownloadBundle, writeRecoveryBundle, type ExportObject } from './recovery-bundle.ts';
 import { restoreView, type RestoreRow } from '../console/views.ts';
 
 export interface RestoreDeps extends BackupDeps {
@@ -79,6 +79,8 @@ export function createRestoreService(deps: RestoreDeps) {
     const { bundle, backup, plan } = chosen;
     const manifest = (backup.manifest ?? {}) as BackupManifest;
     const dataObjects = (manifest.objects ?? []).filter((o) => o.role === 'data');
+    // Selective exports travel with every download: listed in the README after the dump or the recovery steps.
+    const exports = (manifest.objects ?? []).filter((o): o is ExportObject & ManifestObject => o.role === 'export' && typeof o.name === 'string');
     const segments = segmentsOf(plan);
     const now = deps.clock();
     const ready = (downloadUrl: string, message: string, database: string) =>
@@ -90,15 +92,19 @@ export function createRestoreService(deps: RestoreDeps) {
     const to = plan?.targetTime ? ` to ${plan.targetTime}` : '';
     if (manifest.mode === 'physical') {
       const url = await writeRecoveryBundle(createS3Client(access), access.bucket, where, {
-        base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: manifest.server?.major, ttlSeconds: deps.downloadTtlSeconds,
+        base: dataObjects[0] as ManifestObject, segments, recoverTo: plan?.recoverTo, major: manifest.server?.major, ttlSeconds: deps.downloadTtlSeconds, exports,
       });
       return await ready(url, `Recovery bundle of backup ${backup.id}${segments.length ? ` with ${segments.length} WAL segments` : ''}${to}: the URL is a README with the links and the commands to recover by hand`, '');
     }
     const object = pickObject(dataObjects, request.database);
     if (segments.length) {
       const { startPosition, binlogs } = replayStart(object, manifest.position, segments);
-      const url = await writeBinlogBundle(createS3Client(access), access.bucket, where, { dump: object, segments: binlogs, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds });
+      const url = await writeBinlogBundle(createS3Client(access), access.bucket, where, { dump: object, segments: binlogs, startPosition, recoverTo: plan?.recoverTo, ttlSeconds: deps.downloadTtlSeconds, exports });
       return await ready(url, `Point-in-time bundle of ${object.database ?? 'the backup'} from backup ${backup.id} with ${segments.length} binlogs${to}: the URL is a README with the links and the commands to replay by hand`, object.database ?? '');
+    }
+    if (exports.length) {
+      const url = await writeDownloadBundle(createS3Client(access), access.bucket, where, { dump: object, exports, ttlSeconds: deps.downloadTtlSeconds });
+      return await ready(url, `Download of ${object.database ?? 'the backup'} from backup ${backup.id} with ${exports.length} selective export(s): the URL is a README with a link to each and the commands to decrypt them`, object.database ?? '');
     }
     const url = await presignGet(createS3Client(access), bundle.store.spec.s3.bucket, object.key, deps.downloadTtlSeconds);
     return await ready(url, `Encrypted artifact of ${object.database ?? 'the backup'} (sha256 ${object.sha256}); decrypt with: age -d -i IDENTITY | ${object.compression === 'zstd' ? 'zstd -d' : 'cat'}`, object.database ?? '');
