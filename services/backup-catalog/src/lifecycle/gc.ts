@@ -71,10 +71,49 @@ function isSupersededPartial(garbage: StoreGarbage, segmentKey: string, file: st
   return segmentKey.includes('.partial.') && !garbage.recorded.has(segmentKey) && garbage.completeFiles.has(file);
 }
 
+/**
+ * An expired segment's row goes once both its objects are gone: the segment and the report beside it. The report is
+ * written after the segment, so a pass may find the segment old enough and the report too recent (object times are
+ * whole seconds); the row then stays, and the next pass takes the report with it. A row whose objects the listing did
+ * not find at all (deleted by an earlier pass) goes when the pass ends.
+ */
+function expiredRowTracker(deps: BackupDeps, garbage: StoreGarbage) {
+  const seen = new Set<string>();
+  const gone = new Set<string>();
+  const removeRows = async (keys: string[]) => {
+    if (keys.length) await deps.db.segment.deleteMany({ where: { key: { in: keys }, expired: true } });
+  };
+  const segmentOf = (key: string) => (isSegmentReportKey(key) ? segmentKeyOfReport(key) : key);
+  const bothGone = (segment: string) => (gone.has(segment) || !seen.has(segment)) && (gone.has(`${segment}.json`) || !seen.has(`${segment}.json`));
+  return {
+    saw(key: string) {
+      if (garbage.expiredSegments.has(segmentOf(key))) seen.add(key);
+    },
+    /** After each batch the store confirmed: a pass that stops keeps every remaining row's objects. */
+    async deleted(keys: string[]) {
+      const touched = new Set<string>();
+      for (const key of keys) {
+        const segment = segmentOf(key);
+        if (!garbage.expiredSegments.has(segment)) continue;
+        gone.add(key);
+        touched.add(segment);
+      }
+      // The report is listed after its segment: once it is gone, the segment went before it (or in an earlier pass).
+      await removeRows([...touched].filter((segment) => gone.has(`${segment}.json`) && bothGone(segment)));
+    },
+    /** Rows whose objects this pass did not find, or whose report was absent (none was written). */
+    async finish() {
+      await removeRows([...garbage.expiredSegments].filter(bothGone));
+    },
+  };
+}
+
 export interface GcOptions {
   dryRun: boolean;
   /** Objects this much younger than the pass's start are left for the next pass (clock skew with the store). */
   skewMarginMs: number;
+  /** The pass's start as the store's clock reads it; default now (tests pin it to an object's time). */
+  startedAt?: Date;
   signal?: AbortSignal;
 }
 
@@ -85,26 +124,27 @@ export interface GcOptions {
 export async function collectGarbage(deps: BackupDeps, store: StoredResource<StoreSpec>, options: GcOptions): Promise<GcResult> {
   const { name } = store.metadata;
   if (store.spec.readOnly) throw new AppError('unprocessable', `Store ${name} is read-only: it is never garbage collected.`);
-  const startedAt = new Date();
+  const startedAt = options.startedAt ?? new Date();
   const access = await storeAccess(deps.db, deps.secrets, store);
   const root = access.prefix ? `${access.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
   const garbage = await knownGarbage(deps, store);
+  const rows = expiredRowTracker(deps, garbage);
   const swept = await sweepStore({
     client: createS3Client(access),
     bucket: access.bucket,
     prefix: root,
     ...(root ? {} : { wholeBucket: true }),
-    isNeeded: (key) => !isGarbage(garbage, root, key),
+    isNeeded: (key) => {
+      rows.saw(key);
+      return !isGarbage(garbage, root, key);
+    },
     passStartedAt: startedAt,
     skewMarginMs: options.skewMarginMs,
     dryRun: options.dryRun,
     ...(options.signal ? { signal: options.signal } : {}),
-    // Rows go with their objects, batch by batch: a pass that stops keeps every remaining row's object.
-    onBatch: async ({ keys }) => {
-      const segments = keys.filter((key) => garbage.expiredSegments.has(key));
-      if (segments.length) await deps.db.segment.deleteMany({ where: { key: { in: segments }, expired: true } });
-    },
+    onBatch: ({ keys }) => rows.deleted(keys),
   });
+  if (!options.dryRun && !swept.error) await rows.finish();
   const result: GcResult = {
     store: name,
     dryRun: options.dryRun,

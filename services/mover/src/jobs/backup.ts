@@ -8,6 +8,7 @@ import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/
 import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 import { runTogether } from '../engines/together.ts';
+import { backupUpload } from './upload.ts';
 import { judgeLoad } from './load-guard.ts';
 import { runExports } from './exports.ts';
 import { inventoryWithCounts } from './exact-counts.ts';
@@ -93,22 +94,7 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
   const precompressed = dump.compressedBy;
   try {
     const result = await runTogether(
-      runUploadPipeline({
-        source: dump.stdout,
-        compression: job.compression,
-        recipients: job.store.ageRecipients,
-        client,
-        bucket: job.store.bucket,
-        key,
-        partSizeBytes: job.store.partSizeBytes,
-        concurrency: job.store.concurrency,
-        bandwidthBytesPerSecond: job.bandwidthBytesPerSecond,
-        stallTimeoutMs: job.stallTimeoutMs,
-        onProgress,
-        signal,
-        contentType: 'application/octet-stream',
-        ...(precompressed ? { precompressed } : {}),
-      }),
+      runUploadPipeline({ ...backupUpload(job, client, key, signal), source: dump.stdout, onProgress, ...(precompressed ? { precompressed } : {}) }),
       dump.done,
       dump.kill,
     );

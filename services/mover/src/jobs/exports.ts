@@ -12,6 +12,7 @@ import { csvOf, type ExportBatch } from '../engines/csv.ts';
 import { mysqlExport } from '../engines/mysql/export.ts';
 import { postgresExport } from '../engines/postgres/export.ts';
 import type { ManifestObject } from './backup.ts';
+import { backupUpload } from './upload.ts';
 
 type Query = NonNullable<BackupJob['queries']>[number];
 
@@ -25,20 +26,7 @@ async function exportOne(job: BackupJob, client: S3Client, base: string, databas
   const counted = { rows: 0 };
   const key = exportKey(base, query.name, job.compression.algorithm === 'zstd');
   try {
-    const stored = await runUploadPipeline({
-      source: Readable.from(csvOf(batchesOf(job, database, query), counted)),
-      compression: job.compression,
-      recipients: job.store.ageRecipients,
-      client,
-      bucket: job.store.bucket,
-      key,
-      partSizeBytes: job.store.partSizeBytes,
-      concurrency: job.store.concurrency,
-      bandwidthBytesPerSecond: job.bandwidthBytesPerSecond,
-      stallTimeoutMs: job.stallTimeoutMs,
-      signal,
-      contentType: 'application/octet-stream',
-    });
+    const stored = await runUploadPipeline({ ...backupUpload(job, client, key, signal), source: Readable.from(csvOf(batchesOf(job, database, query), counted)) });
     return {
       key, sha256: stored.sha256, role: 'export', database, format: 'csv', name: query.name, compression: job.compression.algorithm,
       size: stored.storedBytes, rawSize: stored.rawBytes, rows: counted.rows, sql: query.sql,
