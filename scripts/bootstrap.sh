@@ -23,9 +23,10 @@ command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
 # Document-mode bodies are printed to PDF by Debian's Chromium (never a downloaded browser).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-fc-list 2>/dev/null | grep -qi carlito || need_apt+=(fonts-crosextra-carlito)
-fc-list 2>/dev/null | grep -qi caladea || need_apt+=(fonts-crosextra-caladea)
-fc-list 2>/dev/null | grep -qi 'liberation serif' || need_apt+=(fonts-liberation2)
+# grep without -q reads all of fc-list's output: under pipefail, -q quitting early would fail the pipe (SIGPIPE) and ask apt again.
+fc-list 2>/dev/null | grep -i carlito >/dev/null || need_apt+=(fonts-crosextra-carlito)
+fc-list 2>/dev/null | grep -i caladea >/dev/null || need_apt+=(fonts-crosextra-caladea)
+fc-list 2>/dev/null | grep -i 'liberation serif' >/dev/null || need_apt+=(fonts-liberation2)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
