@@ -543,6 +543,10 @@ export interface BackupStoreStatus {
    */
   lastImportTime?: string;
   lastGCDeleted?: number;
+  /**
+   * Garbage the last real pass left because it was younger than the skew margin; the next pass comes once the margin has passed.
+   */
+  lastGCWaiting?: number;
   lastImportCreated?: number;
   lastGCPlanKey?: string;
   /**
@@ -556,6 +560,10 @@ export interface BackupStoreStatus {
     objects: number;
     bytes: number;
     dryRun: boolean;
+    /**
+     * Garbage left for a later pass: written less than the skew margin before the pass began.
+     */
+    waiting?: number;
     /**
      * The error the pass stopped at; what it deleted before stays deleted.
      */

@@ -967,6 +967,8 @@ export interface components {
             /** Format: int64 */
             bytes?: number;
             dryRun?: boolean;
+            /** @description Garbage the pass left for a later one because it was too recent. */
+            waiting?: number;
         };
         /** @description What a garbage collection pass deleted, or with `dryRun` would delete. */
         GcResult: {
@@ -985,6 +987,8 @@ export interface components {
             truncated?: boolean;
             /** @description Objects the pass found needed (or written after it began). */
             kept?: number;
+            /** @description Garbage left for a later pass: written less than the skew margin (GC_SKEW_MARGIN_MS) before the pass began. */
+            waiting?: number;
             /** @description The error the pass stopped at; what was deleted before it stays deleted and recorded. */
             error?: string;
         };

@@ -109,7 +109,8 @@ export function inventory(inv: Schema<'Inventory'>): string {
 /** A garbage collection pass: what went (or would go), and the error it stopped at. */
 export function gcResult(r: Schema<'GcResult'>): string {
   const verb = r.dryRun ? 'would delete' : 'deleted';
-  let out = `store ${r.store}: ${verb} ${r.objects} object(s), ${humanBytes(r.bytes)}${r.kept !== undefined ? `; ${r.kept} kept` : ''}\n`;
+  const waiting = r.waiting ? `; ${r.waiting} too recent, left for a later pass` : '';
+  let out = `store ${r.store}: ${verb} ${r.objects} object(s), ${humanBytes(r.bytes)}${r.kept !== undefined ? `; ${r.kept} kept` : ''}${waiting}\n`;
   if (r.keys.length) out += r.keys.map((k) => `  ${k}\n`).join('') + (r.truncated ? `  … and ${r.objects - r.keys.length} more\n` : '');
   if (r.error) out += `stopped at an error (what was deleted before it stays deleted): ${r.error}\n`;
   return out;

@@ -9,9 +9,10 @@ interface LastGC {
   objects: number;
   bytes: number;
   dryRun: boolean;
+  waiting?: number;
 }
 
-const lastGCView = ({ at, objects, bytes, dryRun }: LastGC) => ({ at, objects, bytes, dryRun });
+const lastGCView = ({ at, objects, bytes, dryRun, waiting = 0 }: LastGC) => ({ at, objects, bytes, dryRun, waiting });
 
 /** The console's settings page: stores and policies without secrets, and the catalog's size and version. */
 export async function readSettings(db: Db, resources: ResourceRepository) {

@@ -27,6 +27,8 @@ interface StoreGarbage {
   /** `<namespace>/<target>/<backup id>` of each backup whose objects may go. */
   backups: Set<string>;
   expiredSegments: Set<string>;
+  /** When each expired segment was uploaded. */
+  expiredUploadedAt: Map<string, Date>;
   /** Every segment key the catalog has a row for (a partial upload with a row is the catalog's to judge). */
   recorded: Set<string>;
   /** `<namespace>/<target>/wal/<chain>/<WAL file>` of each file with a complete upload: its partial uploads are superseded. */
@@ -35,7 +37,7 @@ interface StoreGarbage {
 }
 
 async function knownGarbage(deps: BackupDeps, store: StoredResource<StoreSpec>): Promise<StoreGarbage> {
-  const garbage: StoreGarbage = { backups: new Set(), expiredSegments: new Set(), recorded: new Set(), completeFiles: new Set(), targets: 0 };
+  const garbage: StoreGarbage = { backups: new Set(), expiredSegments: new Set(), expiredUploadedAt: new Map(), recorded: new Set(), completeFiles: new Set(), targets: 0 };
   for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
     const { namespace, name } = target.metadata;
     const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
@@ -43,10 +45,13 @@ async function knownGarbage(deps: BackupDeps, store: StoredResource<StoreSpec>):
     garbage.targets += 1;
     const backups = await deps.db.backup.findMany({ where: { namespace, targetName: name, store: store.metadata.name, phase: { in: GARBAGE_PHASES } }, select: { id: true } });
     for (const backup of backups) garbage.backups.add(`${namespace}/${name}/${backup.id}`);
-    const segments = await deps.db.segment.findMany({ where: { namespace, targetName: name }, select: { key: true, expired: true, partial: true, chainId: true, name: true } });
+    const segments = await deps.db.segment.findMany({ where: { namespace, targetName: name }, select: { key: true, expired: true, partial: true, chainId: true, name: true, uploadedAt: true } });
     for (const segment of segments) {
       garbage.recorded.add(segment.key);
-      if (segment.expired) garbage.expiredSegments.add(segment.key);
+      if (segment.expired) {
+        garbage.expiredSegments.add(segment.key);
+        garbage.expiredUploadedAt.set(segment.key, segment.uploadedAt);
+      }
       if (!segment.partial) garbage.completeFiles.add(`${namespace}/${name}/wal/${encodeURIComponent(segment.chainId)}/${segment.name}`);
     }
   }
@@ -77,7 +82,7 @@ function isSupersededPartial(garbage: StoreGarbage, segmentKey: string, file: st
  * whole seconds); the row then stays, and the next pass takes the report with it. A row whose objects the listing did
  * not find at all (deleted by an earlier pass) goes when the pass ends.
  */
-function expiredRowTracker(deps: BackupDeps, garbage: StoreGarbage) {
+function expiredRowTracker(deps: BackupDeps, garbage: StoreGarbage, settledBefore: Date) {
   const seen = new Set<string>();
   const gone = new Set<string>();
   const removeRows = async (keys: string[]) => {
@@ -101,9 +106,12 @@ function expiredRowTracker(deps: BackupDeps, garbage: StoreGarbage) {
       // The report is listed after its segment: once it is gone, the segment went before it (or in an earlier pass).
       await removeRows([...touched].filter((segment) => gone.has(`${segment}.json`) && bothGone(segment)));
     },
-    /** Rows whose objects this pass did not find, or whose report was absent (none was written). */
+    /**
+     * Rows whose objects this pass did not find, or whose report was absent (none was written). Only rows recorded well
+     * before the pass: a listing may miss what was written while it ran.
+     */
     async finish() {
-      await removeRows([...garbage.expiredSegments].filter(bothGone));
+      await removeRows([...garbage.expiredSegments].filter((segment) => (garbage.expiredUploadedAt.get(segment) ?? settledBefore) < settledBefore && bothGone(segment)));
     },
   };
 }
@@ -128,7 +136,7 @@ export async function collectGarbage(deps: BackupDeps, store: StoredResource<Sto
   const access = await storeAccess(deps.db, deps.secrets, store);
   const root = access.prefix ? `${access.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
   const garbage = await knownGarbage(deps, store);
-  const rows = expiredRowTracker(deps, garbage);
+  const rows = expiredRowTracker(deps, garbage, new Date(startedAt.getTime() - options.skewMarginMs));
   const swept = await sweepStore({
     client: createS3Client(access),
     bucket: access.bucket,
@@ -155,6 +163,7 @@ export async function collectGarbage(deps: BackupDeps, store: StoredResource<Sto
     keys: swept.keys,
     truncated: swept.truncated,
     kept: swept.kept,
+    waiting: swept.recent,
     ...(swept.error ? { error: swept.error } : {}),
   };
   await recordPass(deps, store, result);
@@ -164,13 +173,13 @@ export async function collectGarbage(deps: BackupDeps, store: StoredResource<Sto
 /** The pass in the store's status (`lastGC`, and the spec's `lastGCTime`/`lastGCDeleted` for a real pass) and on the event stream. */
 async function recordPass(deps: BackupDeps, store: StoredResource<StoreSpec>, result: GcResult): Promise<void> {
   const { namespace, name } = store.metadata;
-  const lastGC = { at: result.finishedAt ?? result.startedAt, objects: result.objects, bytes: result.bytes, dryRun: result.dryRun, ...(result.error ? { error: result.error } : {}) };
+  const lastGC = { at: result.finishedAt ?? result.startedAt, objects: result.objects, bytes: result.bytes, dryRun: result.dryRun, waiting: result.waiting ?? 0, ...(result.error ? { error: result.error } : {}) };
   const version = await deps.db.$transaction(async (tx) => {
     await deps.resources.updateStatus(tx, 'BackupStore', namespace, name, (current) => ({
       ...current.status,
       lastGC,
       // The pass's start: whatever expired while it ran is after it, so the next pass is due at once.
-      ...(result.dryRun ? {} : { lastGCTime: result.startedAt, lastGCDeleted: result.objects }),
+      ...(result.dryRun ? {} : { lastGCTime: result.startedAt, lastGCDeleted: result.objects, lastGCWaiting: result.waiting ?? 0 }),
     }));
     return await bumpCatalogVersion(tx);
   });

@@ -30,7 +30,8 @@ export function createLifecycle(deps: LifecycleDeps) {
   /** The pass running on each store in this process: another request waits for it, then makes its own. */
   const running = new Map<string, Promise<GcResult>>();
   let lastRetention: { at: number; version: bigint } | undefined;
-  const startedAt = deps.clock();
+  /** The store's last-pass times are the wall clock's (they are compared with the store's own), so are these. */
+  const startedAt = new Date();
   let collecting: Promise<void> | undefined;
   let retaining: Promise<void> | undefined;
 
@@ -73,12 +74,14 @@ export function createLifecycle(deps: LifecycleDeps) {
    * Whether a store has something to collect: a backup expired since its last pass, the interval passed, or expired
    * segments wait (those younger than the skew margin stay after a pass: looked at again once it has gone by).
    */
-  async function gcDue(store: StoredResource<StoreSpec>, now: Date): Promise<boolean> {
-    const last = (store.status as { lastGCTime?: string }).lastGCTime;
+  async function gcDue(store: StoredResource<StoreSpec>): Promise<boolean> {
+    const { lastGCTime: last, lastGCWaiting: waiting = 0 } = store.status as { lastGCTime?: string; lastGCWaiting?: number };
     // A store never collected counts its interval from this process's start (no sweep at every boot), but any backup
     // expired before counts as garbage waiting.
-    const elapsed = now.getTime() - (last ? Date.parse(last) : startedAt.getTime());
+    const elapsed = Date.now() - (last ? Date.parse(last) : startedAt.getTime());
     if (elapsed >= deps.gcIntervalMs) return true;
+    // Garbage the last pass found too recent is old enough once the margin has passed.
+    if (waiting > 0 && elapsed > deps.gcSkewMarginMs) return true;
     const since = last ? new Date(last) : new Date(0);
     for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
       const { namespace, name } = target.metadata;
@@ -98,9 +101,9 @@ export function createLifecycle(deps: LifecycleDeps) {
     return await pass;
   }
 
-  async function scheduledGc(now: Date): Promise<void> {
+  async function scheduledGc(): Promise<void> {
     for (const store of await deps.resources.list<StoreSpec>(deps.db, 'BackupStore')) {
-      if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(await gcDue(store, now))) continue;
+      if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(await gcDue(store))) continue;
       const result = await runGc(store, false);
       await deps.audit.record({
         time: deps.clock(),
@@ -121,7 +124,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     /** A scheduler pass: retention when due, then (in the background) the stores that have garbage. */
     async tick(now = deps.clock()): Promise<void> {
       await retentionIfDue(now);
-      collecting ??= scheduledGc(now)
+      collecting ??= scheduledGc()
         .catch((error: unknown) => deps.log.error({ err: error }, 'garbage collection pass failed'))
         .finally(() => (collecting = undefined));
     },
