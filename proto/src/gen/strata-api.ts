@@ -1797,7 +1797,7 @@ export interface components {
         };
         /** @description How long to pin a backup, and why. */
         PinRequest: {
-            /** @description A Duration from now (e.g. `30d`) or an RFC 3339 time; empty means forever. */
+            /** @description A Duration from now (e.g. `30d`), a date (`2027-01-01`, the start of that day in UTC) or an RFC 3339 time; empty means forever. */
             expires?: string | components["schemas"]["Duration"];
             reason?: string;
         };

@@ -1,51 +1,50 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshTestDatabase, strataPrincipal } from '@sigil/kit/testing';
-import { catalogVersion, createDb, type Db } from '../src/db.ts';
-import type { ConsoleEvent } from '../src/console/events.ts';
-import { createPinService } from '../src/backups/pins.ts';
-import { migrationsDir } from './helpers.ts';
+import { startCatalogHarness, generateAgeIdentity, type CatalogHarness } from './helpers.ts';
+import { stackDocuments } from './fixtures.ts';
 
-let db: Db;
-beforeAll(async () => {
-  db = createDb(await freshTestDatabase('strata_catalog_test_pins', migrationsDir));
-});
-afterAll(async () => db?.$disconnect());
+/** Pins through the console API: how `expires` is read, and what cannot be pinned. */
+let h: CatalogHarness;
 
-async function aBackup(id: string) {
-  return db.backup.create({ data: { id, namespace: 'default', name: `orders-${id}`, targetName: 'orders', store: 'local', policy: 'nightly', engine: 'postgres', phase: 'Succeeded', queuedAt: new Date('2026-11-01T03:00:00Z') } });
+async function backupRow(id: string, phase: string) {
+  await h.runtime.db.backup.create({
+    data: { id, namespace: 'default', name: `postgres-main-${id}`, targetName: 'postgres-main', store: 'local', policy: 'nightly', engine: 'postgres', phase, queuedAt: new Date('2026-11-20T03:00:00Z'), completedAt: new Date('2026-11-20T03:05:00Z') },
+  });
 }
 
-describe('pinning a backup', () => {
-  it('bumps the catalog version, tells listeners and kicks the scheduler, for pin and unpin alike', async () => {
-    const events: ConsoleEvent[] = [];
-    let kicks = 0;
-    const pins = createPinService({ db, notify: (e) => events.push(e), kick: () => void (kicks += 1), clock: () => new Date('2026-11-24T00:00:00Z') });
-    await aBackup('bk1');
-    const before = await catalogVersion(db);
+beforeAll(async () => {
+  h = await startCatalogHarness('pins');
+  const { recipient } = await generateAgeIdentity();
+  const docs = stackDocuments({ bucket: 'strata-pins-test', recipients: [recipient], postgres: { host: '127.0.0.1', port: 5432, username: 'postgres' } });
+  expect((await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml')).status).toBe(200);
+  await backupRow('bk-pin-kept', 'Succeeded');
+  await backupRow('bk-pin-gone', 'Expired');
+});
+afterAll(async () => h?.close());
 
-    const pinned = await pins.pin(strataPrincipal('operator'), 'bk1', { expires: '30d', reason: 'audit' });
-    expect(pinned).toEqual({ message: 'Backup bk1 pinned until 2026-12-24T00:00:00.000Z.', kind: 'Backup', namespace: 'default', name: 'orders-bk1', link: '/backups/bk1' });
-    const afterPin = await catalogVersion(db);
-    expect(afterPin).toBe(before + 1n);
-    expect(events).toEqual([expect.objectContaining({ kind: 'backup', name: 'orders-bk1', stage: 'pinned', version: Number(afterPin) })]);
-    expect(kicks).toBe(1);
-    expect(await db.backup.findUniqueOrThrow({ where: { id: 'bk1' } })).toMatchObject({ pinned: true, pinReason: 'audit', pinnedBy: 'operator@example.test' });
-
-    await pins.unpin('bk1');
-    expect(await catalogVersion(db)).toBe(afterPin + 1n);
-    expect(events.at(-1)).toMatchObject({ stage: 'unpinned', version: Number(afterPin + 1n) });
-    expect(kicks).toBe(2);
-    expect(await db.backup.findUniqueOrThrow({ where: { id: 'bk1' } })).toMatchObject({ pinned: false, pinReason: null, pinExpires: null });
+describe('pins', () => {
+  it.each([
+    ['a date, the start of that day in UTC', '2027-01-01', '2027-01-01T00:00:00.000Z'],
+    ['an RFC 3339 time', '2027-01-01T12:30:00+02:00', '2027-01-01T10:30:00.000Z'],
+  ])('expires as %s', async (_what, expires, pinExpires) => {
+    const res = await h.call('operator', 'post', '/api/v1/backups/bk-pin-kept/pin', { expires, reason: 'audit' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { tags } = (await h.call('viewer', 'get', '/api/v1/backups/bk-pin-kept')).body;
+    expect(tags).toMatchObject({ pinned: true, pinReason: 'audit', pinExpires });
   });
 
-  it('changes nothing for an unknown backup or a bad expiry', async () => {
-    const events: ConsoleEvent[] = [];
-    const pins = createPinService({ db, notify: (e) => events.push(e), kick: () => undefined, clock: () => new Date() });
-    await aBackup('bk2');
-    const before = await catalogVersion(db);
-    await expect(pins.pin(strataPrincipal('operator'), 'nope', {})).rejects.toMatchObject({ code: 'not-found' });
-    await expect(pins.pin(strataPrincipal('operator'), 'bk2', { expires: 'soon' })).rejects.toMatchObject({ code: 'validation-failed' });
-    expect(await catalogVersion(db)).toBe(before);
-    expect(events).toEqual([]);
+  it('expires as a duration from now, or never', async () => {
+    const before = Date.now();
+    expect((await h.call('operator', 'post', '/api/v1/backups/bk-pin-kept/pin', { expires: '30d' })).status).toBe(200);
+    const pinExpires = Date.parse((await h.call('viewer', 'get', '/api/v1/backups/bk-pin-kept')).body.tags.pinExpires);
+    expect(pinExpires).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+    expect((await h.call('operator', 'post', '/api/v1/backups/bk-pin-kept/pin', {})).status).toBe(200);
+    expect((await h.call('viewer', 'get', '/api/v1/backups/bk-pin-kept')).body.tags.pinExpires).toBeUndefined();
+  });
+
+  it('refuses what is neither, and an expired backup', async () => {
+    expect((await h.call('operator', 'post', '/api/v1/backups/bk-pin-kept/pin', { expires: 'next year' })).status).toBe(400);
+    const gone = await h.call('operator', 'post', '/api/v1/backups/bk-pin-gone/pin', { expires: '2027-01-01' });
+    expect(gone.status).toBe(409);
+    expect(gone.body.error).toMatch(/expired/);
   });
 });
