@@ -27,10 +27,10 @@
  * store.
  *
  * The history lies after today's date on purpose. The store's objects carry real (wall clock) modification times, and
- * `GC_SKEW_MARGIN_MS: 0` lets a pass delete anything written before its start, to the second. The lifecycle decides
- * whether a store is due for collection by comparing the store's `lastGCTime`, which a pass records on the wall clock,
- * with the catalog's clock (`expiredAt`, `now`): with a catalog clock behind the wall clock the scheduled collection
- * runs once and not again.
+ * `GC_SKEW_MARGIN_MS: 0` lets a pass delete anything written before its start, to the second. The lifecycle finds a
+ * store due for collection when a backup expired after the store's `lastGCTime`, comparing `expiredAt` (the catalog's
+ * clock) with `lastGCTime` (the wall clock): with the catalog's clock behind the wall clock, expiring backups never make
+ * the store due (only expired segments and the wall-clock interval do), and the bucket fills up.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
