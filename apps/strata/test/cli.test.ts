@@ -299,7 +299,7 @@ describe('targets and backups', () => {
       target: 'default/orders',
       backups: [
         { id: '20250301T030000Z-ab12', phase: 'Succeeded', restorable: true, time: '2025-03-01T03:00:00Z', databases: ['app', 'billing'], storedBytes: 1536, durationSeconds: 95, pinned: true, verified: true, retainedBy: ['newest', 'daily'], expiresAt: '2025-03-08T00:00:00Z' },
-        { id: '20250228T030000Z-cd34', phase: 'Succeeded', restorable: true, time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25, retainedBy: ['pinned'], expiresAt: null },
+        { id: '20250228T030000Z-cd34', phase: 'Succeeded', restorable: true, time: '2025-02-28T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4.25, retainedBy: ['pinned'], expiresAt: null, pinExpires: '2027-01-01T00:00:00Z' },
         { id: '20250227T030000Z-ef56', phase: 'Expired', restorable: false, time: '2025-02-27T03:00:00Z', databases: ['app'], storedBytes: 1024, durationSeconds: 4, retainedBy: [], expiredAt: '2025-03-01T03:10:00Z', expiredReason: 'kept by no rule of retain {daily: 2}' },
       ],
     }));
@@ -309,7 +309,7 @@ describe('targets and backups', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+PHASE\s+TIME\s+DATABASES\s+STORED\s+DURATION\s+RETAINED BY\s+UNTIL\s+FLAGS$/);
     expect(lines[1]).toMatch(/^20250301T030000Z-ab12\s+Succeeded\s+2025-03-01 03:00:00Z\s+app,billing\s+1\.5 KiB\s+1m35s\s+newest,daily\s+2025-03-08 00:00:00Z\s+pinned,verified$/);
-    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+Succeeded\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+pinned\s+no end\s+-$/);
+    expect(lines[2]).toMatch(/^20250228T030000Z-cd34\s+Succeeded\s+2025-02-28 03:00:00Z\s+app\s+1 KiB\s+4\.3s\s+pinned\s+pin 2027-01-01 00:00:00Z\s+-$/);
     expect(lines[3]).toMatch(/^20250227T030000Z-ef56\s+Expired\s+2025-02-27 03:00:00Z\s+app\s+-\s+4s\s+-\s+expired 2025-03-01 03:10:00Z\s+-$/);
     expect(r.stdout).toContain('Expired by retention');
     expect(r.stdout).toContain('20250227T030000Z-ef56: kept by no rule of retain {daily: 2}');

@@ -1137,6 +1137,11 @@ export interface components {
              * @description When retention expired it (phase `Expired`).
              */
             expiredAt?: string | null;
+            /**
+             * Format: date-time
+             * @description When a pin ends (null while unpinned, or pinned forever).
+             */
+            pinExpires?: string | null;
             /** @description Why retention expired it. */
             expiredReason?: string;
             /** @description How many times the load guard postponed this run. */

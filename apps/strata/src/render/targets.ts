@@ -106,11 +106,12 @@ export function retainedText(b: Schema<'Backup'>): string {
   return b.retainedBy?.length ? b.retainedBy.join(',') : '-';
 }
 
-/** Until when the rules keep it (`pin` or `newest` alone: no end), when it expired, or when a postponed run tries again. */
+/** Until when the rules keep it (a pin: its end; `newest` alone: no end), when it expired, or when a postponed run tries again. */
 export function untilText(b: Schema<'Backup'>): string {
   if (b.phase === 'Expired') return b.expiredAt ? `expired ${time(b.expiredAt)}` : 'expired';
   if (b.phase === 'Postponed') return b.postponedUntil ? `retry ${time(b.postponedUntil)}` : '-';
   if (b.expiresAt) return time(b.expiresAt);
+  if (b.retainedBy?.includes('pinned')) return b.pinExpires ? `pin ${time(b.pinExpires)}` : 'pinned, no end';
   return b.retainedBy?.length ? 'no end' : '-';
 }
 

@@ -80,6 +80,7 @@ export function backupView(row: BackupRow) {
     retainedBy: row.retainedBy as RetainReason[],
     expiresAt: row.expiresAt?.toISOString() ?? null,
     expiredAt: row.expiredAt?.toISOString() ?? null,
+    pinExpires: row.pinned ? (row.pinExpires?.toISOString() ?? null) : null,
     ...(row.expiredReason ? { expiredReason: row.expiredReason } : {}),
     postpones: row.postpones,
     postponedUntil: row.postponedUntil?.toISOString() ?? null,

@@ -32,6 +32,8 @@ export function createLifecycle(deps: LifecycleDeps) {
   let lastRetention: { at: number; version: bigint } | undefined;
   /** The store's last-pass times are the wall clock's (they are compared with the store's own), so are these. */
   const startedAt = new Date();
+  /** Retention expired something in this process since the last scheduled collection: collect now, whatever the clocks say. */
+  let expiredSinceCollection = false;
   let collecting: Promise<void> | undefined;
   let retaining: Promise<void> | undefined;
 
@@ -53,6 +55,7 @@ export function createLifecycle(deps: LifecycleDeps) {
           return;
         }
         const outcome = await applyRetention(deps, tx, target, now);
+        if (outcome.expired.length || outcome.segmentsExpired) expiredSinceCollection = true;
         if (outcome.expired.length) deps.log.info({ target: `${target.metadata.namespace}/${target.metadata.name}`, expired: outcome.expired, segments: outcome.segmentsExpired }, 'retention expired backups');
       });
     }
@@ -76,8 +79,8 @@ export function createLifecycle(deps: LifecycleDeps) {
    */
   async function gcDue(store: StoredResource<StoreSpec>): Promise<boolean> {
     const { lastGCTime: last, lastGCWaiting: waiting = 0 } = store.status as { lastGCTime?: string; lastGCWaiting?: number };
-    // A store never collected counts its interval from this process's start (no sweep at every boot), but any backup
-    // expired before counts as garbage waiting.
+    // A store never collected counts its interval from this process's start (no sweep at every boot). Expiries in this
+    // process start a pass by themselves (scheduledGc); the catalog's records find those from before a restart.
     const elapsed = Date.now() - (last ? Date.parse(last) : startedAt.getTime());
     if (elapsed >= deps.gcIntervalMs) return true;
     // Garbage the last pass found too recent is old enough once the margin has passed.
@@ -102,8 +105,10 @@ export function createLifecycle(deps: LifecycleDeps) {
   }
 
   async function scheduledGc(): Promise<void> {
+    const expired = expiredSinceCollection;
+    expiredSinceCollection = false;
     for (const store of await deps.resources.list<StoreSpec>(deps.db, 'BackupStore')) {
-      if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(await gcDue(store))) continue;
+      if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(expired || (await gcDue(store)))) continue;
       const result = await runGc(store, false);
       await deps.audit.record({
         time: deps.clock(),
