@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
+import { silentLogger } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
-import { FIXTURE, accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
-import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { FIXTURE, uniqueDatabaseName } from '@strata/mover/testing';
+import { s3Env, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { createS3Client, downloadStream, listKeys, readSmall } from '@strata/stream';
+import { createSources, dropSources, logicalTargetDocs, myAccess, newAgeIdentity, pgAccess } from './logical-targets.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -20,10 +20,6 @@ import { waitFor } from './wait.ts';
  * database's message. `excludeData` and `excludeTables` shape the dump and the manifest's scope says so. The
  * inventory holds exact counts under `maxRows`.
  */
-const pgAdmin = testPostgresAdminUrl();
-const mysqlAdmin = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
-const pgAccess = accessFromUrl(pgAdmin);
-const myAccess = accessFromUrl(mysqlAdmin);
 const bucket = `strata-ex-${randomBytes(3).toString('hex')}`;
 const pgDb = uniqueDatabaseName('exp');
 const myDb = uniqueDatabaseName('exm');
@@ -95,24 +91,13 @@ async function seedProbe(): Promise<void> {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'strata-ex-'));
-  identityFile = path.join(dir, 'identity.txt');
-  execFileSync('age-keygen', ['-o', identityFile], { stdio: 'ignore' });
-  const recipient = execFileSync('age-keygen', ['-y', identityFile]).toString().trim();
-  await Promise.all([createPostgresFixture(pgAdmin, pgDb, { rows: 10, largeRowBytes: 1024 }), createMysqlFixture(mysqlAdmin, myDb, { rows: 10, largeRowBytes: 1024 })]);
+  const age = newAgeIdentity('ex');
+  identityFile = age.file;
+  await createSources(pgDb, myDb);
   await seedProbe();
   h = await startCatalogHarness('exports');
   worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell });
-  docs = stackDocuments({
-    bucket,
-    recipients: [recipient],
-    identity: readFileSync(identityFile, 'utf8'),
-    postgres: { host: '127.0.0.1', port: pgAccess.port, username: pgAccess.username, password: pgAccess.password },
-    mysql: { host: '127.0.0.1', port: myAccess.port, username: myAccess.username, password: myAccess.password },
-    databases: { postgres: [pgDb], mysql: [myDb] },
-    postgresMode: 'logical',
-    schedule: '0 3 1 1 *',
-  });
+  docs = logicalTargetDocs(bucket, age, pgDb, myDb);
   await applyTargets(() => ({}));
   await h.runtime.mirror(); // creates the bucket
 }, 300_000);
@@ -120,7 +105,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await h?.close();
-  await Promise.all([dropPostgresDatabase(pgAdmin, pgDb), dropMysqlDatabase(mysqlAdmin, myDb)]);
+  await dropSources(pgDb, myDb);
 });
 
 describe.each([

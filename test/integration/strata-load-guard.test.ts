@@ -1,16 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger, strataPrincipal, testPostgresAdminUrl } from '@sigil/kit/testing';
+import { silentLogger, strataPrincipal } from '@sigil/kit/testing';
 import { startWorker, type Worker } from '@strata/mover';
 import { measureLoad } from '@strata/mover/engines';
-import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
-import { stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { uniqueDatabaseName } from '@strata/mover/testing';
+import { startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
+import { createSources, dropSources, logicalTargetDocs, myAccess, newAgeIdentity, pgAccess } from './logical-targets.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -19,10 +16,6 @@ import { waitFor } from './wait.ts';
  * value in its message) by `postponeFor` on the catalog's clock; it is tried again once that passed, runs anyway after
  * `maxPostpones`, and `skipLoadGuard` (a Backup document, backup-now) bypasses it.
  */
-const pgAdmin = testPostgresAdminUrl();
-const mysqlAdmin = process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
-const pgAccess = accessFromUrl(pgAdmin);
-const myAccess = accessFromUrl(mysqlAdmin);
 const bucket = `strata-lg-${randomBytes(3).toString('hex')}`;
 const pgDb = uniqueDatabaseName('lgp');
 const myDb = uniqueDatabaseName('lgm');
@@ -104,25 +97,11 @@ function statsPostpones(row: Row): number | undefined {
 }
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'strata-lg-'));
-  const identityFile = path.join(dir, 'identity.txt');
-  execFileSync('age-keygen', ['-o', identityFile], { stdio: 'ignore' });
-  const recipient = execFileSync('age-keygen', ['-y', identityFile]).toString().trim();
-  await Promise.all([createPostgresFixture(pgAdmin, pgDb, { rows: 10, largeRowBytes: 1024 }), createMysqlFixture(mysqlAdmin, myDb, { rows: 10, largeRowBytes: 1024 })]);
+  await createSources(pgDb, myDb);
   h = await startCatalogHarness('load_guard');
   h.setNow(now);
   worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell });
-  const docs = stackDocuments({
-    bucket,
-    recipients: [recipient],
-    identity: readFileSync(identityFile, 'utf8'),
-    postgres: { host: '127.0.0.1', port: pgAccess.port, username: pgAccess.username, password: pgAccess.password },
-    mysql: { host: '127.0.0.1', port: myAccess.port, username: myAccess.username, password: myAccess.password },
-    databases: { postgres: [pgDb], mysql: [myDb] },
-    postgresMode: 'logical',
-    // No scheduled slot in the hours the test's clock covers: every run here is asked for.
-    schedule: '0 3 1 1 *',
-  }).replace('  jobs: { stallTimeout: 60s }\n', `  jobs: { stallTimeout: 60s }\n${GUARD}`);
+  const docs = logicalTargetDocs(bucket, newAgeIdentity('lg'), pgDb, myDb).replace('  jobs: { stallTimeout: 60s }\n', `  jobs: { stallTimeout: 60s }\n${GUARD}`);
   expect(docs).toContain('loadGuard');
   const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml');
   expect(applied.status, JSON.stringify(applied.body)).toBe(200);
@@ -132,7 +111,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await h?.close();
-  await Promise.all([dropPostgresDatabase(pgAdmin, pgDb), dropMysqlDatabase(mysqlAdmin, myDb)]);
+  await dropSources(pgDb, myDb);
 });
 
 describe.each([

@@ -285,12 +285,21 @@ export async function removeObjects(client: S3Client, bucket: string, keys: stri
     for (const key of keys) await client.removeObject(bucket, key);
     return;
   }
-  // minio-js answers each refused key as `{ Key, Code, Message }`, though its type says `{ Error: {...} }`: read both.
-  const failed = results.flatMap((r) => {
-    const error = (r?.Error ?? r) as { Key?: string; Code?: string; Message?: string } | undefined;
-    return error && (error.Code !== undefined || error.Message !== undefined) ? [`${error.Key ?? '?'}: ${error.Message ?? error.Code ?? 'error'}`] : [];
-  });
+  const failed = refusedKeys(results).map((r) => `${r.key}: ${r.reason}`);
   if (failed.length > 0) throw new Error(`could not delete ${failed.length} object(s): ${failed.slice(0, 5).join('; ')}${failed.length > 5 ? '; …' : ''}`);
+}
+
+/**
+ * The keys a DeleteObjects answer names as not deleted. minio-js answers each as `{ Key, Code, Message }`, though its
+ * type says `{ Error: {...} }`: both are read.
+ */
+export function refusedKeys(answer: Awaited<ReturnType<S3Client['removeObjects']>>): { key: string; reason: string }[] {
+  return answer.flatMap((entry) => {
+    if (!entry) return [];
+    const error = (entry.Error ?? entry) as { Key?: string; Code?: string; Message?: string };
+    if (error.Key === undefined && error.Code === undefined) return [];
+    return [{ key: error.Key ?? '?', reason: error.Message ?? error.Code ?? 'error' }];
+  });
 }
 
 /** Every key under `prefix` (recursive), in the store's (lexicographic) order. */

@@ -26,7 +26,7 @@
  * - An abort waits for the batch in flight (its outcome is reported) and sends no other.
  */
 import type * as Minio from 'minio';
-import type { S3Client } from './s3.ts';
+import { refusedKeys, type S3Client } from './s3.ts';
 
 /** S3's maximum keys per DeleteObjects call. */
 export const MAX_DELETE_BATCH = 1000;
@@ -114,16 +114,6 @@ function validate(options: SweepOptions): void {
   if (Number.isNaN(options.passStartedAt.getTime())) throw new Error('sweep: passStartedAt is not a valid date');
   const margin = options.skewMarginMs ?? DEFAULT_SKEW_MARGIN_MS;
   if (!Number.isFinite(margin) || margin < 0) throw new Error(`sweep: skewMarginMs must be >= 0, got ${margin}`);
-}
-
-/** The keys a DeleteObjects answer names as not deleted (minio returns the <Error> elements, typed as `{ Error }`). */
-function refusedKeys(answer: Awaited<ReturnType<S3Client['removeObjects']>>): { key: string; reason: string }[] {
-  return answer.flatMap((entry) => {
-    if (!entry) return [];
-    const error = (entry.Error ?? entry) as { Key?: string; Code?: string; Message?: string };
-    if (error.Key === undefined && error.Code === undefined) return [];
-    return [{ key: error.Key ?? '?', reason: error.Message ?? error.Code ?? 'error' }];
-  });
 }
 
 /**

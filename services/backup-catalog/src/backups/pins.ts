@@ -2,11 +2,10 @@ import { AppError } from '@sigil/kit/errors';
 import { parseDuration } from '@sigil/proto/units';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import type { components } from '@sigil/proto/api/strata';
-import { backupEvent } from './backups.ts';
+import { BACKUP_PHASES, backupEvent } from './backups.ts';
 import { findBackup } from './backup-queries.ts';
 import { bumpCatalogVersion, type Db } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
-import { EXPIRED_PHASE } from '../lifecycle/retention-pass.ts';
 
 export interface PinDeps {
   db: Db;
@@ -24,7 +23,7 @@ export function createPinService(deps: PinDeps) {
   const change = async (id: string, data: Parameters<Db['backup']['update']>[0]['data'], stage: 'pinned' | 'unpinned') => {
     const { row, version } = await deps.db.$transaction(async (tx) => {
       const found = await findBackup(tx, id);
-      if (stage === 'pinned' && found.phase === EXPIRED_PHASE) {
+      if (stage === 'pinned' && found.phase === BACKUP_PHASES.expired) {
         throw new AppError('conflict', `Backup ${found.id} expired${found.expiredAt ? ` on ${found.expiredAt.toISOString()}` : ''}; its objects are garbage and a pin cannot bring it back.`);
       }
       const updated = await tx.backup.update({ where: { id: found.id }, data });

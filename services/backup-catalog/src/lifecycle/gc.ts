@@ -15,12 +15,11 @@ import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
 import { bumpCatalogVersion } from '../db.ts';
 import { findPolicy, storeAccess } from '../resources/stores.ts';
 import type { StoredResource } from '../resources/resources.ts';
-import { EXPIRED_PHASE } from './retention-pass.ts';
 
 export type GcResult = components['schemas']['GcResult'];
 
 /** Backups whose objects are garbage: expired by retention, or failed runs whose cleanup left something behind. */
-const GARBAGE_PHASES = [EXPIRED_PHASE, BACKUP_PHASES.failed];
+const GARBAGE_PHASES = [BACKUP_PHASES.expired, BACKUP_PHASES.failed];
 
 /** What the catalog knows of one store: the targets writing to it, their garbage backups and expired segments. */
 interface StoreGarbage {

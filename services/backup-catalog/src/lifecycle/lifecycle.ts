@@ -8,12 +8,12 @@ import { AppError } from '@sigil/kit/errors';
 import { catalogVersion } from '../db.ts';
 import type { Logger } from '@sigil/kit/log';
 import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
-import type { BackupDeps } from '../backups/backups.ts';
+import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
 import type { AuditLog } from '../console/audit.ts';
 import { findPolicy } from '../resources/stores.ts';
 import type { StoredResource } from '../resources/resources.ts';
 import { collectGarbage, type GcResult } from './gc.ts';
-import { applyRetention, EXPIRED_PHASE } from './retention-pass.ts';
+import { applyRetention } from './retention-pass.ts';
 
 export interface LifecycleDeps extends BackupDeps {
   log: Logger;
@@ -90,7 +90,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       const { namespace, name } = target.metadata;
       const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
       if (policy?.spec.store !== store.metadata.name) continue;
-      if (await deps.db.backup.count({ where: { namespace, targetName: name, phase: EXPIRED_PHASE, expiredAt: { gt: since } } })) return true;
+      if (await deps.db.backup.count({ where: { namespace, targetName: name, phase: BACKUP_PHASES.expired, expiredAt: { gt: since } } })) return true;
       if (elapsed > deps.gcSkewMarginMs && (await deps.db.segment.count({ where: { namespace, targetName: name, expired: true } }))) return true;
     }
     return false;

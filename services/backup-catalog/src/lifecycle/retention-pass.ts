@@ -16,8 +16,6 @@ import type { ConsoleEvent } from '../console/events.ts';
 import { decideRetention, type RetentionDecision } from './retention.ts';
 import { expiredSegments } from './segment-retention.ts';
 
-/** A succeeded backup no retention rule keeps any more: not restorable, out of every window, its objects garbage. */
-export const EXPIRED_PHASE = BACKUP_PHASES.expired;
 
 export interface RetentionOutcome {
   expired: string[];
@@ -50,7 +48,7 @@ export async function applyRetention(deps: BackupDeps, tx: Tx, target: StoredRes
     }
     const updated = await tx.backup.update({
       where: { id: row.id },
-      data: { phase: EXPIRED_PHASE, expiredAt: now, expiredReason: decision.reason ?? 'kept by no retention rule', retainedBy: [], expiresAt: null },
+      data: { phase: BACKUP_PHASES.expired, expiredAt: now, expiredReason: decision.reason ?? 'kept by no retention rule', retainedBy: [], expiresAt: null },
     });
     expired.push(row.id);
     events.push(backupEvent(updated, 0n, 'expired'));

@@ -8,6 +8,7 @@ import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, t
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { objectExists, readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
+import { storeUpload } from './upload.ts';
 
 export interface SegmentFile {
   /** Where the bytes are (a finished file, or a copy of the one being written). */
@@ -76,18 +77,11 @@ function parseReport(bytes: Buffer | undefined): StrataReports['segment.uploaded
 export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
   const key = keyOf(job, segment);
   const stored = await runUploadPipeline({
+    ...storeUpload(job, client, key, signal),
     source: fs.createReadStream(segment.file),
-    compression: job.compression,
-    recipients: job.store.ageRecipients,
-    client,
-    bucket: job.store.bucket,
-    key,
-    partSizeBytes: job.store.partSizeBytes,
     concurrency: 1,
     bandwidthBytesPerSecond: 0,
     stallTimeoutMs: 60_000,
-    signal,
-    contentType: 'application/octet-stream',
   });
   const report: SegmentReport = {
     chainID: segment.chainID,
