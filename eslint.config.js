@@ -57,7 +57,7 @@ const boundaryRules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/generated/**', '**/gen/**', '.local/**', '.turbo/**'] },
+  { ignores: ['**/node_modules/**', '**/generated/**', '**/gen/**', '**/gql/**', '**/dist/**', '.local/**', '.turbo/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -71,5 +71,7 @@ export default tseslint.config(
   },
   // The hosted signing page runs in browsers, as plain ES modules served as they are.
   { files: ['apps/signing-page/public/**/*.js', 'apps/verify-page/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
+  // The dashboard runs in browsers (React, bundled by Vite).
+  { files: ['apps/dashboard/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
   ...boundaryRules,
 );

@@ -51,4 +51,6 @@ fi
 
 echo "bootstrap: generating the Prisma clients"
 node_modules/.bin/node scripts/prisma-generate.ts >/dev/null 2>&1 || node_modules/.bin/node scripts/prisma-generate.ts
+echo "bootstrap: building the dashboard"
+node_modules/.bin/node apps/dashboard/scripts/build.ts
 echo "bootstrap: ready (node $(node_modules/.bin/node --version))"

@@ -1,17 +1,17 @@
 /**
- * Composes gateway/supergraph.graphql from the subgraphs of gateway/src/subgraphs.ts.
- *   node gateway/scripts/compose.ts           write the file
- *   node gateway/scripts/compose.ts --check   recompose and exit 1 when the checked-in file differs (CI)
- *   --file <path>                             another supergraph file than gateway/supergraph.graphql
+ * Composes gateway/supergraph.graphql from the subgraphs of gateway/src/subgraphs.ts, and prints its API schema
+ * (what clients see) to gateway/api-schema.graphql.
+ *   node gateway/scripts/compose.ts           write both files
+ *   node gateway/scripts/compose.ts --check   recompose and exit 1 when a checked-in file differs (CI)
+ *   --file <path>                             another supergraph file than gateway/supergraph.graphql (the API schema is then not written)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CompositionError, REPO_ROOT, SUPERGRAPH_PATH, composeSupergraph } from '../src/compose.ts';
+import { API_SCHEMA_PATH, CompositionError, REPO_ROOT, SUPERGRAPH_PATH, apiSchemaOf, composeSupergraph } from '../src/compose.ts';
 
 const check = process.argv.includes('--check');
 const fileFlag = process.argv.indexOf('--file');
 const target = fileFlag === -1 ? SUPERGRAPH_PATH : path.resolve(process.argv[fileFlag + 1] ?? '');
-const relative = path.relative(REPO_ROOT, target);
 
 let composed: string;
 try {
@@ -21,26 +21,37 @@ try {
   process.exit(1);
 }
 
-if (check) {
-  let current: string | undefined;
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {
-    current = undefined;
+const outputs: { file: string; text: string }[] = [{ file: target, text: composed }];
+if (fileFlag === -1) outputs.push({ file: API_SCHEMA_PATH, text: apiSchemaOf(composed) });
+
+let stale = false;
+for (const { file, text } of outputs) {
+  const relative = path.relative(REPO_ROOT, file);
+  if (!check) {
+    writeFileSync(file, text);
+    console.log(`Wrote ${relative}.`);
+    continue;
   }
-  if (current === composed) {
+  const current = readIfPresent(file);
+  if (current === text) {
     console.log(`${relative} is up to date.`);
-  } else {
-    console.error(
-      current === undefined
-        ? `${relative} is missing. Run \`npm run compose\` and commit the result.`
-        : `${relative} is out of date: a subgraph schema changed since it was composed. Run \`npm run compose\` and commit the result.\n${firstDifference(current, composed)}`,
-    );
-    process.exit(1);
+    continue;
   }
-} else {
-  writeFileSync(target, composed);
-  console.log(`Wrote ${relative}.`);
+  stale = true;
+  console.error(
+    current === undefined
+      ? `${relative} is missing. Run \`npm run compose\` and commit the result.`
+      : `${relative} is out of date: a subgraph schema changed since it was composed. Run \`npm run compose\` and commit the result.\n${firstDifference(current, text)}`,
+  );
+}
+if (stale) process.exit(1);
+
+function readIfPresent(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function firstDifference(current: string, composed: string): string {

@@ -9,6 +9,7 @@ import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import type { Authenticator } from './authenticator.ts';
 import type { FederatedGraph, GraphLimits } from './graphql.ts';
 import { reuseSignedTokens } from './principal-tokens.ts';
+import { dashboardRouter, type LiveFeed } from './dashboard.ts';
 import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
@@ -38,6 +39,8 @@ export interface GatewayDeps {
   graphLimits?: Partial<GraphLimits>;
   /** Strata's console API. Absent: every `/api/v1` request is 401 (not configured). */
   strata?: StrataGatewayDeps;
+  /** The domain events the dashboard's live stream (`/app/live`) relays. Absent: that stream answers 503. */
+  liveFeed?: LiveFeed;
 }
 
 export interface GatewayApp {
@@ -88,6 +91,8 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   app.use(strata.handle);
   app.use('/sign', signingPageRouter());
   app.use('/verify', verifyPageRouter());
+  const dashboard = dashboardRouter({ feed: deps.liveFeed, sessionOf: (req) => sigil.resolveCaller('D', req), log });
+  app.use('/app', dashboard.router);
 
   // Apollo Gateway and its query planner (~60 MiB once loaded) come with the first GraphQL request: most traffic is
   // REST, and a process that never serves GraphQL never pays for it.
@@ -127,6 +132,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     app,
     health,
     close: async () => {
+      dashboard.close();
       await (await graph?.catch(() => undefined))?.graph.stop();
       await upstream.close();
     },

@@ -50,6 +50,7 @@ const gateway = await createGatewayApp({
   trustedProxies: config.TRUSTED_PROXIES ?? (config.TRUST_PROXY ? 1 : 0),
   graphLimits: { maxDepth: config.GRAPHQL_MAX_DEPTH, maxCost: config.GRAPHQL_MAX_COST, maxAliases: config.GRAPHQL_MAX_ALIASES },
   strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
+  liveFeed: bus,
 });
 const running = await runServer({
   app: gateway.app,

@@ -12,6 +12,7 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
 Sigil and Strata are running (started in ${seconds} s).
 
+  Dashboard        ${stack.gatewayUrl}/app (sign in with the owner below, or create an organization)
   Gateway (REST)   ${stack.gatewayUrl}/v1
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
