@@ -6,7 +6,7 @@ import type { FileStore } from '@strata/stream/file-store';
 import { visibleTo } from './caller.ts';
 import type { Db, Tx } from './db.ts';
 import type { Prisma } from './generated/prisma/client.ts';
-import { envelopeTransition } from './state.ts';
+import { ENVELOPE_STATUSES, envelopeTransition, type EnvelopeStatus } from './state.ts';
 import { toEnvelopeView, type EnvelopeRow, type EnvelopeView } from './views.ts';
 
 export interface EnvelopeServiceDeps {
@@ -23,6 +23,14 @@ export interface ListEnvelopesInput {
   q?: string;
   template?: string;
   testMode?: unknown;
+  /** Only envelopes in progress waiting on a recipient whose turn began at or before this moment. */
+  waitingSince?: Date;
+}
+
+/** Envelopes waiting on a recipient whose turn began at or before `since` (recipients' `sentAt` is their turn's start). */
+function waitingOnSomeoneSince(since: Date | undefined): Prisma.EnvelopeWhereInput {
+  if (!since) return {};
+  return { status: 'sent', recipients: { some: { status: { in: ['sent', 'viewed'] }, sentAt: { lte: since } } } };
 }
 
 /** Locks an envelope the caller may see (`FOR UPDATE`), so concurrent changes of one envelope apply one after the other. */
@@ -58,6 +66,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
         ...(input.template ? { templateId: input.template } : {}),
         AND: [
           newestFirst.after(input.cursor),
+          waitingOnSomeoneSince(input.waitingSince),
           q
             ? {
                 OR: [
@@ -70,6 +79,16 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
       };
       const rows = await db.envelope.findMany({ where, orderBy: newestFirst.orderBy, take: input.limit + 1, include: { recipients: true } });
       return newestFirst.page(rows, input.limit, toEnvelopeView);
+    },
+
+    /** How many envelopes per status were created at or after `since`: one grouped count in SQL, every status listed. */
+    async countByStatus(principal: Principal, input: { since: Date; testMode?: unknown }): Promise<Array<{ status: EnvelopeStatus; count: number }>> {
+      const groups = await db.envelope.groupBy({
+        by: ['status'],
+        where: { ...visibleTo(principal, input.testMode), createdAt: { gte: input.since } },
+        _count: { _all: true },
+      });
+      return ENVELOPE_STATUSES.map((status) => ({ status, count: groups.find((g) => g.status === status)?._count._all ?? 0 }));
     },
 
     /** Only while in progress (`rendering` or `sent`); recipients are told through `envelope.voided`. */

@@ -1,4 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
+import type { components } from '@sigil/proto/api/sigil';
 
 /**
  * The one state machine of envelopes and recipients (spec part 3). Every status change goes through `transition`, so a
@@ -6,6 +7,9 @@ import { AppError } from '@sigil/kit/errors';
  */
 export const ENVELOPE_STATUSES = ['rendering', 'sent', 'completed', 'declined', 'voided', 'expired'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
+
+/** The contract's SealStatus: where the envelope's seal stands. */
+export const SEAL_STATUSES = ['not_started', 'pending', 'sealed', 'failed'] as const satisfies readonly components['schemas']['SealStatus'][];
 
 export const RECIPIENT_STATUSES = ['pending', 'sent', 'viewed', 'completed', 'declined'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];

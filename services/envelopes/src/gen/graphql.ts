@@ -56,10 +56,19 @@ export type Recipient = {
   delivery: Scalars['String']['output'];
   verification: Scalars['String']['output'];
   status: Scalars['String']['output'];
+  /** Whether it is this recipient's turn now: sent to or viewing, on an envelope in progress. */
+  hasTurn: Scalars['Boolean']['output'];
   sentAt: Maybe<Scalars['String']['output']>;
   viewedAt: Maybe<Scalars['String']['output']>;
   completedAt: Maybe<Scalars['String']['output']>;
   declinedAt: Maybe<Scalars['String']['output']>;
+};
+
+/** How many envelopes have one status. */
+export type EnvelopeStatusCount = {
+  __typename?: 'EnvelopeStatusCount';
+  status: Scalars['String']['output'];
+  count: Scalars['Int']['output'];
 };
 
 export type EnvelopeConnection = {
@@ -77,8 +86,19 @@ export type Template = {
 
 export type Query = {
   __typename?: 'Query';
-  /** Envelopes of the caller's organization and mode, newest first. Needs envelope:read. */
+  /**
+   * Envelopes of the caller's organization and mode, newest first (keyset cursors: after is a nextCursor). The filters
+   * are those of GET /v1/envelopes (status, seal, template, q: the external id or a recipient's name or e-mail), and
+   * waitingSince: only envelopes in progress waiting on a recipient whose turn began at or before that moment (ISO 8601).
+   * testMode: a dashboard session's own mode (its sigil-mode) by default; an API key always sees its own. Needs
+   * envelope:read.
+   */
   envelopes: EnvelopeConnection;
+  /**
+   * How many envelopes of the caller's organization and mode were created at or after since (ISO 8601), per status:
+   * every status, zeros included. Needs envelope:read.
+   */
+  envelopeCounts: Array<EnvelopeStatusCount>;
   /** One envelope the caller may see, or null. Needs envelope:read. */
   envelope: Maybe<Envelope>;
   _entities: Array<Maybe<_Entity>>;
@@ -90,7 +110,16 @@ export type QueryEnvelopesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<Scalars['String']['input']>;
+  seal?: InputMaybe<Scalars['String']['input']>;
+  template?: InputMaybe<Scalars['ID']['input']>;
   q?: InputMaybe<Scalars['String']['input']>;
+  testMode?: InputMaybe<Scalars['Boolean']['input']>;
+  waitingSince?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryEnvelopeCountsArgs = {
+  since: Scalars['String']['input'];
   testMode?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
@@ -222,6 +251,7 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Recipient: ResolverTypeWrapper<RecipientView>;
+  EnvelopeStatusCount: ResolverTypeWrapper<EnvelopeStatusCount>;
   EnvelopeConnection: ResolverTypeWrapper<Omit<EnvelopeConnection, 'nodes'> & { nodes: Array<ResolversTypes['Envelope']> }>;
   Template: ResolverTypeWrapper<Template>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -243,6 +273,7 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Recipient: RecipientView;
+  EnvelopeStatusCount: EnvelopeStatusCount;
   EnvelopeConnection: Omit<EnvelopeConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Envelope']> };
   Template: Template;
   Query: Record<PropertyKey, never>;
@@ -365,10 +396,16 @@ export type RecipientResolvers<ContextType = SubgraphContext, ParentType extends
   delivery?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   verification?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hasTurn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   sentAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   viewedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   completedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   declinedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EnvelopeStatusCountResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['EnvelopeStatusCount'] = ResolversParentTypes['EnvelopeStatusCount']> = {
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type EnvelopeConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['EnvelopeConnection'] = ResolversParentTypes['EnvelopeConnection']> = {
@@ -384,6 +421,7 @@ export type TemplateResolvers<ContextType = SubgraphContext, ParentType extends 
 
 export type QueryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   envelopes?: Resolver<ResolversTypes['EnvelopeConnection'], ParentType, ContextType, RequireFields<QueryEnvelopesArgs, 'first'>>;
+  envelopeCounts?: Resolver<Array<ResolversTypes['EnvelopeStatusCount']>, ParentType, ContextType, RequireFields<QueryEnvelopeCountsArgs, 'since'>>;
   envelope?: Resolver<Maybe<ResolversTypes['Envelope']>, ParentType, ContextType, RequireFields<QueryEnvelopeArgs, 'id'>>;
   _entities?: Resolver<Array<Maybe<ResolversTypes['_Entity']>>, ParentType, ContextType, RequireFields<Query_EntitiesArgs, 'representations'>>;
   _service?: Resolver<ResolversTypes['_Service'], ParentType, ContextType>;
@@ -420,6 +458,7 @@ export type _EntityResolvers<ContextType = SubgraphContext, ParentType extends R
 export type Resolvers<ContextType = SubgraphContext> = {
   Envelope?: EnvelopeResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
+  EnvelopeStatusCount?: EnvelopeStatusCountResolvers<ContextType>;
   EnvelopeConnection?: EnvelopeConnectionResolvers<ContextType>;
   Template?: TemplateResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
