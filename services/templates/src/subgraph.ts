@@ -19,8 +19,12 @@ export function createResolvers(templates: TemplateService, versions: VersionSer
         const first = args.first ?? 20;
         if (first < 1 || first > 100) throw badInput('first must be between 1 and 100.');
         if ((args.after?.length ?? 0) > 200 || (args.q?.length ?? 0) > 200) throw badInput('after and q are at most 200 characters.');
-        const page = await templates.list(principal.organizationId, { limit: first, cursor: args.after ?? undefined, q: args.q ?? undefined });
-        return { nodes: page.data.map(withOrganization(principal.organizationId)), hasMore: page.hasMore, nextCursor: page.nextCursor };
+        const q = args.q ?? undefined;
+        const [page, totalCount] = await Promise.all([
+          templates.list(principal.organizationId, { limit: first, cursor: args.after ?? undefined, q }),
+          templates.count(principal.organizationId, q),
+        ]);
+        return { nodes: page.data.map(withOrganization(principal.organizationId)), hasMore: page.hasMore, nextCursor: page.nextCursor, totalCount };
       },
       template: async (_, args, context) => {
         const principal = principalWith(context, 'template:read');
@@ -45,6 +49,7 @@ export function createResolvers(templates: TemplateService, versions: VersionSer
     },
     TemplateVersion: {
       version: (v) => String(v.version),
+      pages: async (v, _, context) => (v.file ? versions.filePages(principalWith(context, 'template:read').organizationId, v.file) : []),
     },
   };
 }

@@ -69,19 +69,17 @@ export function createTemplateService({ db }: { db: Db }) {
 
     /** Newest first; `q` matches the name or description, case-insensitively. */
     async list(organizationId: string, input: ListTemplatesInput): Promise<ListPage<TemplateView>> {
-      const q = input.q?.trim();
       const rows = await db.template.findMany({
-        where: {
-          organizationId,
-          AND: [
-            q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {},
-            newestFirst.after(input.cursor),
-          ],
-        },
+        where: { organizationId, AND: [matching(input.q), newestFirst.after(input.cursor)] },
         orderBy: newestFirst.orderBy,
         take: input.limit + 1,
       });
       return newestFirst.page(rows, input.limit, toTemplateView);
+    },
+
+    /** How many templates `q` matches (all of them without it): the dashboard's count above the list. */
+    async count(organizationId: string, q: string | undefined): Promise<number> {
+      return db.template.count({ where: { organizationId, AND: [matching(q)] } });
     },
 
     /**
@@ -110,3 +108,9 @@ export function createTemplateService({ db }: { db: Db }) {
 }
 
 export type TemplateService = ReturnType<typeof createTemplateService>;
+
+/** `q` matches the name or description, case-insensitively. */
+function matching(q: string | undefined) {
+  const text = q?.trim();
+  return text ? { OR: [{ name: { contains: text, mode: 'insensitive' as const } }, { description: { contains: text, mode: 'insensitive' as const } }] } : {};
+}

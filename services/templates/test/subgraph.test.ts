@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PDFDocument } from 'pdf-lib';
 import { apiKeyPrincipal } from '@sigil/kit/testing';
 import { startTemplatesHarness, type TemplatesHarness } from './helpers.ts';
 
@@ -41,6 +42,36 @@ describe('templates subgraph', () => {
     expect(versions[0].fields[0]).toMatchObject({ id: 'sig', role: 'client', type: 'signature', page: 1 });
     expect(versions[1]).toMatchObject({ pageCount: null, publishedAt: null });
   }, 60_000);
+
+  it("gives a document-mode version's body, and a file version's page sizes in points", async () => {
+    const as = await h.auth.headers(org);
+    const created = await request(h.app).post('/v1/templates').set(as).send({ name: 'Graph lease' });
+    const doc = await PDFDocument.create();
+    doc.addPage([612, 792]);
+    doc.addPage([842, 595]);
+    const upload = await request(h.app).post(`/v1/templates/${created.body.id}/files`).set(as).set('content-type', 'application/pdf').send(Buffer.from(await doc.save()));
+    expect(upload.status).toBe(201);
+    const query = 'query($id: ID!) { template(id: $id) { versions { version body { format content } pages { width height } } } }';
+    const fileDraft = await gql(query, { id: created.body.id });
+    expect(fileDraft.body.errors).toBeUndefined();
+    expect(fileDraft.body.data.template.versions).toEqual([{ version: 'draft', body: null, pages: [{ width: 612, height: 792 }, { width: 842, height: 595 }] }]);
+    const content = '<p>{{company}} {{field:sig}}</p>';
+    const saved = await request(h.app).put(`/v1/templates/${created.body.id}/draft`).set(as).send({ body: { format: 'html', content }, roles: [{ name: 'client', order: 1 }], fields: [{ id: 'sig', role: 'client', type: 'signature' }], variables: [{ name: 'company', required: true }] });
+    expect(saved.status).toBe(200);
+    const bodyDraft = await gql(query, { id: created.body.id });
+    expect(bodyDraft.body.data.template.versions).toEqual([{ version: 'draft', body: { format: 'html', content }, pages: [] }]);
+  }, 60_000);
+
+  it('counts the templates a search matches, across pages', async () => {
+    const counted = apiKeyPrincipal();
+    const mine = await h.auth.headers(counted);
+    for (const name of ['Lease north', 'Lease south', 'Invoice']) await request(h.app).post('/v1/templates').set(mine).send({ name });
+    const res = await gql('query($q: String) { templates(first: 1, q: $q) { totalCount hasMore nodes { name } } }', { q: 'lease' }, counted);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.templates).toEqual({ totalCount: 2, hasMore: true, nodes: [{ name: 'Lease south' }] });
+    const all = await gql('{ templates(first: 100) { totalCount } }', {}, counted);
+    expect(all.body.data.templates.totalCount).toBe(3);
+  });
 
   it('resolves Template entities for the gateway', async () => {
     const res = await gql('query($r: [_Any!]!) { _entities(representations: $r) { ... on Template { id name } } }', { r: [{ __typename: 'Template', id: templateId }] });

@@ -44,11 +44,28 @@ export type TemplateVersion = {
   version: Scalars['String']['output'];
   file: Maybe<Scalars['ID']['output']>;
   pageCount: Maybe<Scalars['Int']['output']>;
+  /** The size of each page of the version's file, in PDF points (what field positions are checked against); empty in document mode. */
+  pages: Array<TemplatePageSize>;
+  /** A document-mode version's body (HTML with {{name}} variables and {{field:id}} fields); null for a file version. */
+  body: Maybe<TemplateBody>;
   roles: Array<TemplateRole>;
   fields: Array<TemplateField>;
   variables: Array<TemplateVariable>;
   createdAt: Scalars['String']['output'];
   publishedAt: Maybe<Scalars['String']['output']>;
+};
+
+export type TemplatePageSize = {
+  __typename?: 'TemplatePageSize';
+  width: Scalars['Float']['output'];
+  height: Scalars['Float']['output'];
+};
+
+export type TemplateBody = {
+  __typename?: 'TemplateBody';
+  /** Always "html". */
+  format: Scalars['String']['output'];
+  content: Scalars['String']['output'];
 };
 
 export type TemplateRole = {
@@ -81,6 +98,8 @@ export type TemplateVariable = {
 export type TemplateConnection = {
   __typename?: 'TemplateConnection';
   nodes: Array<Template>;
+  /** How many templates match the query (q), across every page. */
+  totalCount: Scalars['Int']['output'];
   hasMore: Scalars['Boolean']['output'];
   nextCursor: Maybe<Scalars['String']['output']>;
 };
@@ -236,9 +255,11 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   TemplateVersion: ResolverTypeWrapper<TemplateVersionView>;
+  TemplatePageSize: ResolverTypeWrapper<TemplatePageSize>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  TemplateBody: ResolverTypeWrapper<TemplateBody>;
   TemplateRole: ResolverTypeWrapper<TemplateRole>;
   TemplateField: ResolverTypeWrapper<TemplateField>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   TemplateVariable: ResolverTypeWrapper<TemplateVariable>;
   TemplateConnection: ResolverTypeWrapper<Omit<TemplateConnection, 'nodes'> & { nodes: Array<ResolversTypes['Template']> }>;
   Organization: ResolverTypeWrapper<Organization>;
@@ -261,9 +282,11 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   TemplateVersion: TemplateVersionView;
+  TemplatePageSize: TemplatePageSize;
+  Float: Scalars['Float']['output'];
+  TemplateBody: TemplateBody;
   TemplateRole: TemplateRole;
   TemplateField: TemplateField;
-  Float: Scalars['Float']['output'];
   TemplateVariable: TemplateVariable;
   TemplateConnection: Omit<TemplateConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Template']> };
   Organization: Organization;
@@ -375,11 +398,23 @@ export type TemplateVersionResolvers<ContextType = SubgraphContext, ParentType e
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   file?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   pageCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  pages?: Resolver<Array<ResolversTypes['TemplatePageSize']>, ParentType, ContextType>;
+  body?: Resolver<Maybe<ResolversTypes['TemplateBody']>, ParentType, ContextType>;
   roles?: Resolver<Array<ResolversTypes['TemplateRole']>, ParentType, ContextType>;
   fields?: Resolver<Array<ResolversTypes['TemplateField']>, ParentType, ContextType>;
   variables?: Resolver<Array<ResolversTypes['TemplateVariable']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   publishedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type TemplatePageSizeResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplatePageSize'] = ResolversParentTypes['TemplatePageSize']> = {
+  width?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  height?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type TemplateBodyResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateBody'] = ResolversParentTypes['TemplateBody']> = {
+  format?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  content?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type TemplateRoleResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateRole'] = ResolversParentTypes['TemplateRole']> = {
@@ -407,6 +442,7 @@ export type TemplateVariableResolvers<ContextType = SubgraphContext, ParentType 
 
 export type TemplateConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['TemplateConnection'] = ResolversParentTypes['TemplateConnection']> = {
   nodes?: Resolver<Array<ResolversTypes['Template']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
@@ -454,6 +490,8 @@ export type _EntityResolvers<ContextType = SubgraphContext, ParentType extends R
 export type Resolvers<ContextType = SubgraphContext> = {
   Template?: TemplateResolvers<ContextType>;
   TemplateVersion?: TemplateVersionResolvers<ContextType>;
+  TemplatePageSize?: TemplatePageSizeResolvers<ContextType>;
+  TemplateBody?: TemplateBodyResolvers<ContextType>;
   TemplateRole?: TemplateRoleResolvers<ContextType>;
   TemplateField?: TemplateFieldResolvers<ContextType>;
   TemplateVariable?: TemplateVariableResolvers<ContextType>;

@@ -141,6 +141,12 @@ export function createVersionService({ db }: { db: Db }) {
       return rows.map(toVersionView);
     },
 
+    /** The page sizes of a file of the organization (what a field's position is checked against), in points. */
+    async filePages(organizationId: string, fileId: string): Promise<Page[]> {
+      const file = await db.templateFile.findFirst({ where: { id: fileId, organizationId }, select: { pages: true } });
+      return (file?.pages ?? []) as Page[];
+    },
+
     /** Published versions only, newest first. */
     async list(organizationId: string, templateId: string, limit: number, cursor: string | undefined): Promise<ListPage<TemplateVersionView>> {
       await requireTemplate(db, organizationId, templateId);
