@@ -60,7 +60,7 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, apiKeys, sessions });
-      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(organizations), verifyPrincipal: deps.verifyPrincipal });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers({ organizations, apiKeys, members }), verifyPrincipal: deps.verifyPrincipal });
     },
     publicHandlers: {
       signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body, clientAddress(req))),

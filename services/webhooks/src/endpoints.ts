@@ -95,10 +95,11 @@ export function createEndpointService(deps: EndpointDeps) {
       return { ...(await view(row)), secret };
     },
 
-    async list(principal: Principal, input: { limit: number; cursor?: string }) {
+    /** `testMode` narrows a dashboard session's list to one mode (a key sees only its own anyway). */
+    async list(principal: Principal, input: { limit: number; cursor?: string; testMode?: boolean }) {
       const [at, id] = input.cursor ? (decodeCursor(input.cursor, 2) as [string, string]) : [];
       const rows = await db.webhookEndpoint.findMany({
-        where: { ...visibleTo(principal), ...(at ? { OR: [{ createdAt: { lt: new Date(at) } }, { createdAt: new Date(at), id: { lt: id } }] } : {}) },
+        where: { AND: [visibleTo(principal), input.testMode !== undefined ? { testMode: input.testMode } : {}], ...(at ? { OR: [{ createdAt: { lt: new Date(at) } }, { createdAt: new Date(at), id: { lt: id } }] } : {}) },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
         take: input.limit + 1,
       });

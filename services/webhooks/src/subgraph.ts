@@ -9,7 +9,16 @@ export type { EndpointView } from './endpoints.ts';
 export type { DeliveryView } from './deliveries.ts';
 
 const ENDPOINT_ID = /^we_[A-Za-z0-9]{10,40}$/;
+const EVENT_ID = /^evt_[A-Za-z0-9]{10,40}$/;
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+
+/** `first` between 1 and 100, a cursor of at most 200 characters. */
+function pageArgs(args: { first?: number | null; after?: string | null }, fallback: number): { limit: number; cursor?: string } {
+  const limit = args.first ?? fallback;
+  if (limit < 1 || limit > 100) throw badInput('first must be between 1 and 100.');
+  if ((args.after?.length ?? 0) > 200) throw badInput('after is at most 200 characters.');
+  return { limit, cursor: args.after ?? undefined };
+}
 
 export function createResolvers(deps: { endpoints: EndpointService; deliveries: DeliveryService }): Resolvers {
   const one = async (principal: ReturnType<typeof principalWith>, id: string) => {
@@ -24,9 +33,7 @@ export function createResolvers(deps: { endpoints: EndpointService; deliveries: 
   return {
     Query: {
       webhookEndpoints: async (_, args, context) => {
-        const first = args.first ?? 20;
-        if (first < 1 || first > 100) throw badInput('first must be between 1 and 100.');
-        const page = await deps.endpoints.list(principalWith(context, 'org:manage'), { limit: first, cursor: args.after ?? undefined });
+        const page = await deps.endpoints.list(principalWith(context, 'org:manage'), { ...pageArgs(args, 20), testMode: args.testMode ?? undefined });
         return { nodes: page.data, hasMore: page.hasMore, nextCursor: page.nextCursor };
       },
       webhookEndpoint: async (_, args, context) => one(principalWith(context, 'org:manage'), args.id),
@@ -37,6 +44,11 @@ export function createResolvers(deps: { endpoints: EndpointService; deliveries: 
         const first = args.first ?? 10;
         if (first < 1 || first > 100) throw badInput('first must be between 1 and 100.');
         return (await deps.deliveries.list(principalWith(context, 'org:manage'), endpoint.id, { limit: first })).data;
+      },
+      deliveries: async (endpoint, args, context) => {
+        if (args.event != null && !EVENT_ID.test(args.event)) throw badInput('event must be an event id (evt_...).');
+        const page = await deps.deliveries.list(principalWith(context, 'org:manage'), endpoint.id, { ...pageArgs(args, 20), event: args.event ?? undefined });
+        return { nodes: page.data, hasMore: page.hasMore, nextCursor: page.nextCursor };
       },
     },
   };

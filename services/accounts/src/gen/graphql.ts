@@ -28,6 +28,71 @@ export type Organization = {
   createdAt: Scalars['String']['output'];
   /** Members, oldest first. Visible to dashboard sessions and to keys holding member:manage. */
   members: Array<Member>;
+  /**
+   * API keys, newest first, revoked ones included (with revokedAt); only those of `mode` (test or live) when given.
+   * Dashboard sessions holding apikey:manage only (like the REST list, which is dashboard-only).
+   */
+  apiKeys: ApiKeyConnection;
+  /** Pending invitations (not accepted, revoked or expired), newest first. Dashboard sessions holding member:manage only. */
+  invitations: InvitationConnection;
+};
+
+
+/** A workspace: members, API keys and everything they create belong to one organization. */
+export type OrganizationApiKeysArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  mode?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A workspace: members, API keys and everything they create belong to one organization. */
+export type OrganizationInvitationsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An organization API key (its secret is shown once, when created, and never here). */
+export type ApiKey = {
+  __typename?: 'ApiKey';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  /** test or live. */
+  mode: Scalars['String']['output'];
+  /** The permissions the key holds. */
+  scopes: Array<Scalars['String']['output']>;
+  /** The first 12 characters of the secret, e.g. sgl_test_Ab3. */
+  prefix: Scalars['String']['output'];
+  createdAt: Scalars['String']['output'];
+  expiresAt: Maybe<Scalars['String']['output']>;
+  lastUsedAt: Maybe<Scalars['String']['output']>;
+  revokedAt: Maybe<Scalars['String']['output']>;
+  /** The user who created the key. */
+  createdBy: Scalars['ID']['output'];
+};
+
+export type ApiKeyConnection = {
+  __typename?: 'ApiKeyConnection';
+  nodes: Array<ApiKey>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
+/** An invitation to join the organization, waiting to be accepted. */
+export type Invitation = {
+  __typename?: 'Invitation';
+  id: Scalars['ID']['output'];
+  email: Scalars['String']['output'];
+  role: Scalars['String']['output'];
+  expiresAt: Scalars['String']['output'];
+  createdAt: Scalars['String']['output'];
+};
+
+export type InvitationConnection = {
+  __typename?: 'InvitationConnection';
+  nodes: Array<Invitation>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
 };
 
 /** A user's membership of an organization. */
@@ -174,6 +239,11 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = {
 export type ResolversTypes = {
   Organization: ResolverTypeWrapper<OrganizationView>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  ApiKey: ResolverTypeWrapper<ApiKey>;
+  ApiKeyConnection: ResolverTypeWrapper<ApiKeyConnection>;
+  Invitation: ResolverTypeWrapper<Invitation>;
+  InvitationConnection: ResolverTypeWrapper<InvitationConnection>;
   Member: ResolverTypeWrapper<MemberView>;
   User: ResolverTypeWrapper<UserView>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -193,6 +263,11 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   Organization: OrganizationView;
   ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  ApiKey: ApiKey;
+  ApiKeyConnection: ApiKeyConnection;
+  Invitation: Invitation;
+  InvitationConnection: InvitationConnection;
   Member: MemberView;
   User: UserView;
   Query: Record<PropertyKey, never>;
@@ -291,7 +366,42 @@ export type OrganizationResolvers<ContextType = SubgraphContext, ParentType exte
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   members?: Resolver<Array<ResolversTypes['Member']>, ParentType, ContextType>;
+  apiKeys?: Resolver<ResolversTypes['ApiKeyConnection'], ParentType, ContextType, RequireFields<OrganizationApiKeysArgs, 'first'>>;
+  invitations?: Resolver<ResolversTypes['InvitationConnection'], ParentType, ContextType, RequireFields<OrganizationInvitationsArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ApiKeyResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdBy?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type ApiKeyConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['ApiKeyConnection'] = ResolversParentTypes['ApiKeyConnection']> = {
+  nodes?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type InvitationResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Invitation'] = ResolversParentTypes['Invitation']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type InvitationConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['InvitationConnection'] = ResolversParentTypes['InvitationConnection']> = {
+  nodes?: Resolver<Array<ResolversTypes['Invitation']>, ParentType, ContextType>;
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type MemberResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Member'] = ResolversParentTypes['Member']> = {
@@ -344,6 +454,10 @@ export type _EntityResolvers<ContextType = SubgraphContext, ParentType extends R
 
 export type Resolvers<ContextType = SubgraphContext> = {
   Organization?: OrganizationResolvers<ContextType>;
+  ApiKey?: ApiKeyResolvers<ContextType>;
+  ApiKeyConnection?: ApiKeyConnectionResolvers<ContextType>;
+  Invitation?: InvitationResolvers<ContextType>;
+  InvitationConnection?: InvitationConnectionResolvers<ContextType>;
   Member?: MemberResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

@@ -35,12 +35,22 @@ export type WebhookEndpoint = {
   createdAt: Scalars['String']['output'];
   /** The most recent attempts, newest first. */
   recentDeliveries: Array<WebhookDelivery>;
+  /** Delivery attempts, newest first, with a cursor; only those of one event (evt_...) when `event` is given. */
+  deliveries: WebhookDeliveryConnection;
 };
 
 
 /** A webhook endpoint of the caller's organization (its secret is never shown here). */
 export type WebhookEndpointRecentDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A webhook endpoint of the caller's organization (its secret is never shown here). */
+export type WebhookEndpointDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  event?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type WebhookHealth = {
@@ -66,6 +76,13 @@ export type WebhookDelivery = {
   nextAttemptAt: Maybe<Scalars['String']['output']>;
 };
 
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  nodes: Array<WebhookDelivery>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
+};
+
 export type WebhookEndpointConnection = {
   __typename?: 'WebhookEndpointConnection';
   nodes: Array<WebhookEndpoint>;
@@ -75,7 +92,10 @@ export type WebhookEndpointConnection = {
 
 export type Query = {
   __typename?: 'Query';
-  /** Webhook endpoints, newest first. Needs org:manage. */
+  /**
+   * Webhook endpoints, newest first. Needs org:manage. API keys see their own mode; a dashboard session sees both, or
+   * only test (true) or live (false) endpoints with `testMode`.
+   */
   webhookEndpoints: WebhookEndpointConnection;
   /** One endpoint, or null. Needs org:manage. */
   webhookEndpoint: Maybe<WebhookEndpoint>;
@@ -87,6 +107,7 @@ export type Query = {
 export type QueryWebhookEndpointsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
+  testMode?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -216,6 +237,7 @@ export type ResolversTypes = {
   WebhookHealth: ResolverTypeWrapper<WebhookHealth>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookDelivery: ResolverTypeWrapper<DeliveryView>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<Omit<WebhookDeliveryConnection, 'nodes'> & { nodes: Array<ResolversTypes['WebhookDelivery']> }>;
   WebhookEndpointConnection: ResolverTypeWrapper<Omit<WebhookEndpointConnection, 'nodes'> & { nodes: Array<ResolversTypes['WebhookEndpoint']> }>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   link__Purpose: Link__Purpose;
@@ -238,6 +260,7 @@ export type ResolversParentTypes = {
   WebhookHealth: WebhookHealth;
   Float: Scalars['Float']['output'];
   WebhookDelivery: DeliveryView;
+  WebhookDeliveryConnection: Omit<WebhookDeliveryConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['WebhookDelivery']> };
   WebhookEndpointConnection: Omit<WebhookEndpointConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['WebhookEndpoint']> };
   Query: Record<PropertyKey, never>;
   link__Import: Scalars['link__Import']['output'];
@@ -340,6 +363,7 @@ export type WebhookEndpointResolvers<ContextType = SubgraphContext, ParentType e
   health?: Resolver<ResolversTypes['WebhookHealth'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   recentDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<WebhookEndpointRecentDeliveriesArgs, 'first'>>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<WebhookEndpointDeliveriesArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -360,6 +384,12 @@ export type WebhookDeliveryResolvers<ContextType = SubgraphContext, ParentType e
   durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   attemptedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type WebhookDeliveryConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = {
+  nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type WebhookEndpointConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['WebhookEndpointConnection'] = ResolversParentTypes['WebhookEndpointConnection']> = {
@@ -407,6 +437,7 @@ export type Resolvers<ContextType = SubgraphContext> = {
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
   WebhookHealth?: WebhookHealthResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
   WebhookEndpointConnection?: WebhookEndpointConnectionResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   link__Import?: GraphQLScalarType;
