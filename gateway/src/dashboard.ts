@@ -48,7 +48,10 @@ export function dashboardRouter(options: DashboardOptions): { router: Router; cl
   });
   router.get('/live', (req, res, next) => void live.serve(req, res).catch(next));
   // Hashed file names: a file never changes under its name.
-  router.use('/assets', express.static(path.join(dist, 'assets'), { index: false, redirect: false, dotfiles: 'deny', immutable: true, maxAge: '365d', fallthrough: false }));
+  router.use('/assets', express.static(path.join(dist, 'assets'), { index: false, redirect: false, dotfiles: 'deny', immutable: true, maxAge: '365d' }));
+  // A file the build no longer has (a page open across a deploy asks for the old chunk): a 404, never index.html.
+  // (fallthrough: false would hand the error to the gateway's problem handler, which answers any non-AppError 500.)
+  router.use('/assets', (_req, res) => void res.status(404).type('text/plain').send('No such file in this build of the dashboard.\n'));
   router.use(express.static(dist, { index: false, redirect: false, dotfiles: 'deny' }));
   const indexHtml = indexHtmlReader(path.join(dist, 'index.html'));
   router.get(/.*/, (_req, res) => {
