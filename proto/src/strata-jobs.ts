@@ -97,6 +97,26 @@ export function manifestKey(base: string): string {
   return `${base}${MANIFEST_FILE}`;
 }
 
+/** The pin record kept beside a pinned backup's manifest, so a catalog rebuilt from the store keeps the pin. */
+export const PIN_FILE = 'pin.json';
+
+/** `<backup prefix>pin.json`, from the backup's manifest key. */
+export function pinKeyOfManifest(manifestKey: string): string {
+  return manifestKey.slice(0, manifestKey.length - MANIFEST_FILE.length) + PIN_FILE;
+}
+
+/** What pin.json holds (plain JSON: no secret in it). An unpinned backup has no pin.json. */
+export interface StoredPin {
+  v: 1;
+  backup: string;
+  reason: string;
+  by: string;
+  /** RFC 3339; null: pinned until unpinned. */
+  expires: string | null;
+  /** When the pin was written. */
+  at: string;
+}
+
 export function dataKey(base: string, database: string, engine: StrataEngine, compressed: boolean): string {
   const format = engine === 'postgres' ? 'pgdump' : 'sql';
   return `${base}data/${encodeURIComponent(database)}.${format}${compressed ? '.zst' : ''}.age`;

@@ -1142,6 +1142,8 @@ export interface components {
              * @description When a pin ends (null while unpinned, or pinned forever).
              */
             pinExpires?: string | null;
+            /** @description The store holds the pin as the catalog has it (pin.json beside the manifest), so a catalog rebuilt from the store keeps it. False until a changed pin is written, and always for a backup pinned in a read-only store. */
+            pinSynced?: boolean;
             /** @description Why retention expired it. */
             expiredReason?: string;
             /** @description How many times the load guard postponed this run. */
@@ -1179,6 +1181,7 @@ export interface components {
             pinnedBy?: string;
             /** Format: date-time */
             pinExpires?: string;
+            pinSynced?: boolean;
             /** Format: date-time */
             verifiedAt?: string;
             /** Format: date-time */

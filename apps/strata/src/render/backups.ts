@@ -66,7 +66,8 @@ export function pinText(tags: Tags, b: Backup): string {
   const parts = ['yes'];
   if (tags.pinnedBy) parts.push(`by ${tags.pinnedBy}`);
   parts.push(tags.pinExpires ? `until ${time(tags.pinExpires)}` : 'forever');
-  return parts.join(' ') + (reason ? ` (${reason})` : '');
+  const synced = (tags.pinSynced ?? b.pinSynced) === false ? '; not yet in the store (a catalog rebuilt from the store would not know it)' : '';
+  return parts.join(' ') + (reason ? ` (${reason})` : '') + synced;
 }
 
 function verifiedText(tags: Tags): string {

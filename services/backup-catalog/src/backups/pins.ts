@@ -6,8 +6,9 @@ import { BACKUP_PHASES, backupEvent } from './backups.ts';
 import { findBackup } from './backup-queries.ts';
 import { bumpCatalogVersion, type Db } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
+import { syncPin, type PinSyncDeps } from './pin-sync.ts';
 
-export interface PinDeps {
+export interface PinDeps extends PinSyncDeps {
   db: Db;
   notify: (event: ConsoleEvent) => void;
   /** Runs a scheduler pass: retention and the dispatcher see the change at once. */
@@ -17,7 +18,8 @@ export interface PinDeps {
 
 /**
  * Pinning keeps a backup out of retention. Like every change the console shows, it bumps the catalog version in the same
- * transaction, tells listeners (SSE) and kicks the scheduler.
+ * transaction, tells listeners (SSE) and kicks the scheduler. The pin is then written to the store (pin-sync.ts); when
+ * the store cannot take it now, the answer is still the pin's, `pinSynced` stays false and retention passes retry.
  */
 export function createPinService(deps: PinDeps) {
   const change = async (id: string, data: Parameters<Db['backup']['update']>[0]['data'], stage: 'pinned' | 'unpinned') => {
@@ -26,11 +28,12 @@ export function createPinService(deps: PinDeps) {
       if (stage === 'pinned' && found.phase === BACKUP_PHASES.expired) {
         throw new AppError('conflict', `Backup ${found.id} expired${found.expiredAt ? ` on ${found.expiredAt.toISOString()}` : ''}; its objects are garbage and a pin cannot bring it back.`);
       }
-      const updated = await tx.backup.update({ where: { id: found.id }, data });
+      const updated = await tx.backup.update({ where: { id: found.id }, data: { ...data, pinSyncPending: true } });
       return { row: updated, version: await bumpCatalogVersion(tx) };
     });
     deps.notify(backupEvent(row, version, stage));
     deps.kick();
+    await syncPin(deps, row.id).catch(() => undefined);
     return row;
   };
   const action = (row: { id: string; namespace: string; name: string }, message: string) => ({ message, kind: 'Backup', namespace: row.namespace, name: row.name, link: `/backups/${row.id}` });

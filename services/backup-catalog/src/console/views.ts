@@ -81,6 +81,7 @@ export function backupView(row: BackupRow) {
     expiresAt: row.expiresAt?.toISOString() ?? null,
     expiredAt: row.expiredAt?.toISOString() ?? null,
     pinExpires: row.pinned ? (row.pinExpires?.toISOString() ?? null) : null,
+    pinSynced: !row.pinSyncPending,
     ...(row.expiredReason ? { expiredReason: row.expiredReason } : {}),
     postpones: row.postpones,
     postponedUntil: row.postponedUntil?.toISOString() ?? null,
@@ -99,6 +100,7 @@ export function tagsView(row: BackupRow) {
     pinReason: row.pinReason ?? '',
     pinnedBy: row.pinnedBy ?? '',
     ...(row.pinExpires ? { pinExpires: row.pinExpires.toISOString() } : {}),
+    pinSynced: !row.pinSyncPending,
     updatedAt: row.updatedAt.toISOString(),
   };
 }

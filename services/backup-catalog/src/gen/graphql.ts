@@ -115,6 +115,10 @@ export type Backup = {
   tables: Scalars['Int']['output'];
   pinned: Scalars['Boolean']['output'];
   pinReason: Scalars['String']['output'];
+  /** When the pin ends; null while unpinned, or pinned forever. */
+  pinExpires: Maybe<Scalars['String']['output']>;
+  /** The store holds the pin as the catalog has it (pin.json beside the manifest): a catalog rebuilt from the store keeps it. */
+  pinSynced: Scalars['Boolean']['output'];
   verified: Scalars['Boolean']['output'];
   verifyFailed: Scalars['Boolean']['output'];
   /** Why retention keeps it: newest, daily, weekly, monthly, yearly, pinned. Empty once expired or before it succeeds. */
@@ -509,6 +513,8 @@ export type BackupResolvers<ContextType = StrataSubgraphContext, ParentType exte
   tables?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   pinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   pinReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pinExpires?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pinSynced?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   verifyFailed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   retainedBy?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;

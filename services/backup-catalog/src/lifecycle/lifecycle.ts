@@ -14,6 +14,7 @@ import { findPolicy } from '../resources/stores.ts';
 import type { StoredResource } from '../resources/resources.ts';
 import { collectGarbage, type GcResult } from './gc.ts';
 import { applyRetention } from './retention-pass.ts';
+import { syncPendingPins } from '../backups/pin-sync.ts';
 
 export interface LifecycleDeps extends BackupDeps {
   log: Logger;
@@ -67,6 +68,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     while (retaining) await retaining;
     retaining = (async () => {
       if (!(await retentionDue(now))) return;
+      // Pins the store could not take when they were set (it was down) are written again first.
+      await syncPendingPins(deps);
       const version = await catalogVersion(deps.db);
       if (await retention(now)) lastRetention = { at: now.getTime(), version };
     })().finally(() => (retaining = undefined));

@@ -91,6 +91,7 @@ export function backupDocument(row: BackupRow) {
       compressedBytes: Number(row.storedBytes),
       attempts: row.attempts,
       priority: row.priority,
+      pinSynced: !row.pinSyncPending,
       ...(row.postpones ? { postpones: row.postpones } : {}),
       ...(row.postponedUntil && row.phase === 'Postponed' ? { postponedUntil: row.postponedUntil.toISOString() } : {}),
       ...text('startLSN', position.startLSN),

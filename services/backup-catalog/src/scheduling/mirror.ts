@@ -1,4 +1,4 @@
-import { isManifestKey, isSegmentReportKey, segmentKeyOfReport, type StrataReports } from '@sigil/proto/strata-jobs';
+import { isManifestKey, isSegmentReportKey, pinKeyOfManifest, segmentKeyOfReport, type StoredPin, type StrataReports } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { createS3Client, ensureBucket, listKeys, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
@@ -45,15 +45,20 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     let created = 0;
     const stored = new Set<string>();
     const segmentReports: string[] = [];
+    const manifests: string[] = [];
     for await (const key of listKeys(client, access.bucket, prefix)) {
       stored.add(key);
       if (isSegmentReportKey(key)) segmentReports.push(key);
-      if (!isManifestKey(key)) continue;
+      if (isManifestKey(key)) manifests.push(key);
+    }
+    // After the listing: a backup's pin.json sorts after its manifest.json, and the import reads it.
+    for (const key of manifests) {
       const id = key.split('/').at(-2) ?? '';
       if (!id || known.has(id)) continue;
       const manifest = JSON.parse((await readSmall(await downloadStream(client, access.bucket, key))).toString('utf8')) as MirroredManifest;
       if (manifest.id !== id || !manifest.target?.name) continue;
       const started = manifest.startedAt ? new Date(manifest.startedAt) : deps.clock();
+      const pin = stored.has(pinKeyOfManifest(key)) ? await readPin(client, access.bucket, pinKeyOfManifest(key), id) : undefined;
       await deps.db.$transaction(async (tx) => {
         await tx.backup.create({
           data: {
@@ -74,6 +79,7 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
             manifest: manifest as never,
             rawBytes: BigInt(Math.round(manifest.stats?.rawBytes ?? 0)),
             storedBytes: BigInt(Math.round(manifest.stats?.storedBytes ?? 0)),
+            ...(pin ? { pinned: true, pinReason: pin.reason, pinnedBy: pin.by, pinExpires: pin.expires ? new Date(pin.expires) : null } : {}),
           },
         });
         await bumpCatalogVersion(tx);
@@ -92,6 +98,14 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'False', reason: 'MirrorFailed', message: (error as Error).message }, {});
     return 0;
   }
+}
+
+/** A backup's pin record, when it is one (for this backup, with a valid time); anything else is ignored. */
+async function readPin(client: S3Client, bucket: string, key: string, backupId: string): Promise<StoredPin | undefined> {
+  const pin = JSON.parse((await readSmall(await downloadStream(client, bucket, key))).toString('utf8')) as Partial<StoredPin>;
+  if (pin.v !== 1 || pin.backup !== backupId) return undefined;
+  if (pin.expires !== null && (typeof pin.expires !== 'string' || Number.isNaN(Date.parse(pin.expires)))) return undefined;
+  return { v: 1, backup: backupId, reason: typeof pin.reason === 'string' ? pin.reason : '', by: typeof pin.by === 'string' ? pin.by : '', expires: pin.expires, at: typeof pin.at === 'string' ? pin.at : '' };
 }
 
 /**
