@@ -18,17 +18,12 @@
  * cannot save, so the ratio there is bounded by s3rver, not by the sweep. A real store is a round
  * trip away: the same measures are taken again (on a tenth of the objects) through a TCP proxy that
  * holds every chunk `--rtt-ms / 2` each way (default 20 ms; 0 skips it).
- *
- * s3rver makes its ListObjectsV2 continuation tokens with DES, which OpenSSL 3 (Node >= 17) has only
- * in its legacy provider: without it, any listing longer than one page (1,000 keys) fails with a 500.
- * The bench therefore runs itself again under `--openssl-legacy-provider` (the store's process).
+
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startS3, type S3Handle } from '@sigil/local-stack';
 import { createS3Client, ensureBucket, listKeys, sweepStore, type S3Client } from '@strata/stream';
 
@@ -200,10 +195,4 @@ async function main(): Promise<void> {
   }
 }
 
-const LEGACY_PROVIDER = '--openssl-legacy-provider';
-if (process.execArgv.includes(LEGACY_PROVIDER)) {
-  await main();
-} else {
-  const child = spawnSync(process.execPath, [...process.execArgv, LEGACY_PROVIDER, fileURLToPath(import.meta.url), ...args], { stdio: 'inherit' });
-  process.exitCode = child.status ?? 1;
-}
+await main();

@@ -69,9 +69,7 @@ const SEED = 0x5eed_0001;
 /**
  * Pins, each set at the end of the stretch holding `day` on its first succeeded full (or the next day's), until
  * `untilDay` (noon UTC) or forever: one older than every rule reaches (the WAL after it stays), some that run out,
- * one still holding at the end. The first one keeps the bucket at 500-700 keys in the second year: keep every listing
- * under 1,000 keys, because s3rver (the tests' S3) answers 500 to a listing longer than one page unless its process
- * has OpenSSL's legacy provider (see test/bench/store-gc.ts).
+ * one still holding at the end. The first one keeps the bucket at 500-700 keys in the second year.
  */
 const PINS: Array<{ day: number; untilDay: number | null }> = [
   { day: 200, untilDay: null },
