@@ -1,0 +1,47 @@
+import { Button } from 'react-aria-components';
+import { useSession } from '../../../app/session.tsx';
+import { FormError } from '../../../components/Form.tsx';
+import { UploadDocument } from '../UploadDocument.tsx';
+import { useVersionDocument } from '../Versions.tsx';
+import { DocumentEditor } from './DocumentEditor.tsx';
+import { FieldEditor } from './FieldEditor.tsx';
+import type { Draft, PageSize } from './model.ts';
+import { useDraft } from './useDraft.ts';
+
+/** Pointers the editors show beside their own controls; anything else goes in the form error. */
+const SHOWN_IN_EDITOR = ['/body/fields', '/body/roles', '/body/variables', '/body/body'];
+
+/** The draft: save and publish on top, then the field editor (a file draft) or the text editor (document mode). */
+export function DraftWorkspace({ templateId, saved, pages, onChanged }: { templateId: string; saved: Draft; pages: readonly PageSize[]; onChanged: () => void }) {
+  const { can } = useSession();
+  const editor = useDraft(templateId, saved, onChanged);
+  const documentOf = useVersionDocument(templateId);
+  const { draft, dirty, busy, error, notice } = editor;
+  return (
+    <section aria-labelledby="tpl-draft-heading" className="tpl-section">
+      <div className="tpl-toolbar">
+        <h2 id="tpl-draft-heading">Draft {draft.file ? '' : '(document mode)'}</h2>
+        <span className={dirty ? 'tpl-unsaved' : 'muted'} role="status">
+          {dirty ? 'Unsaved changes' : (notice ?? 'All changes saved')}
+        </span>
+        <div className="tpl-actions">
+          <Button className="button" onPress={editor.save} isPending={busy === 'save'} isDisabled={!can('template:write')}>
+            Save draft
+          </Button>
+          {can('template:publish') && (
+            <Button className="button button-primary" onPress={editor.publish} isPending={busy === 'publish'}>
+              Publish
+            </Button>
+          )}
+        </div>
+      </div>
+      <FormError error={error} fields={SHOWN_IN_EDITOR} />
+      {draft.file && <UploadDocument templateId={templateId} replacing onUploaded={onChanged} />}
+      {draft.file ? (
+        <FieldEditor editor={editor} pageSizes={pages} documentKey={draft.file} loadDocument={() => documentOf('draft')} />
+      ) : (
+        <DocumentEditor editor={editor} />
+      )}
+    </section>
+  );
+}
