@@ -90,6 +90,16 @@ export function createAuditService({ db }: { db: Db }) {
       return head;
     },
 
+    /** The organization's newest entries in one mode, across its envelopes (an index on organization, mode, time). */
+    async recent(principal: Principal, input: { limit: number; testMode: boolean }) {
+      const rows = await db.auditEvent.findMany({
+        where: { organizationId: principal.organizationId, testMode: principal.kind === 'session' ? input.testMode : principal.mode === 'test' },
+        orderBy: [{ createdAt: 'desc' }, { envelopeId: 'desc' }, { seq: 'desc' }],
+        take: input.limit,
+      });
+      return rows.map((row) => ({ ...toItem(row), envelopeId: row.envelopeId }));
+    },
+
     /** Entries after `seq`, in order (the live stream's read). */
     async after(envelopeId: string, seq: number, limit = 500): Promise<AuditItem[]> {
       return (await db.auditEvent.findMany({ where: { envelopeId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit })).map(toItem);

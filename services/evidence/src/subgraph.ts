@@ -33,6 +33,13 @@ export function createResolvers(deps: { db: Db; audit: AuditService; publicLog: 
         const page = await deps.publicLog.listAnchors({ mode: modeOf(args.mode), limit: first, cursor: args.after ?? undefined });
         return { nodes: page.data, hasMore: page.hasMore, nextCursor: page.nextCursor };
       },
+      recentActivity: async (_, args, context) => {
+        const principal = principalWith(context, 'envelope:read');
+        const first = args.first ?? 20;
+        if (first < 1 || first > 100) throw new GraphQLError('first must be between 1 and 100.', { extensions: { code: 'BAD_USER_INPUT' } });
+        const entries = await deps.audit.recent(principal, { limit: first, testMode: args.testMode ?? principal.mode === 'test' });
+        return entries.map(({ envelopeId, ...entry }) => ({ ...entry, envelope: { id: envelopeId } }));
+      },
       latestAnchor: async (_, args, context) => {
         signedIn(context);
         const row = await deps.publicLog.newestAnchor(modeOf(args.mode));

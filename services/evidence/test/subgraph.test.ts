@@ -5,7 +5,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@sigil/kit/ids';
-import { apiKeyPrincipal, createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
+import { apiKeyPrincipal, createTestAuth, sessionPrincipal, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
 import { createEvent } from '@sigil/proto/events';
 import { generateNoteKey, parseSignerKey } from '@sigil/tlog/note';
 import type { Express } from 'express';
@@ -73,5 +73,26 @@ describe('evidence subgraph', () => {
     expect(anchors.body.data).toEqual({ anchors: { nodes: [{ sequence: expect.any(Number), mode: 'test', treeSize: 1, kid: signer.name }], hasMore: false }, latestAnchor: null });
     expect((await gql('{ anchors { hasMore } }', {}, null)).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect((await gql('{ anchors(mode: "other") { hasMore } }')).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('answers the organization\'s recent activity in one mode, newest first, each entry with its envelope', async () => {
+    const otherEnvelope = newId('env');
+    const live = { id: otherEnvelope, object: 'envelope', status: 'sent', seal: 'not_started', testMode: false, recipients: [] };
+    await db.$transaction((tx) => appendEvent(createEvent('envelope.created', org.organizationId, { envelopeId: otherEnvelope, testMode: false, envelope: live } as never), tx));
+    const query = 'query($first: Int, $t: Boolean) { recentActivity(first: $first, testMode: $t) { envelope { id } seq type actor } }';
+    const test = await gql(query, { first: 10 });
+    expect(test.body.errors).toBeUndefined();
+    expect(test.body.data.recentActivity).toEqual([
+      { envelope: { id: envelopeId }, seq: 2, type: 'envelope.completed', actor: { kind: 'system' } },
+      { envelope: { id: envelopeId }, seq: 1, type: 'envelope.created', actor: { kind: 'system' } },
+    ]);
+    expect((await gql(query, { first: 1 })).body.data.recentActivity).toHaveLength(1);
+    // A session sees its own mode unless it names one; an API key only ever its own.
+    const owner = sessionPrincipal({ organizationId: org.organizationId, permissions: ['envelope:read'] });
+    expect((await gql(query, {}, owner)).body.data.recentActivity.map((e: { envelope: { id: string } }) => e.envelope.id)).toEqual([otherEnvelope]);
+    expect((await gql(query, { t: true }, owner)).body.data.recentActivity).toHaveLength(2);
+    expect((await gql(query, { t: false })).body.data.recentActivity).toHaveLength(2);
+    expect((await gql(query, {}, apiKeyPrincipal({ permissions: ['envelope:read'] }))).body.data.recentActivity).toEqual([]);
+    expect((await gql(query, { first: 0 })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 });

@@ -60,6 +60,17 @@ export type AuditEntry = {
   hash: Scalars['String']['output'];
 };
 
+/** An entry of one of the organization's audit trails, with its envelope: the organization's recent activity. */
+export type ActivityEntry = {
+  __typename?: 'ActivityEntry';
+  envelope: Envelope;
+  seq: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+  at: Scalars['String']['output'];
+  actor: Scalars['JSON']['output'];
+  data: Scalars['JSON']['output'];
+};
+
 export type ChainCheck = {
   __typename?: 'ChainCheck';
   valid: Scalars['Boolean']['output'];
@@ -112,12 +123,23 @@ export type AnchorConnection = {
 
 export type Query = {
   __typename?: 'Query';
+  /**
+   * The newest audit-trail entries across the caller's organization's envelopes, newest first (first: 1 to 100). testMode:
+   * a dashboard session's own mode by default; an API key always sees its own. Needs envelope:read.
+   */
+  recentActivity: Array<ActivityEntry>;
   /** Anchors of a log (live or test), newest first. Public data; needs a signed-in caller here. */
   anchors: AnchorConnection;
   /** The newest anchor of a log, or null before the first. */
   latestAnchor: Maybe<Anchor>;
   _entities: Array<Maybe<_Entity>>;
   _service: _Service;
+};
+
+
+export type QueryRecentActivityArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  testMode?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -254,6 +276,7 @@ export type ResolversTypes = {
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   AuditTrail: ResolverTypeWrapper<AuditTrail>;
   AuditEntry: ResolverTypeWrapper<AuditEntry>;
+  ActivityEntry: ResolverTypeWrapper<Omit<ActivityEntry, 'envelope'> & { envelope: ResolversTypes['Envelope'] }>;
   ChainCheck: ResolverTypeWrapper<ChainCheck>;
   Sealing: ResolverTypeWrapper<Omit<Sealing, 'leaves'> & { leaves: Array<ResolversTypes['LogLeaf']> }>;
   LogLeaf: ResolverTypeWrapper<Omit<LogLeaf, 'anchor'> & { anchor?: Maybe<ResolversTypes['Anchor']> }>;
@@ -280,6 +303,7 @@ export type ResolversParentTypes = {
   Int: Scalars['Int']['output'];
   AuditTrail: AuditTrail;
   AuditEntry: AuditEntry;
+  ActivityEntry: Omit<ActivityEntry, 'envelope'> & { envelope: ResolversParentTypes['Envelope'] };
   ChainCheck: ChainCheck;
   Sealing: Omit<Sealing, 'leaves'> & { leaves: Array<ResolversParentTypes['LogLeaf']> };
   LogLeaf: Omit<LogLeaf, 'anchor'> & { anchor?: Maybe<ResolversParentTypes['Anchor']> };
@@ -404,6 +428,15 @@ export type AuditEntryResolvers<ContextType = SubgraphContext, ParentType extend
   hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type ActivityEntryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['ActivityEntry'] = ResolversParentTypes['ActivityEntry']> = {
+  envelope?: Resolver<ResolversTypes['Envelope'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actor?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+};
+
 export type ChainCheckResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['ChainCheck'] = ResolversParentTypes['ChainCheck']> = {
   valid?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   head?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -446,6 +479,7 @@ export type AnchorConnectionResolvers<ContextType = SubgraphContext, ParentType 
 };
 
 export type QueryResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  recentActivity?: Resolver<Array<ResolversTypes['ActivityEntry']>, ParentType, ContextType, RequireFields<QueryRecentActivityArgs, 'first'>>;
   anchors?: Resolver<ResolversTypes['AnchorConnection'], ParentType, ContextType, RequireFields<QueryAnchorsArgs, 'mode' | 'first'>>;
   latestAnchor?: Resolver<Maybe<ResolversTypes['Anchor']>, ParentType, ContextType, RequireFields<QueryLatestAnchorArgs, 'mode'>>;
   _entities?: Resolver<Array<Maybe<ResolversTypes['_Entity']>>, ParentType, ContextType, RequireFields<Query_EntitiesArgs, 'representations'>>;
@@ -485,6 +519,7 @@ export type Resolvers<ContextType = SubgraphContext> = {
   Envelope?: EnvelopeResolvers<ContextType>;
   AuditTrail?: AuditTrailResolvers<ContextType>;
   AuditEntry?: AuditEntryResolvers<ContextType>;
+  ActivityEntry?: ActivityEntryResolvers<ContextType>;
   ChainCheck?: ChainCheckResolvers<ContextType>;
   Sealing?: SealingResolvers<ContextType>;
   LogLeaf?: LogLeafResolvers<ContextType>;
