@@ -1,0 +1,121 @@
+import { useState, type ReactNode } from 'react';
+import { Button } from 'react-aria-components';
+import { useQuery } from 'urql';
+import { useLive } from '../../api/live.ts';
+import { unwrap } from '../../api/rest.ts';
+import { useAction } from '../../api/useAction.ts';
+import { useSession } from '../../app/session.tsx';
+import { ConfirmButton } from '../../components/Dialog.tsx';
+import { FormError } from '../../components/Form.tsx';
+import { Loading, When } from '../../components/Page.tsx';
+import { graphql } from '../../gql/index.ts';
+import { usePollWhileVisible } from '../developers/poll.ts';
+import { isRole, ROLE_WORDS } from './roles.ts';
+
+const InvitationsQuery = graphql(`
+  query Invitations($after: String) {
+    organization {
+      id
+      invitations(first: 25, after: $after) {
+        nodes {
+          id
+          email
+          role
+          expiresAt
+          createdAt
+        }
+        hasMore
+        nextCursor
+      }
+    }
+  }
+`);
+
+/** Invitations have no domain event (an accepted one has: member.added); the list is read again this often while visible. */
+const POLL_MS = 15_000;
+
+/** Pending invitations (not accepted, revoked or expired), newest first, each revocable. */
+export function Invitations() {
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  return (
+    <section aria-labelledby="invitations">
+      <h2 id="invitations">Pending invitations</h2>
+      <div className="table-wrap">
+        <table className="table">
+          <caption className="visually-hidden">Pending invitations, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">Invited</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          {cursors.map((after, index) => (
+            <InvitationPage key={after ?? 'first'} after={after} isLast={index === cursors.length - 1} onMore={(next) => setCursors((c) => [...c, next])} />
+          ))}
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function InvitationPage({ after, isLast, onMore }: { after: string | null; isLast: boolean; onMore: (cursor: string) => void }) {
+  const { mode, rest } = useSession();
+  const [{ data, fetching, error }, refetch] = useQuery({ query: InvitationsQuery, variables: { after } });
+  const refresh = () => refetch({ requestPolicy: 'network-only' });
+  useLive(refresh, { mode, types: ['member.added'] });
+  usePollWhileVisible(refresh, POLL_MS);
+  const revoke = useAction();
+  const page = data?.organization?.invitations;
+  return (
+    <tbody>
+      {!page && fetching && <Row><Loading what="invitations" /></Row>}
+      {error && <Row><p role="alert" className="error-text">{error.message}</p></Row>}
+      {page && page.nodes.length === 0 && after === null && <Row><span className="muted">No pending invitations.</span></Row>}
+      {page?.nodes.map((invitation) => (
+        <tr key={invitation.id}>
+          <th scope="row">{invitation.email}</th>
+          <td>{isRole(invitation.role) ? ROLE_WORDS[invitation.role].name : invitation.role}</td>
+          <td>
+            <When at={invitation.createdAt} />
+          </td>
+          <td>
+            <When at={invitation.expiresAt} />
+          </td>
+          <td>
+            <ConfirmButton
+              label={`Revoke invitation of ${invitation.email}`}
+              title={`Revoke the invitation of ${invitation.email}?`}
+              description={<p>The link stops working at once. You can invite {invitation.email} again later.</p>}
+              confirmLabel="Revoke invitation"
+              error={<FormError error={revoke.error} />}
+              onConfirm={async () => {
+                await revoke.run(() => unwrap(rest.DELETE('/v1/organization/invitations/{id}', { params: { path: { id: invitation.id } } })));
+                refresh();
+              }}
+            />
+          </td>
+        </tr>
+      ))}
+      {isLast && page?.hasMore && page.nextCursor && (
+        <Row>
+          <Button className="button" onPress={() => onMore(page.nextCursor as string)}>
+            Show older invitations
+          </Button>
+        </Row>
+      )}
+    </tbody>
+  );
+}
+
+function Row({ children }: { children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={5}>{children}</td>
+    </tr>
+  );
+}

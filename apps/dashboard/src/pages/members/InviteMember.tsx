@@ -1,0 +1,68 @@
+import { useState } from 'react';
+import { Button, Form } from 'react-aria-components';
+import type { components } from '@sigil/proto/api/sigil';
+import { unwrap } from '../../api/rest.ts';
+import { useAction } from '../../api/useAction.ts';
+import { useSession } from '../../app/session.tsx';
+import { Field, FormError } from '../../components/Form.tsx';
+import { When } from '../../components/Page.tsx';
+import { SecretView } from '../developers/SecretView.tsx';
+import { RoleSelect } from './RoleSelect.tsx';
+import { ROLE_WORDS, type Role } from './roles.ts';
+
+type InvitationCreated = components['schemas']['InvitationCreated'];
+
+/** The "Invite member" dialog: e-mail and role, then the invitation link, shown this once. */
+export function InviteMember({ close, onInvited }: { close: () => void; onInvited: () => void }) {
+  const { rest } = useSession();
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [created, setCreated] = useState<InvitationCreated>();
+  const action = useAction();
+
+  if (created) return <InvitationLink invitation={created} close={close} />;
+  return (
+    <Form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action
+          .run(() => unwrap(rest.POST('/v1/organization/invitations', { body: { email, role } })))
+          .then((invitation) => {
+            setCreated(invitation);
+            onInvited();
+          })
+          .catch(() => undefined);
+      }}
+    >
+      <Field label="E-mail" type="email" name="email" autoComplete="off" isRequired value={email} onChange={setEmail} error={action.error} pointer="/body/email" autoFocus />
+      <RoleSelect label="Role" value={role} onChange={setRole} error={action.error} description="Only an owner can invite another owner." />
+      <FormError error={action.error} fields={['/body/email', '/body/role']} />
+      <div className="dialog-actions">
+        <Button className="button" onPress={close}>
+          Cancel
+        </Button>
+        <Button type="submit" className="button button-primary" isPending={action.busy}>
+          Create invitation
+        </Button>
+      </div>
+    </Form>
+  );
+}
+
+function InvitationLink({ invitation, close }: { invitation: InvitationCreated; close: () => void }) {
+  const link = `${window.location.origin}/app/accept-invitation?token=${encodeURIComponent(invitation.token)}`;
+  return (
+    <div className="stack">
+      <p className="alert alert-warning" role="note">
+        <strong>Send this link to {invitation.email} now: it is shown only once.</strong> It lets them join as {ROLE_WORDS[invitation.role].name.toLowerCase()}{' '}
+        until <When at={invitation.expiresAt} />.
+      </p>
+      <SecretView label="Invitation link" secret={link} copyLabel="Copy invitation link" />
+      <div className="dialog-actions">
+        <Button className="button button-primary" onPress={close}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
