@@ -68,7 +68,7 @@ export function AuditTrail({ envelopeId, version }: { envelopeId: string; versio
         <>
           <ChainStatus chain={trail.chain} />
           <div className="table-wrap">
-            <table className="table">
+            <table className="table env-trail">
               <caption className="visually-hidden">Audit trail entries in chain order</caption>
               <thead>
                 <tr>
@@ -90,7 +90,7 @@ export function AuditTrail({ envelopeId, version }: { envelopeId: string; versio
                     </td>
                     <td>
                       <code className="env-hash" title={`previous ${entry.prevHash}`}>
-                        {entry.hash.slice(0, 16)}…
+                        {entry.hash.slice(0, 12)}…
                       </code>
                     </td>
                   </tr>

@@ -36,7 +36,7 @@ export function Documents({ envelope }: { envelope: DocumentsEnvelope }) {
         <>
           <h3>Public verification</h3>
           <p className="muted">Anyone holding the sealed PDF can check it here, without an account.</p>
-          <div className="secret">
+          <div className="secret env-verify">
             <a href={verifyUrl} className="env-hash">
               {verifyUrl}
             </a>

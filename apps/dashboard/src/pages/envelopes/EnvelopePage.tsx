@@ -106,9 +106,9 @@ export default function EnvelopePage() {
       {envelope.voidReason && <p className="alert alert-info">Voided: {envelope.voidReason}</p>}
       {envelope.renderError && <p className="alert alert-error">Preparing the document failed (retrying): {envelope.renderError}</p>}
       {envelope.sealError && <p className="alert alert-error">Sealing failed (retrying): {envelope.sealError}</p>}
+      <Recipients envelopeId={envelope.id} recipients={envelope.recipients} envelopeStatus={envelope.status} />
       <div className="env-grid">
         <div>
-          <Recipients envelopeId={envelope.id} recipients={envelope.recipients} envelopeStatus={envelope.status} />
           <section aria-labelledby="env-details">
             <h2 id="env-details">Details</h2>
             <dl className="env-facts">

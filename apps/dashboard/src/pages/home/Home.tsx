@@ -35,7 +35,7 @@ function startOfMonth(now = new Date()): string {
 function MonthCounts({ counts }: { counts: ReadonlyArray<{ status: string; count: number }> }) {
   const total = counts.reduce((sum, c) => sum + c.count, 0);
   return (
-    <ul className="cards" aria-label={`Envelopes created this month: ${total}`}>
+    <ul className="cards env-cards" aria-label={`Envelopes created this month: ${total}`}>
       {counts.map((c) => (
         <li key={c.status} className="stat">
           <Link href={`/envelopes?status=${c.status}`} className="react-aria-Link env-stat-link">
