@@ -53,7 +53,7 @@ export function Preview({ templateId, versions }: { templateId: string; versions
         {version.variables.length === 0 && <p className="muted">This version has no variables.</p>}
         <FormError error={action.error} fields={pointers} />
         <div className="tpl-actions">
-          <Button type="submit" className="button button-primary" isPending={action.busy}>
+          <Button type="submit" className="button button-primary" isDisabled={action.busy}>
             Show preview
           </Button>
           {rendered && (

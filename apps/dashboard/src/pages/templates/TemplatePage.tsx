@@ -1,4 +1,4 @@
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useNavigate, useParams } from 'react-router';
 import { useQuery } from 'urql';
@@ -92,6 +92,7 @@ export default function TemplatePage() {
   const { mode } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: TemplateQuery, variables: { id } });
   const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
+  const [published, setPublished] = useState<string>();
   useLive(reload, { mode, types: ['template.'], filter: (change) => change.ids.templateId === id });
   useEffect(() => {
     const timer = setInterval(() => document.visibilityState === 'visible' && reload(), POLL_MS);
@@ -109,13 +110,16 @@ export default function TemplatePage() {
     );
   }
   const draft = template.versions.find((v) => v.version === 'draft');
-  const published = template.versions.filter((v) => v.version !== 'draft');
+  const latest = template.versions.find((v) => v.version !== 'draft');
   return (
     <Page title={template.name} description={template.description ?? (template.latestVersion ? `Latest version: ${template.latestVersion}` : 'Not published yet')} actions={<DeleteTemplate id={template.id} name={template.name} />}>
+      <p role="status" className={published ? 'alert alert-success' : undefined}>
+        {published}
+      </p>
       {draft ? (
-        <DraftWorkspace key={draft.file ?? 'document'} templateId={template.id} saved={toDraft(draft)} pages={draft.pages} onChanged={reload} />
+        <DraftWorkspace key={draft.file ?? 'document'} templateId={template.id} saved={toDraft(draft)} pages={draft.pages} onChanged={reload} onPublished={setPublished} />
       ) : (
-        <StartDraft templateId={template.id} name={template.name} latest={published[0]} onChanged={reload} />
+        <StartDraft templateId={template.id} name={template.name} latest={latest} onChanged={() => (setPublished(undefined), reload())} />
       )}
       <Versions templateId={template.id} versions={template.versions} />
       {template.versions.length > 0 && <Preview templateId={template.id} versions={template.versions} />}
@@ -139,11 +143,11 @@ function StartDraft({ templateId, name, latest, onChanged }: { templateId: strin
       <h2 id="tpl-start-heading">{latest ? 'Start a new draft' : 'Add the document'}</h2>
       <UploadDocument templateId={templateId} replacing={false} onUploaded={onChanged} />
       <div className="tpl-actions">
-        <Button className="button" onPress={writeAsText} isPending={action.busy}>
+        <Button className="button" onPress={writeAsText} isDisabled={action.busy}>
           Write the document as text
         </Button>
         {latest && (
-          <Button className="button" onPress={fromLatest} isPending={action.busy}>
+          <Button className="button" onPress={fromLatest} isDisabled={action.busy}>
             Edit a new draft from version {latest.version}
           </Button>
         )}

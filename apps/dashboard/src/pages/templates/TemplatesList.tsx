@@ -145,7 +145,7 @@ function CreateTemplate() {
             <Button className="button" slot="close">
               Cancel
             </Button>
-            <Button type="submit" className="button button-primary" isPending={action.busy}>
+            <Button type="submit" className="button button-primary" isDisabled={action.busy}>
               Create template
             </Button>
           </div>

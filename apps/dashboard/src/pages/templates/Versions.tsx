@@ -63,7 +63,7 @@ export function Versions({ templateId, versions }: { templateId: string; version
                   <td>{v.fields.length}</td>
                   <td>{v.publishedAt ? <When at={v.publishedAt} /> : <span className="muted">Not published</span>}</td>
                   <td>
-                    <Button className="button button-quiet" onPress={() => open(v.version, v.version === 'draft')} aria-label={v.version === 'draft' ? 'Open the draft’s PDF with its fields' : `Open the PDF of version ${v.version}`}>
+                    <Button className="button button-quiet" onPress={() => open(v.version, v.version === 'draft')} aria-label={v.version === 'draft' ? 'Open PDF of the draft, its fields drawn' : `Open PDF of version ${v.version}`}>
                       Open PDF
                     </Button>
                   </td>

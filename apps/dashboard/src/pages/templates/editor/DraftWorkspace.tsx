@@ -12,9 +12,9 @@ import { useDraft } from './useDraft.ts';
 const SHOWN_IN_EDITOR = ['/body/fields', '/body/roles', '/body/variables', '/body/body'];
 
 /** The draft: save and publish on top, then the field editor (a file draft) or the text editor (document mode). */
-export function DraftWorkspace({ templateId, saved, pages, onChanged }: { templateId: string; saved: Draft; pages: readonly PageSize[]; onChanged: () => void }) {
+export function DraftWorkspace({ templateId, saved, pages, onChanged, onPublished }: { templateId: string; saved: Draft; pages: readonly PageSize[]; onChanged: () => void; onPublished: (message: string) => void }) {
   const { can } = useSession();
-  const editor = useDraft(templateId, saved, onChanged);
+  const editor = useDraft(templateId, saved, onChanged, onPublished);
   const documentOf = useVersionDocument(templateId);
   const { draft, dirty, busy, error, notice } = editor;
   return (
@@ -22,14 +22,14 @@ export function DraftWorkspace({ templateId, saved, pages, onChanged }: { templa
       <div className="tpl-toolbar">
         <h2 id="tpl-draft-heading">Draft {draft.file ? '' : '(document mode)'}</h2>
         <span className={dirty ? 'tpl-unsaved' : 'muted'} role="status">
-          {dirty ? 'Unsaved changes' : (notice ?? 'All changes saved')}
+          {busy === 'save' ? 'Saving…' : busy === 'publish' ? 'Publishing…' : dirty ? 'Unsaved changes' : (notice ?? 'All changes saved')}
         </span>
         <div className="tpl-actions">
-          <Button className="button" onPress={editor.save} isPending={busy === 'save'} isDisabled={!can('template:write')}>
+          <Button className="button" onPress={editor.save} isDisabled={busy !== undefined || !can('template:write')}>
             Save draft
           </Button>
           {can('template:publish') && (
-            <Button className="button button-primary" onPress={editor.publish} isPending={busy === 'publish'}>
+            <Button className="button button-primary" onPress={editor.publish} isDisabled={busy !== undefined}>
               Publish
             </Button>
           )}

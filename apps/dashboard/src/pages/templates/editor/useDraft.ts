@@ -12,7 +12,7 @@ export const FIRST_ROLE = { name: 'signer', order: 1 };
  * local is unsaved), saved with PUT /draft and published with POST /publish. A refusal is kept with the field ids as
  * they were when it was sent, so its `/body/fields/<i>` pointers keep naming the same fields while the person edits.
  */
-export function useDraft(templateId: string, saved: Draft, onChanged: () => void) {
+export function useDraft(templateId: string, saved: Draft, onChanged: () => void, onPublished: (message: string) => void) {
   const { rest } = useSession();
   const savedKey = JSON.stringify(saved);
   const [draft, setDraft] = useState<Draft>(() => withFirstRole(saved));
@@ -63,9 +63,12 @@ export function useDraft(templateId: string, saved: Draft, onChanged: () => void
       run('publish', async () => {
         if (dirty) await send();
         const version = await unwrap(rest.POST('/v1/templates/{id}/publish', { params: { path: { id: templateId } } }));
-        return `Published as version ${String(version.version)}.`;
+        // Publishing consumes the draft, so this editor goes away: the page says what happened.
+        const message = `Published as version ${String(version.version)}.`;
+        onPublished(message);
+        return message;
       }),
-    [dirty, rest, run, send, templateId],
+    [dirty, onPublished, rest, run, send, templateId],
   );
 
   /** The pointer the last refusal used for this field (and member, e.g. `/x`), if it was in the draft sent. */
