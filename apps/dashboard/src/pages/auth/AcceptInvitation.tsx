@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 
 /** The invitation e-mail links here with `?token=`; the person chooses their name and password and is signed in. */
@@ -43,9 +44,9 @@ export default function AcceptInvitation() {
         <Field label="Your name" name="name" autoComplete="name" isRequired value={name} onChange={setName} error={error} pointer="/body/name" autoFocus />
         <Field label="Password" type="password" name="password" autoComplete="new-password" isRequired value={password} onChange={setPassword} error={error} pointer="/body/password" description="At least 12 characters." />
         <FormError error={error} fields={['/body/token', '/body/name', '/body/password']} />
-        <Button type="submit" className="button button-primary" isPending={busy}>
+        <BusyButton type="submit" className="button button-primary" busy={busy}>
           Accept invitation
-        </Button>
+        </BusyButton>
       </Form>
     </Card>
   );

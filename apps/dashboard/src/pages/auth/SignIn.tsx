@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Form, Link } from 'react-aria-components';
+import { Form, Link } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 
 /** Where to go after signing in: a dashboard path from `?next=`, never another site. */
@@ -46,9 +47,9 @@ export default function SignIn() {
         <Field label="E-mail" type="email" name="email" autoComplete="email" isRequired value={email} onChange={setEmail} error={error} pointer="/body/email" autoFocus />
         <Field label="Password" type="password" name="password" autoComplete="current-password" isRequired value={password} onChange={setPassword} error={error} pointer="/body/password" />
         <FormError error={error} fields={['/body/email', '/body/password']} />
-        <Button type="submit" className="button button-primary" isPending={busy}>
+        <BusyButton type="submit" className="button button-primary" busy={busy}>
           Sign in
-        </Button>
+        </BusyButton>
       </Form>
       <p>
         New to Sigil? <Link href="/sign-up">Create an organization</Link>

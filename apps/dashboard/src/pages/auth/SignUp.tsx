@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Form, Link } from 'react-aria-components';
+import { Form, Link } from 'react-aria-components';
 import { useNavigate } from 'react-router';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 
 const FIELDS = ['/body/organizationName', '/body/name', '/body/email', '/body/password'];
@@ -43,9 +44,9 @@ export default function SignUp() {
         <Field label="E-mail" type="email" name="email" autoComplete="email" isRequired value={form.email} onChange={set('email')} error={error} pointer="/body/email" />
         <Field label="Password" type="password" name="password" autoComplete="new-password" isRequired value={form.password} onChange={set('password')} error={error} pointer="/body/password" description="At least 12 characters." />
         <FormError error={error} fields={FIELDS} />
-        <Button type="submit" className="button button-primary" isPending={busy}>
+        <BusyButton type="submit" className="button button-primary" busy={busy}>
           Create organization
-        </Button>
+        </BusyButton>
       </Form>
       <p>
         Already have an account? <Link href="/sign-in">Sign in</Link>
