@@ -7,10 +7,11 @@ import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading, Page, StatusBadge, When } from '../../components/Page.tsx';
+import { Loading, Page, StatusBadge } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { ApiKeysQuery as ApiKeysData } from '../../gql/graphql.ts';
 import { CreateApiKey } from './CreateApiKey.tsx';
+import { ShortDate } from './ShortDate.tsx';
 import { PERMISSION_WORDS, type Permission } from './words.ts';
 import './developers.css';
 
@@ -164,22 +165,20 @@ function KeyRow({ apiKey, createdBy, onRevoked }: { apiKey: ApiKey; createdBy: s
         <code>{apiKey.prefix}…</code>
       </td>
       <td>
-        <ul className="scope-list">
-          {apiKey.scopes.map((scope) => (
-            <li key={scope} title={scope}>
-              {PERMISSION_WORDS[scope as Permission] ?? scope}
-            </li>
-          ))}
-        </ul>
+        <p className="scopes small">{apiKey.scopes.map((scope) => PERMISSION_WORDS[scope as Permission] ?? scope).join(', ')}</p>
       </td>
       <td>
         <StatusBadge status={status} />
       </td>
       <td>
-        <When at={apiKey.createdAt} />
+        <ShortDate at={apiKey.createdAt} />
       </td>
-      <td>{apiKey.lastUsedAt ? <When at={apiKey.lastUsedAt} /> : <span className="muted">Never</span>}</td>
-      <td>{apiKey.expiresAt ? <When at={apiKey.expiresAt} /> : <span className="muted">Never</span>}</td>
+      <td>
+        <ShortDate at={apiKey.lastUsedAt} />
+      </td>
+      <td>
+        <ShortDate at={apiKey.expiresAt} />
+      </td>
       <td>
         {status !== 'revoked' && (
           <ConfirmButton

@@ -58,7 +58,7 @@ export function Deliveries({ endpointId, refreshKey }: { endpointId: string; ref
     <section aria-labelledby="deliveries" className="stack">
       <h2 id="deliveries">Deliveries</h2>
       <FormError error={redeliver.error} />
-      <p role="status" className="muted">
+      <p role="status" className="muted status-line">
         {queued}
       </p>
       <div className="table-wrap">
@@ -133,7 +133,7 @@ function DeliveryPage({ endpointId, after, isLast, onMore, onDeliverAgain }: { e
             <When at={delivery.attemptedAt} />
           </td>
           <td>
-            <Button className="button" aria-label={`Deliver ${delivery.eventType} ${delivery.eventId} again`} onPress={() => onDeliverAgain(delivery)}>
+            <Button className="button" aria-label={`Deliver again: ${delivery.eventType} ${delivery.eventId}`} onPress={() => onDeliverAgain(delivery)}>
               Deliver again
             </Button>
           </td>

@@ -222,7 +222,7 @@ function SigningSecret({ endpointId }: { endpointId: string }) {
       {secret && (
         <>
           {secret.rotated && <p className="alert alert-warning" role="note">A new secret was made. The previous one also signs until <When at={secret.value.previousSecretExpiresAt} />, so you can update your server meanwhile.</p>}
-          <SecretView label="Signing secret" secret={secret.value.secret} copyLabel="Copy signing secret" />
+          <SecretView label="Webhook signing secret" secret={secret.value.secret} copyLabel="Copy signing secret" />
         </>
       )}
       <div className="row">

@@ -80,7 +80,7 @@ function CreateEndpoint({ close, onCreated }: { close: () => void; onCreated: ()
           <strong>Copy the signing secret now.</strong> Your server checks each delivery's signature with it. You can reveal it again later on the endpoint's
           page.
         </p>
-        <SecretView label="Signing secret" secret={created.secret} copyLabel="Copy signing secret" />
+        <SecretView label="Webhook signing secret" secret={created.secret} copyLabel="Copy signing secret" />
         <div className="dialog-actions">
           <Link className="button" href={`/developers/webhooks/${created.id}`}>
             Open the endpoint

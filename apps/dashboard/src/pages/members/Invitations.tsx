@@ -7,8 +7,9 @@ import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ConfirmButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading, When } from '../../components/Page.tsx';
+import { Loading } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
+import { ShortDate } from '../developers/ShortDate.tsx';
 import { usePollWhileVisible } from '../developers/poll.ts';
 import { isRole, ROLE_WORDS } from './roles.ts';
 
@@ -81,10 +82,10 @@ function InvitationPage({ after, isLast, onMore }: { after: string | null; isLas
           <th scope="row">{invitation.email}</th>
           <td>{isRole(invitation.role) ? ROLE_WORDS[invitation.role].name : invitation.role}</td>
           <td>
-            <When at={invitation.createdAt} />
+            <ShortDate at={invitation.createdAt} />
           </td>
           <td>
-            <When at={invitation.expiresAt} />
+            <ShortDate at={invitation.expiresAt} />
           </td>
           <td>
             <ConfirmButton

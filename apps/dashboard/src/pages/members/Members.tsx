@@ -6,8 +6,9 @@ import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading, Page, When } from '../../components/Page.tsx';
+import { Loading, Page } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
+import { ShortDate } from '../developers/ShortDate.tsx';
 import type { MembersQuery as MembersData } from '../../gql/graphql.ts';
 import { Invitations } from './Invitations.tsx';
 import { InviteMember } from './InviteMember.tsx';
@@ -125,7 +126,7 @@ function MemberRow({ member, manage, isYou, onChanged }: { member: Member; manag
         {manage && <FormError error={change.error} fields={['/body/role']} />}
       </td>
       <td>
-        <When at={member.createdAt} />
+        <ShortDate at={member.createdAt} />
       </td>
       {manage && (
         <td>

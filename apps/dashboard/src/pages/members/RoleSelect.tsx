@@ -21,7 +21,7 @@ export function RoleSelect({ label, value, onChange, error, pointer = '/body/rol
     >
       <Label className={hideLabel ? 'visually-hidden' : undefined}>{label}</Label>
       <Button className="select-button">
-        <SelectValue />
+        <SelectValue>{({ selectedText }) => selectedText}</SelectValue>
         <span aria-hidden="true">▾</span>
       </Button>
       {description && <Text slot="description">{description}</Text>}
