@@ -56,8 +56,11 @@ export function createResolvers(deps: { db: Db; audit: AuditService; publicLog: 
       },
       sealing: async (envelope, _args, context) => {
         const principal = principalWith(context, 'envelope:read');
-        await deps.audit.requireVisible(principal, envelope.id);
-        const seal = await deps.db.seal.findFirst({ where: { envelopeId: envelope.id, organizationId: principal.organizationId } });
+        // Scoped like the trail (organization; an API key's own mode), but null rather than an error before the first
+        // audit entry: an envelope just created has no seal yet, and its page must still read.
+        const seal = await deps.db.seal.findFirst({
+          where: { envelopeId: envelope.id, organizationId: principal.organizationId, ...(principal.kind === 'session' ? {} : { testMode: principal.mode === 'test' }) },
+        });
         if (!seal) return null;
         const leaves = await deps.db.logLeaf.findMany({ where: { envelopeId: envelope.id }, orderBy: [{ mode: 'asc' }, { idx: 'asc' }] });
         const anchors = new Map<string, AnchorNode | null>();

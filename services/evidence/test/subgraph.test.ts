@@ -69,6 +69,12 @@ describe('evidence subgraph', () => {
     const other = apiKeyPrincipal({ permissions: ['envelope:read'] });
     const hidden = await gql('query($r: [_Any!]!) { _entities(representations: $r) { ... on Envelope { events { chain { length } } } } }', { r: [{ __typename: 'Envelope', id: envelopeId }] }, other);
     expect(hidden.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const sealing = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Envelope { sealing { status } } } }';
+    expect((await gql(sealing, { r: [{ __typename: 'Envelope', id: envelopeId }] }, other)).body).toEqual({ data: { _entities: [{ sealing: null }] } });
+    const live = apiKeyPrincipal({ organizationId: org.organizationId, mode: 'live', permissions: ['envelope:read'] });
+    expect((await gql(sealing, { r: [{ __typename: 'Envelope', id: envelopeId }] }, live)).body.data._entities).toEqual([{ sealing: null }]);
+    // An envelope without any audit entry yet (just created): no seal, and no error either.
+    expect((await gql(sealing, { r: [{ __typename: 'Envelope', id: newId('env') }] })).body).toEqual({ data: { _entities: [{ sealing: null }] } });
     const anchors = await gql('{ anchors(mode: "test") { nodes { sequence mode treeSize kid } hasMore } latestAnchor(mode: "live") { sequence } }');
     expect(anchors.body.data).toEqual({ anchors: { nodes: [{ sequence: expect.any(Number), mode: 'test', treeSize: 1, kid: signer.name }], hasMore: false }, latestAnchor: null });
     expect((await gql('{ anchors { hasMore } }', {}, null)).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
