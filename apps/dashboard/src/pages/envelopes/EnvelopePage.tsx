@@ -79,11 +79,19 @@ export default function EnvelopePage() {
     setTrailVersion((v) => v + 1);
     refetch({ requestPolicy: 'network-only' });
   });
-  const stream = useTrailStream(id, refresh);
   const envelope = data?.envelope;
+  const stream = useTrailStream(envelope ? id : undefined, refresh);
 
   if (fetching && !data) return <Loading what="the envelope" />;
-  if (error && !data) return <Page title="Envelope"><p role="alert" className="alert alert-error">{error.message}</p></Page>;
+  if (!envelope && error) {
+    return (
+      <Page title="Envelope">
+        <p role="alert" className="alert alert-error">
+          {error.message}
+        </p>
+      </Page>
+    );
+  }
   if (!envelope) {
     return (
       <Page title="Envelope not found">

@@ -37,7 +37,7 @@ function RecipientSummary({ recipients }: { recipients: EnvelopeRowFragment['rec
         <li key={r.id}>
           <span>{r.name}</span> <StatusBadge status={r.hasTurn ? 'their_turn' : r.status} />
           {r.hasTurn && r.sentAt && (
-            <span className="muted">
+            <span className="muted env-since">
               {' '}
               since <When at={r.sentAt} />
             </span>
