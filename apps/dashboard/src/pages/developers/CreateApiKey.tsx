@@ -4,6 +4,7 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 import { CheckboxField, detailFor, Worded } from './fields.tsx';
 import { SecretView } from './SecretView.tsx';
@@ -87,9 +88,9 @@ function CreateApiKeyForm({ close, onCreated }: { close: () => void; onCreated: 
         <Button className="button" onPress={close}>
           Cancel
         </Button>
-        <Button type="submit" className="button button-primary" isPending={action.busy}>
+        <BusyButton type="submit" className="button button-primary" busy={action.busy}>
           Create key
-        </Button>
+        </BusyButton>
       </div>
     </Form>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
 import { useAction } from '../../api/useAction.ts';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 import { CheckboxField, Worded } from './fields.tsx';
 import { EVENT_WORDS, SUBSCRIBABLE_EVENTS, type WebhookEventType } from './words.ts';
@@ -45,9 +46,9 @@ export function EndpointForm({ initial, submitLabel, onSubmit, close }: { initia
         <Button className="button" onPress={close}>
           Cancel
         </Button>
-        <Button type="submit" className="button button-primary" isPending={action.busy}>
+        <BusyButton type="submit" className="button button-primary" busy={action.busy}>
           {submitLabel}
-        </Button>
+        </BusyButton>
       </div>
     </Form>
   );

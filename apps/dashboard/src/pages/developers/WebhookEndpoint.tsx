@@ -6,6 +6,7 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
 import { Loading, Page, StatusBadge, When } from '../../components/Page.tsx';
@@ -93,9 +94,9 @@ function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; onChange
   const [sent, setSent] = useState<string>();
   return (
     <>
-      <Button
+      <BusyButton
         className="button"
-        isPending={test.busy}
+        busy={test.busy}
         onPress={async () => {
           setSent(undefined);
           const queued = await test.run(() => unwrap(rest.POST('/v1/webhook-endpoints/{id}/test', { params: { path: { id: endpoint.id } } }))).catch(() => undefined);
@@ -106,7 +107,7 @@ function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; onChange
         }}
       >
         Send test
-      </Button>
+      </BusyButton>
       <DialogButton label="Edit endpoint" title="Edit webhook endpoint">
         {(close) => (
           <EndpointForm
@@ -231,16 +232,16 @@ function SigningSecret({ endpointId }: { endpointId: string }) {
             Hide secret
           </Button>
         ) : (
-          <Button
+          <BusyButton
             className="button"
-            isPending={action.busy}
+            busy={action.busy}
             onPress={async () => {
               const value = await action.run(() => unwrap(rest.POST('/v1/webhook-endpoints/{id}/secret', path))).catch(() => undefined);
               if (value) setSecret({ value, rotated: false });
             }}
           >
             Reveal secret
-          </Button>
+          </BusyButton>
         )}
         <ConfirmButton
           label="Rotate secret"

@@ -4,6 +4,7 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 import { When } from '../../components/Page.tsx';
 import { SecretView } from '../developers/SecretView.tsx';
@@ -41,9 +42,9 @@ export function InviteMember({ close, onInvited }: { close: () => void; onInvite
         <Button className="button" onPress={close}>
           Cancel
         </Button>
-        <Button type="submit" className="button button-primary" isPending={action.busy}>
+        <BusyButton type="submit" className="button button-primary" busy={action.busy}>
           Create invitation
-        </Button>
+        </BusyButton>
       </div>
     </Form>
   );

@@ -1,8 +1,8 @@
-import { Button } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FormError } from '../../components/Form.tsx';
 import { Page, When } from '../../components/Page.tsx';
 import { ReadState, useRead } from './read.tsx';
@@ -83,9 +83,9 @@ function PortalButton() {
   return (
     <div className="stack">
       <div className="row">
-        <Button
+        <BusyButton
           className="button"
-          isPending={action.busy}
+          busy={action.busy}
           onPress={async () => {
             const session = await action
               .run(() => unwrap(rest.POST('/v1/billing/portal', { body: { returnUrl: window.location.href } })))
@@ -94,7 +94,7 @@ function PortalButton() {
           }}
         >
           Manage payment and invoices
-        </Button>
+        </BusyButton>
       </div>
       <FormError error={action.error} />
     </div>

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Checkbox, Form } from 'react-aria-components';
+import { Checkbox, Form } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { Field, FormError } from '../../components/Form.tsx';
 import { Page } from '../../components/Page.tsx';
 import { ReadState, useRead } from './read.tsx';
@@ -71,9 +72,9 @@ function BrandingForm({ branding, onSaved }: { branding: EmailBranding; onSaved:
         {saved ? 'Saved.' : ''}
       </p>
       <div className="row">
-        <Button type="submit" className="button button-primary" isPending={action.busy}>
+        <BusyButton type="submit" className="button button-primary" busy={action.busy}>
           Save branding
-        </Button>
+        </BusyButton>
       </div>
     </Form>
   );

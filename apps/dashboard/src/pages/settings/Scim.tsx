@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { ConfirmButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
@@ -53,9 +53,9 @@ function ScimSettings({ scim, onChanged }: { scim: ScimState; onChanged: () => v
         </>
       )}
       <div className="row">
-        <Button
+        <BusyButton
           className="button button-primary"
-          isPending={action.busy}
+          busy={action.busy}
           onPress={async () => {
             const created = await action.run(() => unwrap(rest.POST('/v1/scim/token'))).catch(() => undefined);
             if (created) {
@@ -65,7 +65,7 @@ function ScimSettings({ scim, onChanged }: { scim: ScimState; onChanged: () => v
           }}
         >
           {scim.tokenActive ? 'Replace token' : 'Create token'}
-        </Button>
+        </BusyButton>
         {scim.tokenActive && (
           <ConfirmButton
             label="Revoke token"

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Button, Form, Switch } from 'react-aria-components';
+import { Form, Switch } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
+import { BusyButton } from '../../components/BusyButton.tsx';
 import { FormError } from '../../components/Form.tsx';
 import { Page } from '../../components/Page.tsx';
 import { detailFor } from '../developers/fields.tsx';
@@ -62,9 +63,9 @@ function ConnectionSettings({ connection, onSaved }: { connection: SsoConnection
         <SettingSwitch label="Create members on their first SSO sign-in" value={jit} onChange={setJit} error={detailFor(action.error, '/body/jitProvisioning')} />
         <FormError error={action.error} fields={FIELDS} />
         <div className="row">
-          <Button type="submit" className="button button-primary" isPending={action.busy}>
+          <BusyButton type="submit" className="button button-primary" busy={action.busy}>
             Save settings
-          </Button>
+          </BusyButton>
         </div>
       </Form>
     </section>
