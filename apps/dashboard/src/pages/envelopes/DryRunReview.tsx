@@ -1,9 +1,14 @@
-import { forwardRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { When } from '../../components/Page.tsx';
 import type { DryRunResult } from './sendForm.ts';
 
-/** What sending would do now, as the API's dry run answered it: nothing was created or sent yet. */
-export const DryRunReview = forwardRef<HTMLHeadingElement, { result: DryRunResult; stale: boolean }>(function DryRunReview({ result, stale }, headingRef) {
+/**
+ * What sending would do now, as the API's dry run answered it: nothing was created or sent yet. Each new result takes
+ * the focus, so the keyboard goes on from here to "Send envelope".
+ */
+export function DryRunReview({ result, stale }: { result: DryRunResult; stale: boolean }) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  useEffect(() => headingRef.current?.focus(), [result]);
   const first = result.wouldSend ?? [];
   return (
     <section className="env-review" aria-labelledby="env-review-title">
@@ -44,4 +49,4 @@ export const DryRunReview = forwardRef<HTMLHeadingElement, { result: DryRunResul
       {result.testMode && <p className="muted">Test mode: nothing is sent for real. E-mails go only to members of your organization; others are recorded as not sent. Every page is stamped TEST.</p>}
     </section>
   );
-});
+}

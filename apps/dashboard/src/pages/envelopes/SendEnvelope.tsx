@@ -81,7 +81,6 @@ export default function SendEnvelope() {
   const [review, setReview] = useState<{ key: string; result: DryRunResult; idempotencyKey: string }>();
   const action = useAction();
   const formRef = useRef<HTMLFormElement>(null);
-  const reviewHeading = useRef<HTMLHeadingElement>(null);
 
   // A template (or another version) gives the form its roles and variables; names typed for a role that stays are kept.
   const versionOf = (version: string) => (version === 'latest' ? published[0] : published.find((v) => v.version === version));
@@ -118,7 +117,6 @@ export default function SendEnvelope() {
     try {
       const result = (await action.run(() => post(true))) as DryRunResult;
       setReview({ key: draftKey, result, idempotencyKey: crypto.randomUUID() });
-      requestAnimationFrame(() => reviewHeading.current?.focus());
     } catch {
       setReview(undefined);
       focusFirstProblem(formRef.current);
@@ -184,7 +182,7 @@ export default function SendEnvelope() {
             <CcFields cc={draft.cc} onChange={(cc) => setDraft({ ...draft, cc })} error={action.error} />
             <SendOptions draft={draft} onChange={setDraft} error={action.error} />
             <FormError error={action.error} fields={fieldPointers(draft)} />
-            {review && <DryRunReview ref={reviewHeading} result={review.result} stale={!reviewed} />}
+            {review && <DryRunReview result={review.result} stale={!reviewed} />}
             <div className="env-form-actions">
               <Button type={reviewed ? 'button' : 'submit'} className={reviewed ? 'button' : 'button button-primary'} isPending={action.busy && !reviewed} onPress={reviewed ? () => void dryRun() : undefined}>
                 Dry run
