@@ -67,7 +67,7 @@ export function AuditTrail({ envelopeId, version }: { envelopeId: string; versio
       {trail && (
         <>
           <ChainStatus chain={trail.chain} />
-          <div className="table-wrap">
+          <div className="table-wrap" role="region" aria-label="Audit trail table" tabIndex={0}>
             <table className="table env-trail">
               <caption className="visually-hidden">Audit trail entries in chain order</caption>
               <thead>

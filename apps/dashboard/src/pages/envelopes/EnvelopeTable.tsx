@@ -51,7 +51,7 @@ function RecipientSummary({ recipients }: { recipients: EnvelopeRowFragment['rec
 /** Envelopes as a table: the envelope (a link to its page), its recipients, status and dates. */
 export function EnvelopeTable({ envelopes, caption }: { envelopes: readonly EnvelopeRowFragment[]; caption: string }) {
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table className="table env-table">
         <caption className="visually-hidden">{caption}</caption>
         <thead>

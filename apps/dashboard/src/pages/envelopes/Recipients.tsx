@@ -89,7 +89,7 @@ export function Recipients({ envelopeId, recipients, envelopeStatus }: { envelop
       <p role="status">
         {waitingOn.length > 0 ? `Waiting on ${waitingOn.join(' and ')}.` : envelopeStatus === 'rendering' ? 'The document is being prepared; the first recipients get their turn next.' : 'Nobody has a turn now.'}
       </p>
-      <div className="table-wrap">
+      <div className="table-wrap" role="region" aria-label="Recipients table" tabIndex={0}>
         <table className="table">
           <caption className="visually-hidden">Recipients in signing order</caption>
           <thead>
