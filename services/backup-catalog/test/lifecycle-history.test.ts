@@ -21,7 +21,7 @@
  * mover writes the next four weeks). After each pass the Succeeded set, and each kept full's `retainedBy`, must equal
  * what a plain reading of restic's rule computes for the history so far (`referenceKept`, written here from the
  * rule, not from `decideRetention`). At the end: every other succeeded full is Expired with its reason, pins held
- * until their expiry, failed runs left nothing, the bucket lists exactly the kept fulls' objects and the WAL from the
+ * until their expiry, failed runs left nothing, the bucket lists exactly the kept fulls' objects (a pinned one's pin.json too) and the WAL from the
  * segment holding the oldest kept full's start on (the catalog the same segments), the target's window starts at
  * that full and runs unbroken to the end of the WAL, and the collections' audit records add up to what left the
  * store.
@@ -35,7 +35,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupTargetSpec } from '@sigil/proto/resources';
-import { backupPrefix, chainIdOf, manifestKey, segmentKey, segmentReportKey } from '@sigil/proto/strata-jobs';
+import { backupPrefix, chainIdOf, manifestKey, pinKeyOfManifest, segmentKey, segmentReportKey } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, listKeys, type S3Client } from '@strata/stream';
 import { chainReport } from '../src/change-capture/segments.ts';
 import { bumpCatalogVersion } from '../src/db.ts';
@@ -108,7 +108,9 @@ interface SimSegment {
 const bucket = `strata-history-${randomBytes(3).toString('hex')}`;
 const history: SimBackup[] = [];
 const segments: SimSegment[] = [];
-/** Every object written to the store, key → size. */
+const pinKeyOf = (b: SimBackup) => pinKeyOfManifest(manifestKey(b.prefix));
+
+/** Every object written to the store (the pins the catalog wrote included), key → size. */
 const written = new Map<string, number>();
 const pinsApplied: SimBackup[] = [];
 let h: CatalogHarness;
@@ -355,6 +357,8 @@ async function recordAndRetain(s: Stretch): Promise<void> {
     const until = untilDay === null ? null : START + untilDay * DAY + 12 * 3_600_000;
     const res = await h.call('operator', 'post', `/api/v1/backups/${backup.id}/pin`, { reason: 'kept past its rules', ...(until ? { expires: iso(until) } : {}) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The pin is written to the store beside the manifest (pinSynced): it stays and goes with its backup's objects.
+    written.set(pinKeyOf(backup), (await client.statObject(bucket, pinKeyOf(backup))).size);
     backup.pin = { at: s.now, until };
     pinsApplied.push(backup);
     expect((await h.runtime.db.backup.findUniqueOrThrow({ where: { id: backup.id } })).pinExpires?.getTime() ?? null).toBe(until);
@@ -467,7 +471,7 @@ describe('two years of history under retain {daily: 7, weekly: 4, monthly: 12, y
     // The segment holding the oldest kept full's start (and end), and every one after it.
     const keptSegments = segments.filter((s) => s.index >= segmentOf(oldest.day).index);
     expect(keptSegments.length).toBeLessThan(segments.length);
-    const expectedKeys = [...kept.flatMap((b) => b.objects.map((o) => o.key)), ...keptSegments.flatMap((s) => [s.key, s.reportKey])];
+    const expectedKeys = [...kept.flatMap((b) => [...b.objects.map((o) => o.key), ...(b.pin ? [pinKeyOf(b)] : [])]), ...keptSegments.flatMap((s) => [s.key, s.reportKey])];
     const stored = await bucketKeys();
     expect(stored).toEqual(expectedKeys.sort());
     // The same, by prefix: the kept fulls' folders and the change log, nothing of an expired full or a failed run.
