@@ -1,5 +1,7 @@
 // The envelopes list's GraphQL query through the gateway, as the dashboard sends it: the first page and a page deep in
 // the cursor chain, against the REST list of the same page size through the same gateway as the baseline.
+import { readFile } from 'node:fs/promises';
+
 /** A GraphQL request as the page sends it: the document and its variables. */
 export interface ListRequest {
   query: string;
@@ -76,20 +78,38 @@ export interface Series {
   name: string;
   run: () => Promise<unknown>;
   times: number[];
+  /** CPU milliseconds the stack's processes used during the series' timed runs. */
+  cpuMs: number;
 }
 
-/** Runs the series in interleaved rounds (so load changes hit them alike), after `warmup` untimed runs each. */
-export async function measureInterleaved(series: Series[], rounds: number, perRound: number, warmup: number): Promise<void> {
+/**
+ * Runs the series in interleaved rounds (so load changes hit them alike), after `warmup` untimed runs each. `cpuNow`
+ * answers the CPU time the servers have used so far: on a loaded machine the CPU a request costs moves far less than
+ * its latency.
+ */
+export async function measureInterleaved(series: Series[], rounds: number, perRound: number, warmup: number, cpuNow: () => Promise<number>): Promise<void> {
   for (const one of series) for (let i = 0; i < warmup; i++) await one.run();
   for (let round = 0; round < rounds; round++) {
     for (const one of series) {
+      const cpuBefore = await cpuNow();
       for (let i = 0; i < perRound; i++) {
         const started = performance.now();
         await one.run();
         one.times.push(performance.now() - started);
       }
+      one.cpuMs += (await cpuNow()) - cpuBefore;
     }
   }
+}
+
+/** CPU time (user + system) the processes have used so far, in milliseconds (clock ticks of 10 ms). */
+export async function cpuMsOf(pids: number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).split(') ')[1]?.split(' ') ?? [];
+    total += (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * 10;
+  }
+  return total;
 }
 
 export function percentile(values: number[], p: number): number {
