@@ -15,6 +15,8 @@ import { PING_SUPERGRAPH, closedPortUrl, createTestKeys, listen, startFakeAccoun
 
 const INDEX_HTML = '<!doctype html>\n<html>\n  <head>\n    <title>Sigil</title>\n    <script type="module" src="/app/assets/index-abc123.js"></script>\n  </head>\n  <body><div id="root"></div></body>\n</html>\n';
 const ASSET_JS = 'console.log("dashboard");\n';
+/** Larger than compression's 1 KB threshold. */
+const BIG_JS = Array.from({ length: 400 }, (_, i) => `export const line${i} = 'the dashboard';`).join('\n');
 const NONCE_META = /<meta property="csp-nonce" nonce="([^"]+)" \/>/;
 const STYLE_NONCE = /style-src 'self' 'nonce-([^']+)'/;
 
@@ -36,6 +38,7 @@ describe('the built app under /app', () => {
     await mkdir(path.join(dist, 'assets'));
     await writeFile(path.join(dist, 'index.html'), INDEX_HTML);
     await writeFile(path.join(dist, 'assets', 'index-abc123.js'), ASSET_JS);
+    await writeFile(path.join(dist, 'assets', 'big-abc123.js'), BIG_JS);
     served = dashboardApp(dist);
   });
 
@@ -84,6 +87,18 @@ describe('the built app under /app', () => {
     expect(res.headers['cache-control']).toContain('immutable');
     expect(res.headers['cache-control']).toContain('max-age=31536000');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('sends assets compressed when the browser accepts it (brotli first), as they are otherwise', async () => {
+    for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip']] as const) {
+      const res = await request(served.app).get('/app/assets/big-abc123.js').set('accept-encoding', accept);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.text).toBe(BIG_JS);
+    }
+    const plain = await request(served.app).get('/app/assets/big-abc123.js').set('accept-encoding', 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.text).toBe(BIG_JS);
   });
 
   it('answers a missing asset 404, not index.html', async () => {
