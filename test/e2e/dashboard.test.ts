@@ -196,6 +196,10 @@ describe('the dashboard in Chromium', () => {
     const sealedLink = page.getByRole('link', { name: 'Sealed PDF' });
     await sealedLink.waitFor({ timeout: 30_000 });
     await expect.poll(() => timeline.getByRole('listitem').filter({ hasText: 'Sealed: the signed document and its certificate are ready' }).count(), SOON).toBe(1);
+    // The link's address gives the sealed PDF to the session cookie alone, as the browser's request for it carries.
+    const sealed = await fetch(new URL((await sealedLink.getAttribute('href'))!, stack.gatewayUrl), { headers: { cookie } });
+    expect(sealed.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await sealed.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(await page.evaluate(() => (globalThis as unknown as { untouched?: boolean }).untouched)).toBe(true);
     await record('envelope-completed');
   }, 120_000);
