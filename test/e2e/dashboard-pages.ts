@@ -63,15 +63,15 @@ export class Accessibility {
 }
 
 /**
- * The page at desktop and phone widths into docs/dashboard/<name>-desktop.png and -phone.png (the viewport only:
- * long pages would make large files), back at the desktop width after.
+ * The page from its top at desktop and phone widths into docs/dashboard/<name>-desktop.png and -phone.png (the
+ * viewport only: long pages would make large files), back at the desktop width after.
  */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     await page.setViewportSize(viewport);
     // Fonts and a layout at the new width before the picture (pdf.js canvases redraw on resize).
-    await page.evaluate('document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))');
+    await page.evaluate('scrollTo(0, 0); document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))');
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`), animations: 'disabled', caret: 'hide' });
   }
   await page.setViewportSize(DESKTOP);
