@@ -1,6 +1,6 @@
 import { lazy, Suspense, type ComponentType } from 'react';
 import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
-import { createBrowserRouter, Navigate, Outlet, RouterProvider, useHref, useLocation, useNavigate } from 'react-router';
+import { createBrowserRouter, Navigate, Outlet, RouterProvider, ScrollRestoration, useHref, useLocation, useNavigate } from 'react-router';
 import { Loading } from '../components/Page.tsx';
 import { SessionProvider, useSession } from './session.tsx';
 import { Shell } from './Shell.tsx';
@@ -25,11 +25,15 @@ function RequireSession() {
   return <Shell />;
 }
 
-/** react-aria's links and buttons navigate through the router (client-side, keeping the session and the cache). */
+/**
+ * react-aria's links and buttons navigate through the router (client-side, keeping the session and the cache); a new
+ * page opens at its top (back and forward return to where the page was).
+ */
 function AriaRouting() {
   const navigate = useNavigate();
   return (
     <AriaRouterProvider navigate={(to) => void navigate(to)} useHref={useHref}>
+      <ScrollRestoration />
       <Outlet />
     </AriaRouterProvider>
   );

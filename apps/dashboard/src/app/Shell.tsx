@@ -49,34 +49,36 @@ export function Shell() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      {test && (
-        <div className="test-banner" role="note">
-          Test mode: you are seeing and creating test data. Nothing is sent for real and nothing is billed.
+      <header className="top">
+        {test && (
+          <div className="test-banner" role="note">
+            Test mode: you are seeing and creating test data. Nothing is sent for real and nothing is billed.
+          </div>
+        )}
+        <div className="topbar">
+          <span className="brand">
+            Sigil
+          </span>
+          <span className="org" title="Organization">
+            {session.organization.name}
+          </span>
+          <Switch className="mode-switch" isSelected={test} onChange={(on) => setMode(on ? 'test' : 'live')}>
+            <div className="indicator" aria-hidden="true" />
+            Test mode
+          </Switch>
+          <span className="user">
+            {session.user.name} <span className="muted">({session.role})</span>
+          </span>
+          <Button
+            className="button button-quiet"
+            onPress={async () => {
+              await signOut();
+              navigate('/sign-in');
+            }}
+          >
+            Sign out
+          </Button>
         </div>
-      )}
-      <header className="topbar">
-        <span className="brand" aria-label="Sigil">
-          Sigil
-        </span>
-        <span className="org" title="Organization">
-          {session.organization.name}
-        </span>
-        <Switch className="mode-switch" isSelected={test} onChange={(on) => setMode(on ? 'test' : 'live')}>
-          <div className="indicator" aria-hidden="true" />
-          Test mode
-        </Switch>
-        <span className="user">
-          {session.user.name} <span className="muted">({session.role})</span>
-        </span>
-        <Button
-          className="button button-quiet"
-          onPress={async () => {
-            await signOut();
-            navigate('/sign-in');
-          }}
-        >
-          Sign out
-        </Button>
       </header>
       <div className="layout">
         <nav aria-label="Main" className="sidebar">

@@ -23,13 +23,13 @@ export function Documents({ envelope }: { envelope: DocumentsEnvelope }) {
       <h2 id="env-documents">Documents</h2>
       <ul className="env-docs">
         <li>
-          {prepared ? <a href={documentUrl(envelope.id, 'original')}>Original PDF</a> : <span className="muted">Original PDF: being prepared…</span>}
+          {prepared ? <a href={documentUrl(envelope.id, 'original')} download={`${envelope.id}-original.pdf`}>Original PDF</a> : <span className="muted">Original PDF: being prepared…</span>}
         </li>
         <li>
-          {sealed ? <a href={documentUrl(envelope.id, 'sealed')}>Sealed PDF</a> : <span className="muted">Sealed PDF: once everyone has signed and the seal is applied</span>}
+          {sealed ? <a href={documentUrl(envelope.id, 'sealed')} download={`${envelope.id}-sealed.pdf`}>Sealed PDF</a> : <span className="muted">Sealed PDF: once everyone has signed and the seal is applied</span>}
         </li>
         <li>
-          {sealed ? <a href={documentUrl(envelope.id, 'certificate')}>Certificate of completion</a> : <span className="muted">Certificate of completion: with the sealed PDF</span>}
+          {sealed ? <a href={documentUrl(envelope.id, 'certificate')} download={`${envelope.id}-certificate.pdf`}>Certificate of completion</a> : <span className="muted">Certificate of completion: with the sealed PDF</span>}
         </li>
       </ul>
       {sealed && verifyUrl && (

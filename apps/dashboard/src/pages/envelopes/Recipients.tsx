@@ -33,7 +33,7 @@ function ResendButton({ envelopeId, recipient }: { envelopeId: string; recipient
     <div>
       <Button
         className="button"
-        isPending={action.busy}
+        isDisabled={action.busy}
         onPress={() =>
           action
             .run(() => unwrap(rest.POST('/v1/envelopes/{id}/recipients/{recipient}/resend', { params: { path: { id: envelopeId, recipient: recipient.id } } })))
@@ -60,7 +60,7 @@ function SigningLinkButton({ envelopeId, recipient }: { envelopeId: string; reci
     <div>
       <Button
         className="button"
-        isPending={action.busy}
+        isDisabled={action.busy}
         onPress={() => action.run(() => unwrap(rest.POST('/v1/envelopes/{id}/sessions', { params: { path: { id: envelopeId } }, body: { recipient: recipient.id } }))).then(setSession, () => setSession(undefined))}
       >
         Signing link for {recipient.name}

@@ -184,10 +184,10 @@ export default function SendEnvelope() {
             <FormError error={action.error} fields={fieldPointers(draft)} />
             {review && <DryRunReview result={review.result} stale={!reviewed} />}
             <div className="env-form-actions">
-              <Button type={reviewed ? 'button' : 'submit'} className={reviewed ? 'button' : 'button button-primary'} isPending={action.busy && !reviewed} onPress={reviewed ? () => void dryRun() : undefined}>
+              <Button type={reviewed ? 'button' : 'submit'} className={reviewed ? 'button' : 'button button-primary'} isDisabled={action.busy} onPress={reviewed ? () => void dryRun() : undefined}>
                 Dry run
               </Button>
-              <Button type={reviewed ? 'submit' : 'button'} className="button button-primary" isDisabled={!reviewed} isPending={action.busy && reviewed}>
+              <Button type={reviewed ? 'submit' : 'button'} className="button button-primary" isDisabled={!reviewed || action.busy}>
                 Send envelope
               </Button>
             </div>
