@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@sigil/kit/testing';
+import { pinKeyOfManifest } from '@sigil/proto/strata-jobs';
 import { startWorker, type Worker } from '@strata/mover';
 import { createS3Client, listKeys } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness, type StackDocsOptions } from '@strata/backup-catalog/testing';
@@ -151,6 +152,8 @@ export function retentionScenario(engine: RetentionEngine): void {
       const manifest = backup.manifest as { objects?: Array<{ key: string }> };
       keys.add(backup.manifestKey!);
       for (const object of manifest.objects ?? []) keys.add(object.key);
+      // A pinned backup's pin is kept beside its manifest once written (pinSynced).
+      if (backup.pinned && !backup.pinSyncPending) keys.add(pinKeyOfManifest(backup.manifestKey!));
     }
     for (const segment of await h.runtime.db.segment.findMany()) {
       keys.add(segment.key);
