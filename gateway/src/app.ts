@@ -41,6 +41,8 @@ export interface GatewayDeps {
   strata?: StrataGatewayDeps;
   /** The domain events the dashboard's live stream (`/app/live`) relays. Absent: that stream answers 503. */
   liveFeed?: LiveFeed;
+  /** The dashboard's built files; default apps/dashboard/dist. */
+  dashboardDistDir?: string;
 }
 
 export interface GatewayApp {
@@ -91,7 +93,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   app.use(strata.handle);
   app.use('/sign', signingPageRouter());
   app.use('/verify', verifyPageRouter());
-  const dashboard = dashboardRouter({ feed: deps.liveFeed, sessionOf: (req) => sigil.resolveCaller('D', req), log });
+  const dashboard = dashboardRouter({ feed: deps.liveFeed, distDir: deps.dashboardDistDir, sessionOf: (req) => sigil.resolveCaller('D', req), log });
   app.use('/app', dashboard.router);
 
   // Apollo Gateway and its query planner (~60 MiB once loaded) come with the first GraphQL request: most traffic is

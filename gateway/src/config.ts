@@ -89,6 +89,8 @@ export const gatewayConfigSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   NODE_ENV: optional(z.string()),
+  /** The dashboard's built files served at /app; default apps/dashboard/dist (benches serve a private build). */
+  DASHBOARD_DIST_DIR: optional(z.string().min(1)),
 
   // Strata (console API under /api/v1)
   /** Base URL of backup-catalog (all of /api/v1 but the sandboxes); same as SERVICE_URLS["backup-catalog"]. */

@@ -51,6 +51,7 @@ const gateway = await createGatewayApp({
   graphLimits: { maxDepth: config.GRAPHQL_MAX_DEPTH, maxCost: config.GRAPHQL_MAX_COST, maxAliases: config.GRAPHQL_MAX_ALIASES },
   strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
   liveFeed: bus,
+  dashboardDistDir: config.DASHBOARD_DIST_DIR,
 });
 const running = await runServer({
   app: gateway.app,

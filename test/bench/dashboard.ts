@@ -1,6 +1,6 @@
 // On demand: `node_modules/.bin/node test/bench/dashboard.ts` (issue 26, Performance). Starts the whole stack in a
 // fresh state folder, seeds 10,000 envelopes in the seeded organization's test mode (dashboard-seed.ts: 20 through the
-// API, the rest copies of their rows), builds the app if its sources changed, then measures:
+// API, the rest copies of their rows), builds the app into the run's own folder (served with DASHBOARD_DIST_DIR), then measures:
 //   (a) the envelopes page's GraphQL query through the gateway (the document and variables Chromium sends), first page
 //       and a page three quarters down the cursor chain; baseline: the REST list of the same page size, same gateway;
 //   (b) the JavaScript a first load of /app downloads (signed out, signed in, and straight to /app/envelopes);
@@ -29,11 +29,12 @@ const load = () => `(load ${loadavg().map((value) => value.toFixed(2)).join(' / 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 
-buildApp();
 const namespace = `benchdash_${Date.now()}_`;
 const stateDir = await mkdtemp(path.join(tmpdir(), 'sigil-bench-dashboard-'));
+const distDir = path.join(stateDir, 'dashboard-dist');
+buildApp(distDir);
 console.log(`starting the stack in ${stateDir} ${load()}`);
-const stack = await startStack({ stateDir, env: process.env, namespace, logLevel: 'warn' });
+const stack = await startStack({ stateDir, env: { ...process.env, DASHBOARD_DIST_DIR: distDir }, namespace, logLevel: 'warn' });
 const browser = await launchChromium();
 try {
   const seeded = await seedEnvelopes(stack, namespace, ENVELOPES);
@@ -58,25 +59,11 @@ try {
 }
 
 /**
- * Runs a browser measurement again (up to 4 times, 5 s apart) when it fails: the gateway serves the shared
- * apps/dashboard/dist, which other engineers' builds empty and rewrite (503 or a 404 chunk meanwhile). Every retry is
- * printed, so a figure never hides one.
+ * The app as its sources are now, built into a folder of this run that its gateway serves (DASHBOARD_DIST_DIR): other
+ * engineers' builds empty and rewrite the shared apps/dashboard/dist, which would fail a measurement midway.
  */
-async function withRetries<T>(label: string, measure: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await measure();
-    } catch (error) {
-      if (attempt === 5) throw error;
-      console.log(`  (retrying ${label}: ${String(error).split('\n')[0]?.slice(0, 200)})`);
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-    }
-  }
-}
-
-/** The app as its sources are now (the build script skips an unchanged tree). */
-function buildApp(): void {
-  const built = spawnSync(process.execPath, [path.join(ROOT, 'apps/dashboard/scripts/build.ts')], { cwd: ROOT, stdio: 'inherit' });
+function buildApp(outDir: string): void {
+  const built = spawnSync(process.execPath, [path.join(ROOT, 'apps/dashboard/scripts/build.ts'), '--out', outDir], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('the dashboard did not build; the bench measures the current app only');
 }
 
@@ -122,14 +109,8 @@ async function measureFirstLoad(stack: Stack, cookie: string): Promise<void> {
   ];
   let worst = 0;
   for (const [label, session, url] of loads) {
-    const bytes = await withRetries(label, async () => {
-      const context = await signedInContext(browser, stack.gatewayUrl, session);
-      try {
-        return await firstLoadScripts(context, `${stack.gatewayUrl}${url}`);
-      } finally {
-        await context.close();
-      }
-    });
+    const context = await signedInContext(browser, stack.gatewayUrl, session);
+    const bytes = await firstLoadScripts(context, `${stack.gatewayUrl}${url}`).finally(() => context.close());
     worst = Math.max(worst, bytes.gzip);
     console.log(`  ${label.padEnd(36)} ${bytes.files} files: ${kb(bytes.raw)} raw (served ${bytes.encodings.join(', ')}), gzip -9 ${kb(bytes.gzip)}, brotli 11 ${kb(bytes.brotli)} ${load()}`);
   }
@@ -145,15 +126,9 @@ async function measureInteractive(stack: Stack, cookie: string, rows: unknown[])
         [baseline.url, times.baselineCold, times.baselineWarm],
         [`${stack.gatewayUrl}/app/envelopes`, times.appCold, times.appWarm],
       ] as const) {
-        const [coldMs, warmMs] = await withRetries(`round ${round + 1} of ${url}`, async () => {
-          const context = await signedInContext(browser, stack.gatewayUrl, cookie);
-          try {
-            const page = await context.newPage();
-            return [await timeToInteractive(page, url), await timeToInteractive(page, url)] as const;
-          } finally {
-            await context.close();
-          }
-        });
+        const context = await signedInContext(browser, stack.gatewayUrl, cookie);
+        const page = await context.newPage();
+        const [coldMs, warmMs] = await (async () => [await timeToInteractive(page, url), await timeToInteractive(page, url)] as const)().finally(() => context.close());
         cold.push(coldMs);
         warm.push(warmMs);
       }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { Accessibility, agreementPdf, DESKTOP, expectHeading, launchChromium, screenshots, sessionCookie, signAsRecipient, signingUrl, tabTo } from './dashboard-pages.ts';
@@ -196,10 +197,12 @@ describe('the dashboard in Chromium', () => {
     const sealedLink = page.getByRole('link', { name: 'Sealed PDF' });
     await sealedLink.waitFor({ timeout: 30_000 });
     await expect.poll(() => timeline.getByRole('listitem').filter({ hasText: 'Sealed: the signed document and its certificate are ready' }).count(), SOON).toBe(1);
-    // The link's address gives the sealed PDF to the session cookie alone, as the browser's request for it carries.
-    const sealed = await fetch(new URL((await sealedLink.getAttribute('href'))!, stack.gatewayUrl), { headers: { cookie } });
-    expect(sealed.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await sealed.arrayBuffer()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    // The person clicks the link: the browser downloads the sealed PDF (signed: a /ByteRange) and stays on the page.
+    const [download] = await Promise.all([page.waitForEvent('download'), sealedLink.click()]);
+    expect(download.suggestedFilename()).toMatch(/\.pdf$/);
+    const sealed = await readFile((await download.path())!);
+    expect(sealed.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(sealed.includes('/ByteRange')).toBe(true);
     expect(await page.evaluate(() => (globalThis as unknown as { untouched?: boolean }).untouched)).toBe(true);
     await record('envelope-completed');
   }, 120_000);

@@ -3,6 +3,8 @@
  * dist was built from exactly these sources (their SHA-256 is kept in dist/.build-hash). scripts/bootstrap.sh runs it,
  * so `scripts/up.sh` and the tests always serve the current app.
  *   node apps/dashboard/scripts/build.ts [--force]
+ *   node apps/dashboard/scripts/build.ts --out <dir>   a private build into <dir> (always built; for a bench's own stack,
+ *                                                      which serves it with DASHBOARD_DIST_DIR)
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -40,12 +42,24 @@ function run(command: string, args: string[]): void {
   }
 }
 
-const hash = sourceHash();
-if (!process.argv.includes('--force') && existsSync(HASH_FILE) && readFileSync(HASH_FILE, 'utf8') === hash) {
-  console.log('dashboard build: dist is current');
-} else {
+const outIndex = process.argv.indexOf('--out');
+const privateOut = outIndex > 0 ? process.argv[outIndex + 1] : undefined;
+if (outIndex > 0 && !privateOut) {
+  console.error('dashboard build: --out needs a directory');
+  process.exit(2);
+}
+if (privateOut) {
   run('graphql-codegen', ['--config', 'codegen.ts', '--silent']);
-  run('vite', ['build', '--logLevel', 'warn']);
-  writeFileSync(HASH_FILE, hash);
-  console.log('dashboard build: built apps/dashboard/dist');
+  run('vite', ['build', '--logLevel', 'warn', '--outDir', path.resolve(privateOut), '--emptyOutDir']);
+  console.log(`dashboard build: built ${privateOut}`);
+} else {
+  const hash = sourceHash();
+  if (!process.argv.includes('--force') && existsSync(HASH_FILE) && readFileSync(HASH_FILE, 'utf8') === hash) {
+    console.log('dashboard build: dist is current');
+  } else {
+    run('graphql-codegen', ['--config', 'codegen.ts', '--silent']);
+    run('vite', ['build', '--logLevel', 'warn']);
+    writeFileSync(HASH_FILE, hash);
+    console.log('dashboard build: built apps/dashboard/dist');
+  }
 }

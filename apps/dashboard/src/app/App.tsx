@@ -1,6 +1,6 @@
 import { lazy, Suspense, type ComponentType } from 'react';
 import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
-import { createBrowserRouter, Navigate, Outlet, RouterProvider, ScrollRestoration, useHref, useLocation, useNavigate } from 'react-router';
+import { createBrowserRouter, matchPath, Navigate, Outlet, RouterProvider, ScrollRestoration, useHref, useLocation, useNavigate } from 'react-router';
 import { Loading } from '../components/Page.tsx';
 import { SessionProvider, useSession } from './session.tsx';
 import { Shell } from './Shell.tsx';
@@ -38,6 +38,18 @@ function AriaRouting() {
     </AriaRouterProvider>
   );
 }
+
+/**
+ * The chunk of the page a first load opens starts downloading now, beside the session check, instead of after it
+ * (RequireSession renders the page only once the session is known; the import is the same module, so lazy() finds
+ * it loaded).
+ */
+function preloadLandingPage(): void {
+  const here = window.location.pathname.replace(/^\/app(?=\/|$)/, '') || '/';
+  const landing = [...ROUTES.public, ...ROUTES.signedIn].find((route) => matchPath(route.path, here));
+  void landing?.load().catch(() => undefined);
+}
+preloadLandingPage();
 
 const router = createBrowserRouter(
   [
