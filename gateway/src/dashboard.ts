@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
-import compression from 'compression';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Principal } from '@sigil/kit/auth';
 import type { Bus } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { DASHBOARD_DIST_DIR, dashboardCsp } from '@sigil/dashboard';
+import { webAppRouter } from './web-app.ts';
 
 /** What the live stream tells the dashboard about one domain event: which records changed, never their content. */
 export interface DashboardChange {
@@ -48,43 +45,9 @@ export function dashboardRouter(options: DashboardOptions): { router: Router; cl
     next();
   });
   router.get('/live', (req, res, next) => void live.serve(req, res).catch(next));
-  // The app's files go compressed (brotli or gzip, as the browser accepts): the first load is about 200 KB of
-  // JavaScript under gzip, 3-4 times that without. After /live: a compressed event stream would wait for a flush.
-  router.use(compression());
-  // Hashed file names: a file never changes under its name.
-  router.use('/assets', express.static(path.join(dist, 'assets'), { index: false, redirect: false, dotfiles: 'deny', immutable: true, maxAge: '365d' }));
-  // A file the build no longer has (a page open across a deploy asks for the old chunk): a 404, never index.html.
-  // (fallthrough: false would hand the error to the gateway's problem handler, which answers any non-AppError 500.)
-  router.use('/assets', (_req, res) => void res.status(404).type('text/plain').send('No such file in this build of the dashboard.\n'));
-  router.use(express.static(dist, { index: false, redirect: false, dotfiles: 'deny' }));
-  const indexHtml = indexHtmlReader(path.join(dist, 'index.html'));
-  router.get(/.*/, (_req, res) => {
-    const html = indexHtml();
-    if (html === undefined) {
-      res.status(503).type('text/plain').send('The dashboard is not built: run `npm run build -w @sigil/dashboard` (scripts/bootstrap.sh does).\n');
-      return;
-    }
-    const nonce = randomBytes(16).toString('base64');
-    res.setHeader('content-security-policy', dashboardCsp(nonce));
-    res.setHeader('cache-control', 'no-store');
-    res.type('html').send(html.replace('<head>', `<head>\n    <meta property="csp-nonce" nonce="${nonce}" />`));
-  });
+  // After /live: a compressed event stream would wait for a flush.
+  router.use(webAppRouter({ title: 'the dashboard', distDir: dist, csp: dashboardCsp, buildCommand: 'npm run build -w @sigil/dashboard' }));
   return { router, close: () => live.close() };
-}
-
-/** index.html as built, read again when the build replaced it; undefined while there is none. */
-function indexHtmlReader(file: string): () => string | undefined {
-  let cached: { mtimeMs: number; html: string } | undefined;
-  return () => {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(file).mtimeMs;
-    } catch {
-      return undefined;
-    }
-    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, html: readFileSync(file, 'utf8') };
-    return cached.html;
-  };
 }
 
 /** One subscription to the domain events for the whole gateway, fanned out to each organization's open streams. */

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from '@sigil/kit/config';
 import { STRATA_ROLES, type StrataRole } from '@sigil/proto/strata';
-import { sendStrataError as sendError, type TrustedIssuerKey } from './strata-auth.ts';
+import { DEFAULT_STRATA_CREDENTIAL_NAMES, sendStrataError as sendError, type TrustedIssuerKey } from './strata-auth.ts';
 
 /**
  * A stand-in for the access proxy on the local stack: it mints the JWTs Cloudflare Access would put in
@@ -13,6 +13,8 @@ export const DEV_ISSUER = 'strata-dev';
 export const DEV_ISSUER_PREFIX = '/api/dev';
 export const DEV_JWKS_PATH = `${DEV_ISSUER_PREFIX}/jwks.json`;
 export const DEV_TOKEN_PATH = `${DEV_ISSUER_PREFIX}/token`;
+/** The console's sign-in on the local stack: a token put in the access cookie, as the access proxy would. */
+export const DEV_SESSION_PATH = `${DEV_ISSUER_PREFIX}/session`;
 
 export const devTokenRequestSchema = z
   .object({
@@ -31,6 +33,8 @@ export interface DevIssuerOptions {
   privateJwk?: JWK;
   /** The deployment's `NODE_ENV` (from the gateway's configuration). `production` is refused. */
   nodeEnv: string | undefined;
+  /** The access cookie the gateway reads (`STRATA_ACCESS_COOKIE`); `POST /api/dev/session` sets it. */
+  cookieName?: string;
 }
 
 export interface DevIssuer {
@@ -92,23 +96,47 @@ export async function createDevIssuer(options: DevIssuerOptions): Promise<DevIss
     res.status(200).type('application/json').setHeader('cache-control', 'no-store');
     res.send(jwksBody);
   });
+  /** The body of a token or session request, or an answer already sent (400). */
+  const tokenRequestOf = (req: Request, res: Response): DevTokenRequest | undefined => {
+    if (!req.is('application/json')) return void sendError(res, 400, 'The body must be JSON (content-type application/json).');
+    const parsed = devTokenRequestSchema.safeParse(req.body);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    sendError(res, 400, `Invalid token request: ${where}${issue?.message ?? 'invalid'}.`);
+  };
   router.post(DEV_TOKEN_PATH, express.json({ limit: '16kb' }), async (req: Request, res: Response, next: NextFunction) => {
     try {
-      if (!req.is('application/json')) return sendError(res, 400, 'The body must be JSON (content-type application/json).');
-      const parsed = devTokenRequestSchema.safeParse(req.body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-        return sendError(res, 400, `Invalid token request: ${where}${issue?.message ?? 'invalid'}.`);
-      }
+      const request = tokenRequestOf(req, res);
+      if (!request) return;
       res.status(200).type('application/json').setHeader('cache-control', 'no-store');
-      res.send(JSON.stringify(await issue(parsed.data)));
+      res.send(JSON.stringify(await issue(request)));
     } catch (error) {
       next(error);
     }
   });
-  router.all([DEV_JWKS_PATH, DEV_TOKEN_PATH], (req, res) => {
-    res.setHeader('allow', req.path.toLowerCase() === DEV_TOKEN_PATH ? 'POST' : 'GET, HEAD');
+  // The token never reaches the page's scripts: HttpOnly, same site only (a cross-site form cannot ride on it).
+  const cookieName = options.cookieName ?? DEFAULT_STRATA_CREDENTIAL_NAMES.cookie;
+  router.post(DEV_SESSION_PATH, express.json({ limit: '16kb' }), async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const request = tokenRequestOf(req, res);
+      if (!request) return;
+      const { token, expiresAt } = await issue(request);
+      const maxAge = Math.round((Date.parse(expiresAt) - Date.now()) / 1000);
+      res.setHeader('set-cookie', `${cookieName}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`);
+      res.status(200).type('application/json').setHeader('cache-control', 'no-store');
+      res.send(JSON.stringify({ email: request.email, role: request.role ?? 'restorer-admin', expiresAt }));
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.delete(DEV_SESSION_PATH, (_req, res) => {
+    res.setHeader('set-cookie', `${cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`);
+    res.status(204).end();
+  });
+  router.all([DEV_JWKS_PATH, DEV_TOKEN_PATH, DEV_SESSION_PATH], (req, res) => {
+    const path = req.path.toLowerCase();
+    res.setHeader('allow', path === DEV_TOKEN_PATH ? 'POST' : path === DEV_SESSION_PATH ? 'POST, DELETE' : 'GET, HEAD');
     sendError(res, 405, `${req.method} is not allowed on this path.`);
   });
   router.use((_req, res) => sendError(res, 404, 'No operation exists at this path.'));

@@ -30,6 +30,7 @@ const devIssuer = config.STRATA_DEV_ISSUER
       audience: config.STRATA_ACCESS_AUDIENCE[0] as string,
       privateJwk: config.STRATA_DEV_ISSUER_KEY as JWK | undefined,
       nodeEnv: config.NODE_ENV,
+      cookieName: config.STRATA_ACCESS_COOKIE,
     })
   : undefined;
 if (devIssuer) log.warn({ issuer: devIssuer.issuer }, 'the Strata dev issuer is enabled: anyone can mint access tokens (local stack only)');

@@ -620,6 +620,25 @@ describe('dev issuer', () => {
     expect((await principalOf(res)).role).toBe('operator');
   });
 
+  it('signs the console in: the token goes into the HttpOnly access cookie, and signing out clears it', async () => {
+    const signedIn = await request(devGateway.app).post('/api/dev/session').send({ email: 'viewer@example.com', role: 'viewer', ttlSeconds: 600 }).expect(200);
+    expect(signedIn.body).toMatchObject({ email: 'viewer@example.com', role: 'viewer' });
+    expect(signedIn.body.token).toBeUndefined();
+    const cookie = (signedIn.headers['set-cookie'] as unknown as string[])[0] as string;
+    expect(cookie).toMatch(/^CF_Authorization=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=(599|600); HttpOnly; SameSite=Strict$/);
+    const whoami = await request(devGateway.app).get('/api/v1/whoami').set('cookie', cookie.split(';')[0] as string).expect(200);
+    expect((await principalOf(whoami)).role).toBe('viewer');
+    const signedOut = await request(devGateway.app).delete('/api/dev/session').expect(204);
+    expect((signedOut.headers['set-cookie'] as unknown as string[])[0]).toBe('CF_Authorization=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict');
+    await request(devGateway.app).post('/api/dev/session').send({ email: 'x@example.com', role: 'god' }).expect(400);
+    await request(devGateway.app).get('/api/dev/session').expect(405);
+    // The configured cookie name (STRATA_ACCESS_COOKIE) is the one set.
+    const named = await createDevIssuer({ audience: AUD, nodeEnv: 'development', cookieName: 'strata_access' });
+    const gateway = await build({ 'backup-catalog': catalog.url }, { auth: { issuers: [], audiences: [AUD], extraIssuer: named.trusted, cookie: 'strata_access' }, devIssuer: named });
+    const res = await request(gateway.app).post('/api/dev/session').send({ email: 'a@example.com' }).expect(200);
+    expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(/^strata_access=/);
+  });
+
   it('answers 400 { error } to a bad body', async () => {
     const bodies: Array<[string, string | object]> = [
       ['missing email', { role: 'viewer' }],
