@@ -51,6 +51,7 @@ fi
 
 echo "bootstrap: generating the Prisma clients"
 node_modules/.bin/node scripts/prisma-generate.ts >/dev/null 2>&1 || node_modules/.bin/node scripts/prisma-generate.ts
-echo "bootstrap: building the dashboard"
+echo "bootstrap: building the dashboard and the console"
 node_modules/.bin/node apps/dashboard/scripts/build.ts
+node_modules/.bin/node apps/console/scripts/build.ts
 echo "bootstrap: ready (node $(node_modules/.bin/node --version))"

@@ -9,6 +9,7 @@ import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import type { Authenticator } from './authenticator.ts';
 import type { FederatedGraph, GraphLimits } from './graphql.ts';
 import { reuseSignedTokens } from './principal-tokens.ts';
+import { consoleRouter } from './console.ts';
 import { dashboardRouter, type LiveFeed } from './dashboard.ts';
 import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
@@ -43,6 +44,8 @@ export interface GatewayDeps {
   liveFeed?: LiveFeed;
   /** The dashboard's built files; default apps/dashboard/dist. */
   dashboardDistDir?: string;
+  /** The console's built files; default apps/console/dist. */
+  consoleDistDir?: string;
 }
 
 export interface GatewayApp {
@@ -95,6 +98,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   app.use('/verify', verifyPageRouter());
   const dashboard = dashboardRouter({ feed: deps.liveFeed, distDir: deps.dashboardDistDir, sessionOf: (req) => sigil.resolveCaller('D', req), log });
   app.use('/app', dashboard.router);
+  app.use('/console', consoleRouter({ distDir: deps.consoleDistDir }));
 
   // Apollo Gateway and its query planner (~60 MiB once loaded) come with the first GraphQL request: most traffic is
   // REST, and a process that never serves GraphQL never pays for it.

@@ -91,6 +91,8 @@ export const gatewayConfigSchema = z.object({
   NODE_ENV: optional(z.string()),
   /** The dashboard's built files served at /app; default apps/dashboard/dist (benches serve a private build). */
   DASHBOARD_DIST_DIR: optional(z.string().min(1)),
+  /** The Strata console's built files served at /console; default apps/console/dist. */
+  CONSOLE_DIST_DIR: optional(z.string().min(1)),
 
   // Strata (console API under /api/v1)
   /** Base URL of backup-catalog (all of /api/v1 but the sandboxes); same as SERVICE_URLS["backup-catalog"]. */

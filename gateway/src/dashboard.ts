@@ -2,8 +2,8 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Principal } from '@sigil/kit/auth';
 import type { Bus } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
-import { DASHBOARD_DIST_DIR, dashboardCsp } from '@sigil/dashboard';
-import { webAppRouter } from './web-app.ts';
+import { DASHBOARD_DIST_DIR } from '@sigil/dashboard';
+import { webAppHeaders, webAppRouter } from './web-app.ts';
 
 /** What the live stream tells the dashboard about one domain event: which records changed, never their content. */
 export interface DashboardChange {
@@ -29,8 +29,6 @@ export interface DashboardOptions {
   distDir?: string;
 }
 
-const HEADERS = { 'content-security-policy': dashboardCsp('none'), 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
-
 /**
  * The dashboard under `/app`: the built single-page app (every path that is not a file answers index.html, so that
  * a reload on /app/envelopes/env_... works), and `/app/live`, the stream of changes to the signed-in organization
@@ -40,13 +38,10 @@ export function dashboardRouter(options: DashboardOptions): { router: Router; cl
   const dist = options.distDir ?? DASHBOARD_DIST_DIR;
   const live = createLiveHub(options);
   const router = express.Router();
-  router.use((_req, res, next) => {
-    for (const [name, value] of Object.entries(HEADERS)) res.setHeader(name, value);
-    next();
-  });
+  router.use(webAppHeaders());
   router.get('/live', (req, res, next) => void live.serve(req, res).catch(next));
   // After /live: a compressed event stream would wait for a flush.
-  router.use(webAppRouter({ title: 'the dashboard', distDir: dist, csp: dashboardCsp, buildCommand: 'npm run build -w @sigil/dashboard' }));
+  router.use(webAppRouter({ title: 'the dashboard', distDir: dist, buildCommand: 'npm run build -w @sigil/dashboard' }));
   return { router, close: () => live.close() };
 }
 

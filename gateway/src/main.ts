@@ -53,6 +53,7 @@ const gateway = await createGatewayApp({
   strata: { authenticator: strataAuthenticator, signPrincipal: signStrataPrincipal, devIssuer },
   liveFeed: bus,
   dashboardDistDir: config.DASHBOARD_DIST_DIR,
+  consoleDistDir: config.CONSOLE_DIST_DIR,
 });
 const running = await runServer({
   app: gateway.app,

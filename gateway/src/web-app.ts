@@ -2,17 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import compression from 'compression';
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
+import { webAppCsp } from '@sigil/web-ui/server';
 
 export interface WebAppOptions {
   /** Its name in the answers a person may read ("the dashboard", "the console"). */
   title: string;
   /** The built app: index.html and assets/. */
   distDir: string;
-  /** The Content-Security-Policy of a page, given the style nonce written into it (`<meta property="csp-nonce">`). */
-  csp: (styleNonce: string) => string;
   /** What to run when the app is not built. */
   buildCommand: string;
+}
+
+const HEADERS = { 'content-security-policy': webAppCsp('none'), 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+
+/** Every answer under a web app's path: the strictest policy (a page's own adds its nonce), no sniffing, no referrer out. */
+export function webAppHeaders(): RequestHandler {
+  return (_req, res, next) => {
+    for (const [name, value] of Object.entries(HEADERS)) res.setHeader(name, value);
+    next();
+  };
 }
 
 /**
@@ -38,7 +47,7 @@ export function webAppRouter(options: WebAppOptions): Router {
       return;
     }
     const nonce = randomBytes(16).toString('base64');
-    res.setHeader('content-security-policy', options.csp(nonce));
+    res.setHeader('content-security-policy', webAppCsp(nonce));
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(html.replace('<head>', `<head>\n    <meta property="csp-nonce" nonce="${nonce}" />`));
   });

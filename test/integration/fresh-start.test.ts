@@ -32,7 +32,7 @@ chmod +x node_modules/.bin/node
     chmodSync(path.join(bin, 'npm'), 0o755);
     const output = execFileSync('bash', ['scripts/up.sh'], { cwd: clone, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
 
-    expect(output).toMatch(/bootstrap: installing npm dependencies\nbootstrap: generating the Prisma clients\nbootstrap: building the dashboard\nbootstrap: ready \(node v24\.0\.0\)/);
+    expect(output).toMatch(/bootstrap: installing npm dependencies\nbootstrap: generating the Prisma clients\nbootstrap: building the dashboard and the console\nbootstrap: ready \(node v24\.0\.0\)/);
     const calls = readFileSync(path.join(clone, 'calls.log'), 'utf8').trim().split('\n');
     expect(calls[0]).toMatch(/^npm ci /);
     expect(calls.at(-1)).toBe('node24 infra/local/src/up.ts');

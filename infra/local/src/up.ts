@@ -13,6 +13,7 @@ console.log(`
 Sigil and Strata are running (started in ${seconds} s).
 
   Dashboard        ${stack.gatewayUrl}/app (sign in with the owner below, or create an organization)
+  Strata console   ${stack.gatewayUrl}/console (sign in with any e-mail and pick a role: the dev issuer stands in for the access proxy)
   Gateway (REST)   ${stack.gatewayUrl}/v1
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
@@ -20,7 +21,7 @@ ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} $
   Signing page     ${stack.gatewayUrl}/sign (opened by a signing session's url)
   Webhooks         public https endpoints, and on this machine also http://127.0.0.1:* and http://localhost:*
   Verify page      ${stack.gatewayUrl}/verify (anyone checks a sealed PDF there, or: npx sigil-verify file.pdf --url ${stack.gatewayUrl})
-  Strata console   ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
+  Strata API       ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
   Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})
   MariaDB          ${redact(stack.infra.mysql.adminUrl)} (${stack.infra.mysql.source})
   NATS JetStream   ${stack.infra.nats.url} (${stack.infra.nats.source})

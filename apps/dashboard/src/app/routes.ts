@@ -1,15 +1,11 @@
-import type { ComponentType } from 'react';
+import type { PageRoute } from '@sigil/web-ui';
 import { DEVELOPERS_ROUTES } from '../pages/developers/routes.ts';
 import { ENVELOPES_ROUTES } from '../pages/envelopes/routes.ts';
 import { MEMBERS_ROUTES } from '../pages/members/routes.ts';
 import { SETTINGS_ROUTES } from '../pages/settings/routes.ts';
 import { TEMPLATES_ROUTES } from '../pages/templates/routes.ts';
 
-/** A page of the dashboard: its path under /app and its chunk (loaded when first opened). */
-export interface PageRoute {
-  path: string;
-  load: () => Promise<{ default: ComponentType }>;
-}
+export type { PageRoute };
 
 /** Every page; each area lists its own in pages/<area>/routes.ts. The navigation (Shell.tsx) links to these paths. */
 export const ROUTES: { public: PageRoute[]; signedIn: PageRoute[] } = {

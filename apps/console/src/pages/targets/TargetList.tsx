@@ -1,0 +1,109 @@
+import { useMemo } from 'react';
+import { Link } from 'react-aria-components';
+import { useNavigate, useSearchParams } from 'react-router';
+import { useQuery } from 'urql';
+import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
+import { useStrataEvents } from '../../api/events.ts';
+import { graphql } from '../../gql';
+import { bytes, duration } from '../../format.ts';
+import { TargetFilters, filtersFrom, searchOf } from './TargetFilters.tsx';
+
+const TargetsQuery = graphql(`
+  query ConsoleTargets($org: String, $project: String, $env: String, $health: TargetHealth, $q: String) {
+    strataTargets(org: $org, project: $project, env: $env, health: $health, q: $q) {
+      namespace
+      name
+      engine
+      org
+      project
+      env
+      health
+      healthReason
+      phase
+      suspended
+      pitr
+      chainBroken
+      lagSeconds
+      lastSuccess
+      backupCount
+      storedBytes
+      lastBackup {
+        id
+        time
+        mode
+        verified
+        verifyFailed
+      }
+    }
+  }
+`);
+
+/** Every target the caller may see: health, last backup and verification, change-log lag; live from the event stream. */
+export default function TargetList() {
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const filters = useMemo(() => filtersFrom(params), [params]);
+  const [{ data, fetching, error }, refetch] = useQuery({ query: TargetsQuery, variables: filters });
+  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'catalog'] });
+  const targets = data?.strataTargets;
+  return (
+    <Page title="Targets" description="The databases Strata protects, what can be restored, and how they are doing.">
+      <TargetFilters filters={filters} onChange={(next) => navigate({ search: searchOf(next) }, { replace: true })} />
+      <FormError error={error} />
+      {!targets && fetching && <Loading what="the targets" />}
+      {targets && (
+        <div className="table-wrap">
+          <table className="table" aria-label="Targets">
+            <thead>
+              <tr>
+                <th scope="col">Target</th>
+                <th scope="col">Health</th>
+                <th scope="col">Last backup</th>
+                <th scope="col">Change log</th>
+                <th scope="col">Stored</th>
+              </tr>
+            </thead>
+            <tbody>
+              {targets.length === 0 && (
+                <tr>
+                  <td colSpan={5}>No target matches. Targets appear when a BackupTarget resource is applied (Settings, or `strata apply`).</td>
+                </tr>
+              )}
+              {targets.map((t) => (
+                <tr key={`${t.namespace}/${t.name}`}>
+                  <th scope="row">
+                    <Link href={`/targets/${t.namespace}/${t.name}`}>
+                      {t.namespace}/{t.name}
+                    </Link>
+                    <div className="muted small">
+                      {t.engine} · {[t.org, t.project, t.env].filter(Boolean).join(' / ') || 'no labels'}
+                    </div>
+                  </th>
+                  <td>
+                    <StatusBadge status={t.health} />
+                    {t.health !== 'ok' && t.healthReason && <div className="small">{t.healthReason}</div>}
+                  </td>
+                  <td>
+                    <When at={t.lastBackup?.time ?? t.lastSuccess} />
+                    {t.lastBackup && (
+                      <div className="muted small">
+                        {t.lastBackup.mode}, {t.lastBackup.verifyFailed ? 'verification failed' : t.lastBackup.verified ? 'verified' : 'not verified'}
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    {!t.pitr ? <span className="muted">off</span> : t.chainBroken ? <strong className="danger">chain broken</strong> : <span>lag {duration(t.lagSeconds)}</span>}
+                  </td>
+                  <td>
+                    {bytes(t.storedBytes)}
+                    <div className="muted small">{t.backupCount} backups</div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,10 @@
+export { BusyButton } from './components/BusyButton.tsx';
+export { CopyButton } from './components/CopyButton.tsx';
+export { ConfirmButton, DialogButton } from './components/Dialog.tsx';
+export { Field, FormError, type FieldProps } from './components/Form.tsx';
+export { SelectField, type SelectOption } from './components/SelectField.tsx';
+export { AppName, Loading, Page, StatusBadge, When } from './components/Page.tsx';
+export { ApiError, statusTitle, type FieldProblem, type ProblemLike } from './errors.ts';
+export { createLiveSource, useLiveSource, type LiveSource } from './live-source.ts';
+export { useAction } from './useAction.ts';
+export { AriaRouting, lazyPage, preloadLandingPage, type PageRoute } from './routing.tsx';
