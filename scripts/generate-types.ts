@@ -2,7 +2,7 @@
 //   proto/openapi/*.v1.yaml   → proto/src/gen/{sigil,strata}-api.ts   (openapi-typescript)
 //                                proto/openapi/*.v1.json               (the same document as JSON, what services load:
 //                                                                       no YAML parser in a process that needs none)
-//   proto/events/*.schema.json → proto/src/gen/events.ts              (json-schema-to-typescript)
+//   proto/events/*.schema.json → proto/src/gen/events.ts              (json-schema-to-typescript; ENVELOPE_EVENT_TYPES)
 //   proto/resources/*.schema.json → proto/src/gen/resources.ts        (json-schema-to-typescript)
 //                                    proto/src/gen/resources-validated.ts (the same, defaulted fields required)
 //   proto/jobs/*.schema.json      → proto/src/gen/strata-jobs.ts      (json-schema-to-typescript)
@@ -51,6 +51,27 @@ async function fromSchemas(folder: string, title: string, pick: (file: string) =
   return HEADER + ts;
 }
 
+/**
+ * The domain events' types, and after them the list of the events about one envelope: those whose payload requires
+ * `envelopeId`. They are what evidence records in an envelope's audit trail, and what the dashboard's trail shows;
+ * both read this list, so a new envelope event joins the trail (and the dashboard must say it in words to compile).
+ */
+async function domainEvents(): Promise<string> {
+  const types = await fromSchemas('events', 'Domain events', (file) => file !== 'domain-event.schema.json');
+  const files = (await readdir(proto('events'))).filter((file) => file.endsWith('.schema.json') && file !== 'domain-event.schema.json').sort();
+  const envelopeEvents: string[] = [];
+  for (const file of files) {
+    const schema = JSON.parse(await readFile(proto('events', file), 'utf8')) as { required?: string[] };
+    if (schema.required?.includes('envelopeId')) envelopeEvents.push(file.replace(/\.schema\.json$/, ''));
+  }
+  return `${types}
+/** The events about one envelope (their payload requires \`envelopeId\`): what evidence records in its audit trail. */
+export const ENVELOPE_EVENT_TYPES = [
+${envelopeEvents.map((type) => `  '${type}',`).join('\n')}
+] as const satisfies readonly (keyof DomainEvents)[];
+`;
+}
+
 /** A copy of a schema where every property with a `default` is listed in its object's `required`. */
 function requireDefaulted(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(requireDefaulted);
@@ -78,7 +99,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/strata-api.ts': () => fromOpenApi('strata.v1.yaml'),
   'proto/openapi/sigil.v1.json': () => asJson('sigil.v1.yaml'),
   'proto/openapi/strata.v1.json': () => asJson('strata.v1.yaml'),
-  'proto/src/gen/events.ts': () => fromSchemas('events', 'Domain events', (file) => file !== 'domain-event.schema.json'),
+  'proto/src/gen/events.ts': domainEvents,
   'proto/src/gen/resources.ts': () => fromSchemas('resources', 'Strata resources', (file) => file !== 'common.schema.json'),
   'proto/src/gen/strata-jobs.ts': () => fromSchemas('jobs', 'Strata jobs and reports', (file) => file !== 'common.schema.json'),
   'proto/src/gen/resources-validated.ts': () =>

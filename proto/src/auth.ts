@@ -26,6 +26,15 @@ export const ADMIN_PERMISSIONS = [
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * The owner rule of membership changes, beyond `member:manage`: only an owner invites an owner, grants or takes away
+ * the owner role, or removes an owner (themselves included). Accounts enforces it (403); the dashboard offers only
+ * what it allows. The last owner's staying an owner is accounts' own check (409), on the organization's current state.
+ */
+export function mayActOnRole(actorRole: Role | undefined, role: Role): boolean {
+  return role !== 'owner' || actorRole === 'owner';
+}
+
 export const MODES = ['test', 'live'] as const;
 export type Mode = (typeof MODES)[number];
 

@@ -155,3 +155,14 @@ export function resolveService(path: string): ServiceName | undefined {
  */
 export const SANDBOX_TUNNEL_PATTERN = /^\/api\/v1\/sandboxes\/([A-Za-z0-9][A-Za-z0-9.-]{0,252})\/tunnel$/;
 export const sandboxTunnelPath = (name: string): string => `/api/v1/sandboxes/${encodeURIComponent(name)}/tunnel`;
+
+/** Where the gateway serves the dashboard (apps/dashboard, built with this base). */
+export const DASHBOARD_BASE_PATH = '/app';
+
+/**
+ * The dashboard's page where an invited person joins, with the invitation's token: the link the invitation e-mail
+ * carries (accounts) and the one the dashboard shows its inviter. `publicUrl` is the gateway's public origin.
+ */
+export function acceptInvitationUrl(publicUrl: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}${DASHBOARD_BASE_PATH}/accept-invitation?token=${encodeURIComponent(token)}`;
+}

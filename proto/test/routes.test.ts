@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SERVICE_NAMES, SIGIL, STRATA, STRATA_SERVICE_NAMES, isStrataService, matchRoute, resolveService, routeTable } from '../src/index.ts';
+import { SERVICE_NAMES, acceptInvitationUrl, SIGIL, STRATA, STRATA_SERVICE_NAMES, isStrataService, matchRoute, resolveService, routeTable } from '../src/index.ts';
 import { listStrataOperations } from '../src/strata-openapi.ts';
 
 describe('route table', () => {
@@ -110,5 +110,10 @@ describe('route table', () => {
     expect(matchRoute('/v1/templates/**', '/v1/templates')).toBe(true);
     expect(matchRoute('/v1/templates/**', '/v1/templates/a/b/c')).toBe(true);
     expect(matchRoute('/v1/templates/**', '/v1/templatesx')).toBe(false);
+  });
+
+  it('links an invitation to the dashboard\'s accept page under the public URL, the token encoded', () => {
+    expect(acceptInvitationUrl('https://sigil.example.com', 'a+b/c')).toBe('https://sigil.example.com/app/accept-invitation?token=a%2Bb%2Fc');
+    expect(acceptInvitationUrl('https://example.com/sigil/', 'tok_1')).toBe('https://example.com/sigil/app/accept-invitation?token=tok_1');
   });
 });

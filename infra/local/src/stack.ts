@@ -82,8 +82,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       HOST: '127.0.0.1',
     };
     const serviceUrls = {} as Record<StackService, string>;
-    // Known before the services start: envelopes puts it in e-mailed signing links.
+    // Known before the services start: envelopes and accounts put it in the links they e-mail.
     const gatewayPort = options.gatewayPort ?? (await freeListenPort());
+    const publicUrl = `http://127.0.0.1:${gatewayPort}`;
+    const smtpUrl = `smtp://${infra.smtp.host}:${infra.smtp.port}`;
     // Without a fixed gateway port the catalog reports the address its callers used.
     const strata = {
       STRATA_SECRETS_KEY: strataSecretsKey,
@@ -103,11 +105,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (service === 'templates' || service === 'envelopes' || service === 'signing') {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
       }
+      // Accounts e-mails invitations, linking to the dashboard's accept page at the gateway's address.
+      if (service === 'accounts') Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl });
       // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.
       if (service === 'envelopes') {
         serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
         Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
-        Object.assign(env, { PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`, SMTP_URL: `smtp://${infra.smtp.host}:${infra.smtp.port}` });
+        Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl });
       }
       // Evidence seals with the stack's own sealing identity (a self-signed CA made at first start and kept).
       if (service === 'evidence') {
@@ -119,7 +123,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         // Seals carry RFC 3161 timestamps (PAdES B-T) from a small local authority with an identity of its own.
         const tsaIdentity = JSON.parse(await persistentSecret(options.stateDir, 'tsa-identity.json', async () => JSON.stringify(await generateSealingIdentity('Sigil local', { purpose: 'timestamping' })))) as SealingIdentity;
         tsa = await startLocalTsa({ identity: tsaIdentity });
-        Object.assign(env, { TSA_URL: tsa.url, ANCHOR_SIGNING_KEY: anchorKey.trim(), ANCHOR_INTERVAL_MS: (options.env ?? process.env).STACK_ANCHOR_INTERVAL_MS ?? '5000', PUBLIC_URL: `http://127.0.0.1:${gatewayPort}` });
+        Object.assign(env, { TSA_URL: tsa.url, ANCHOR_SIGNING_KEY: anchorKey.trim(), ANCHOR_INTERVAL_MS: (options.env ?? process.env).STACK_ANCHOR_INTERVAL_MS ?? '5000', PUBLIC_URL: publicUrl });
       }
       // Webhooks: secrets sealed with a key of the stack's own; local receivers allowed (the banner says so).
       if (service === 'webhooks') {
@@ -129,7 +133,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {
         serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
-        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SMTP_URL: `smtp://${infra.smtp.host}:${infra.smtp.port}` });
+        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SMTP_URL: smtpUrl });
       }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
@@ -147,6 +151,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         // Strata's access proxy is replaced by the gateway's dev issuer on a local machine (`strata login`).
         STRATA_DEV_ISSUER: 'true',
         STRATA_DEV_ISSUER_KEY: devIssuerKey,
+        // A bench or test that built its own copy of the app serves it (others' builds rewrite the shared one).
+        ...webAppDirs(options.env ?? process.env),
       }),
     });
     const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
@@ -183,6 +189,11 @@ async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stac
     mysql: { url: infra.mysql.adminUrl, ...demoOf(demo.mysql) },
   };
   await writeFile(path.join(stateDir, STACK_FACTS_FILE), JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
+}
+
+/** DASHBOARD_DIST_DIR and CONSOLE_DIST_DIR when set: a bench or test that built its own copy of an app serves it. */
+function webAppDirs(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries((['DASHBOARD_DIST_DIR', 'CONSOLE_DIST_DIR'] as const).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
 }
 
 async function internalKeys(stateDir: string): Promise<InternalKeyPair> {

@@ -33,3 +33,9 @@ export function s3ConfigFields(bucket: string) {
     S3_PATH_STYLE: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
   };
 }
+
+/** Where a service that sends e-mail sends it (the local stack's SMTP sink, or any SMTP server) and who it is from. */
+export const mailConfigFields = {
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL'),
+  MAIL_FROM: z.string().min(3).default('Sigil <no-reply@sigil.local>'),
+};

@@ -1,6 +1,6 @@
 import escapeHtml from 'escape-html';
 
-/** What every message names: who sends it (the organization) and whether the envelope is a test. */
+/** What every message about an envelope names: who sends it (the organization) and whether the envelope is a test. */
 interface Common {
   organizationName: string;
   envelopeTitle: string;
@@ -8,14 +8,27 @@ interface Common {
   testMode: boolean;
 }
 
-/** The data of each kind of message: a wrong or missing member is a type error. */
-export type MessageData =
+/** The data of each kind of message about an envelope: a wrong or missing member is a type error. */
+export type EnvelopeMessageData =
   | ({ kind: 'your_turn' | 'reminder'; url: string; expiresAt: string } & Common)
   | ({ kind: 'otp_code'; code: string; minutes: number } & Common)
   | ({ kind: 'declined'; declinedBy: string; reason: string | null } & Common)
   | ({ kind: 'voided'; reason: string | null } & Common)
   | ({ kind: 'expired' } & Common)
   | ({ kind: 'completed' } & Common);
+
+/** An invitation to join an organization's dashboard: who invites, as what, and the link to accept it. */
+export interface InvitationMessageData {
+  kind: 'invitation';
+  organizationName: string;
+  inviterName: string;
+  /** The role's words, e.g. `an admin`. */
+  role: string;
+  url: string;
+  expiresAt: string;
+}
+
+export type MessageData = EnvelopeMessageData | InvitationMessageData;
 
 export type MessageKind = MessageData['kind'];
 
@@ -39,7 +52,18 @@ function webLink(url: string): string {
 
 const day = (iso: string) => new Date(iso).toUTCString().replace(/ \d{2}:\d{2}:\d{2} GMT$/, '');
 
-function parts(data: MessageData): { subject: string; body: Part[] } {
+function invitationParts(data: InvitationMessageData): { subject: string; body: Part[] } {
+  return {
+    subject: `${data.inviterName} invited you to join ${data.organizationName} on Sigil`,
+    body: [
+      { text: `${data.inviterName} invited you to join ${data.organizationName} on Sigil as ${data.role}.` },
+      { link: webLink(data.url), label: 'Accept the invitation' },
+      { text: `The link is yours alone and works until ${day(data.expiresAt)}. If you did not expect this invitation, ignore this e-mail.` },
+    ],
+  };
+}
+
+function envelopeParts(data: EnvelopeMessageData): { subject: string; body: Part[] } {
   const title = `“${data.envelopeTitle}”`;
   switch (data.kind) {
     case 'your_turn':
@@ -76,9 +100,12 @@ function parts(data: MessageData): { subject: string; body: Part[] } {
 
 /** The message of a kind: a subject, and HTML and text parts that say the same, every user string escaped in HTML. */
 export function composeMessage(data: MessageData): Message {
-  const { subject, body } = parts(data);
-  const test = data.testMode ? [{ text: 'This is a TEST envelope: signing it has no legal effect.' }] : [];
-  const all: Part[] = [{ text: `Hello ${data.recipientName},` }, ...test, ...body, { text: `Sent by ${data.organizationName} with Sigil.` }];
+  const invitation = data.kind === 'invitation';
+  const { subject, body } = invitation ? invitationParts(data) : envelopeParts(data);
+  const testMode = !invitation && data.testMode;
+  const test = testMode ? [{ text: 'This is a TEST envelope: signing it has no legal effect.' }] : [];
+  const greeting = invitation ? 'Hello,' : `Hello ${data.recipientName},`;
+  const all: Part[] = [{ text: greeting }, ...test, ...body, { text: `Sent by ${data.organizationName} with Sigil.` }];
   const text = all.map((p) => ('link' in p ? `${p.label}: ${p.link}` : p.text)).join('\n\n');
   const html = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1f24;max-width:560px">',
@@ -89,5 +116,5 @@ export function composeMessage(data: MessageData): Message {
     ),
     '</body></html>',
   ].join('\n');
-  return { kind: data.kind, subject: `${data.testMode ? '[TEST] ' : ''}${subject}`.replace(/[\r\n]+/g, ' '), text, html };
+  return { kind: data.kind, subject: `${testMode ? '[TEST] ' : ''}${subject}`.replace(/[\r\n]+/g, ' '), text, html };
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { composeMessage, createMailer, type MessageData } from '../src/index.ts';
+import { composeMessage, createMailer, type EnvelopeMessageData } from '../src/index.ts';
 
 const common = { organizationName: 'Acme <script>alert(1)</script>', envelopeTitle: 'NDA "v2" & terms', recipientName: "Ada O'Brien <b>", testMode: false };
-const ALL: MessageData[] = [
+const ALL: EnvelopeMessageData[] = [
   { kind: 'your_turn', url: 'https://sign.example.com/sign#token=sgls_x', expiresAt: '2026-12-31T00:00:00Z', ...common },
   { kind: 'reminder', url: 'https://sign.example.com/sign#token=sgls_y', expiresAt: '2026-12-31T00:00:00Z', ...common },
   { kind: 'otp_code', code: '123456', minutes: 10, ...common },
@@ -30,13 +30,26 @@ describe('composeMessage', () => {
     const message = composeMessage(ALL[0]!);
     expect(message.text).toContain('Review and sign: https://sign.example.com/sign#token=sgls_x');
     expect(message.html).toContain('href="https://sign.example.com/sign#token=sgls_x"');
-    expect(() => composeMessage({ ...(ALL[0] as Extract<MessageData, { kind: 'your_turn' | 'reminder' }>), url: 'javascript:alert(1)' })).toThrow(/javascript:/);
+    expect(() => composeMessage({ ...(ALL[0] as Extract<EnvelopeMessageData, { kind: 'your_turn' | 'reminder' }>), url: 'javascript:alert(1)' })).toThrow(/javascript:/);
   });
 
   it('marks test envelopes in the subject and the body', () => {
     const message = composeMessage({ ...ALL[5]!, testMode: true });
     expect(message.subject).toMatch(/^\[TEST\] /);
     expect(message.text).toContain('TEST envelope: signing it has no legal effect');
+  });
+
+  it('invites to an organization: who invites, as what, the link in both parts, every user string escaped in HTML', () => {
+    const message = composeMessage({ kind: 'invitation', organizationName: 'Acme <Legal>', inviterName: 'Ada <b>Owner</b>', role: 'an admin', url: 'https://sigil.example.com/app/accept-invitation?token=abc', expiresAt: '2026-12-31T00:00:00Z' });
+    expect(message.kind).toBe('invitation');
+    expect(message.subject).toBe('Ada <b>Owner</b> invited you to join Acme <Legal> on Sigil');
+    expect(message.text).toContain('Ada <b>Owner</b> invited you to join Acme <Legal> on Sigil as an admin.');
+    expect(message.text).toContain('Accept the invitation: https://sigil.example.com/app/accept-invitation?token=abc');
+    expect(message.text).toContain('works until Thu, 31 Dec 2026');
+    expect(message.text).not.toContain('TEST');
+    expect(message.html).toContain('href="https://sigil.example.com/app/accept-invitation?token=abc"');
+    expect(message.html).toContain('Ada &lt;b&gt;Owner&lt;/b&gt; invited you to join Acme &lt;Legal&gt;');
+    expect(message.html).not.toMatch(/<b>|<Legal>/);
   });
 
   it('keeps the subject on one line', () => {

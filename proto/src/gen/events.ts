@@ -586,3 +586,27 @@ export interface TemplateCreated {
 export interface TemplateDeleted {
   templateId: string;
 }
+
+/** The events about one envelope (their payload requires `envelopeId`): what evidence records in its audit trail. */
+export const ENVELOPE_EVENT_TYPES = [
+  'attachment.uploaded',
+  'email.delivered',
+  'email.suppressed',
+  'envelope.completed',
+  'envelope.created',
+  'envelope.declined',
+  'envelope.expired',
+  'envelope.ready',
+  'envelope.reminded',
+  'envelope.seal_failed',
+  'envelope.sealed',
+  'envelope.voided',
+  'otp.failed',
+  'otp.sent',
+  'otp.verified',
+  'recipient.declined',
+  'recipient.resent',
+  'recipient.sent',
+  'recipient.signed',
+  'recipient.viewed',
+] as const satisfies readonly (keyof DomainEvents)[];

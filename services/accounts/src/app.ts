@@ -27,6 +27,8 @@ export interface AccountsAppDeps {
   passwords?: PasswordHasher;
   /** Default: the system clock. Expiries of sessions, invitations and API keys are computed and checked on it. */
   clock?: () => Date;
+  /** The jobs' cell (CONSUMER_PREFIX): invitation e-mails are jobs of this cell. */
+  cell?: string;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -46,7 +48,7 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
   const passwords = deps.passwords ?? createPasswordHasher();
   const clock = deps.clock ?? (() => new Date());
   const sessions = createSessionService({ db: deps.db, throttle, passwords, clock });
-  const members = createMemberService({ db: deps.db, throttle, passwords, clock });
+  const members = createMemberService({ db: deps.db, throttle, passwords, clock, cell: deps.cell });
   const apiKeys = createApiKeyService({ db: deps.db, clock });
   const organizations = createOrganizationService({ db: deps.db, passwords });
   let health: Health | undefined;

@@ -1,4 +1,4 @@
-import { baseServiceConfig, z } from '@sigil/kit/config';
+import { baseServiceConfig, mailConfigFields, z } from '@sigil/kit/config';
 
 const attemptLimit = z.coerce.number().int().min(1).optional();
 
@@ -9,6 +9,10 @@ export const accountsConfig = baseServiceConfig.extend({
   SIGN_IN_LIMIT_PER_IP: attemptLimit,
   SIGN_UP_LIMIT_PER_IP: attemptLimit,
   ACCEPT_INVITATION_LIMIT_PER_IP: attemptLimit,
+  /** The gateway's public URL: invitation e-mails link to the dashboard's accept page there. */
+  PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** Invitation e-mails. */
+  ...mailConfigFields,
 });
 
 export type AccountsConfig = z.infer<typeof accountsConfig>;

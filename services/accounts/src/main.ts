@@ -6,9 +6,11 @@ import { createPrincipalVerifier } from '@sigil/kit/auth';
 import { migrate } from '@sigil/kit/db';
 import { purgeExpiredIdempotencyKeys } from '@sigil/kit/api';
 import { runServer } from '@sigil/kit/http';
+import { createMailer } from '@sigil/mail';
 import { createApp } from './app.ts';
 import { accountsConfig } from './config.ts';
 import { createDb } from './db.ts';
+import { startInvitationMailConsumer } from './invitation-mail.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
 
 const SERVICE = 'accounts';
@@ -20,11 +22,14 @@ await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../p
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
+const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
+const invitationMail = await startInvitationMailConsumer(bus, { db, mailer, publicUrl: config.PUBLIC_URL, clock, log }, { cell: config.CONSUMER_PREFIX });
 const housekeeping = startHousekeeping({ db, log, clock, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
 const { app, health } = await createApp({
   db,
   log,
   clock,
+  cell: config.CONSUMER_PREFIX,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
   rateLimits: {
@@ -40,5 +45,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => housekeeping.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+  resources: [async () => housekeeping.stop(), () => invitationMail.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mailer.close()],
 });

@@ -3,7 +3,9 @@ import { enqueueEvent } from '@sigil/kit/bus';
 import { newId } from '@sigil/kit/ids';
 import { newestFirst, oldestFirst, type ListPage } from '@sigil/kit/pagination';
 import { type Principal, type Role } from '@sigil/kit/auth';
+import { mayActOnRole } from '@sigil/proto/auth';
 import type { Db, Tx } from './db.ts';
+import { enqueueInvitationMail } from './invitation-mail.ts';
 import { lockOrganization } from './organizations.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { issueSession, revokeSessions, type IssuedSession } from './sessions.ts';
@@ -36,10 +38,12 @@ export interface MemberServiceDeps {
   throttle: Throttle;
   passwords: PasswordHasher;
   clock: () => Date;
+  /** The jobs' cell (CONSUMER_PREFIX), as the invitation e-mail consumer has it. */
+  cell?: string;
 }
 
 /** Members, roles and invitations of one organization. Membership changes lock the organization row. */
-export function createMemberService({ db, throttle, passwords, clock }: MemberServiceDeps) {
+export function createMemberService({ db, throttle, passwords, clock, cell }: MemberServiceDeps) {
   return {
     /** Oldest first. */
     async listMembers(organizationId: string, input: PageInput): Promise<ListPage<MemberView>> {
@@ -63,7 +67,7 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
         const membership = await findMember(tx, organizationId, id);
         const previousRole = asRole(membership.role);
         if (previousRole === role) return toMemberView(membership);
-        if ((role === 'owner' || previousRole === 'owner') && principal.role !== 'owner') {
+        if (!mayActOnRole(principal.role, role) || !mayActOnRole(principal.role, previousRole)) {
           throw ownerOnly('grant or remove the owner role');
         }
         if (previousRole === 'owner' && (await countOwners(tx, organizationId)) <= 1) {
@@ -85,11 +89,9 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
       await db.$transaction(async (tx) => {
         await lockOrganization(tx, organizationId);
         const membership = await findMember(tx, organizationId, id);
-        if (membership.role === 'owner') {
-          if (principal.role !== 'owner') throw ownerOnly('remove an owner');
-          if ((await countOwners(tx, organizationId)) <= 1) {
-            throw new AppError('conflict', 'The last owner cannot be removed; make another member an owner first.');
-          }
+        if (!mayActOnRole(principal.role, asRole(membership.role))) throw ownerOnly('remove an owner');
+        if (membership.role === 'owner' && (await countOwners(tx, organizationId)) <= 1) {
+          throw new AppError('conflict', 'The last owner cannot be removed; make another member an owner first.');
         }
         await tx.membership.delete({ where: { id } });
         await revokeSessions(tx, { userId: membership.userId, organizationId }, clock());
@@ -97,11 +99,14 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
       });
     },
 
-    /** Invites an e-mail address; the token is returned once and stored as its SHA-256. Valid for 7 days. */
+    /**
+     * Invites an e-mail address; the token is returned once and stored as its SHA-256. Valid for 7 days. The invitation
+     * is e-mailed by a job recorded in the same transaction (invitation-mail.ts).
+     */
     async createInvitation(principal: Principal, input: components['schemas']['CreateInvitation']): Promise<components['schemas']['InvitationCreated']> {
       const organizationId = principal.organizationId;
       const email = requireEmail(input.email);
-      if (input.role === 'owner' && principal.role !== 'owner') throw ownerOnly('invite an owner');
+      if (!mayActOnRole(principal.role, input.role)) throw ownerOnly('invite an owner');
       return db.$transaction(async (tx) => {
         await lockOrganization(tx, organizationId);
         const now = clock();
@@ -128,6 +133,7 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
             expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_DAYS * 24 * 60 * 60 * 1000),
           },
         });
+        await enqueueInvitationMail(tx, invitation.id, cell);
         return { ...toInvitationView(invitation), token };
       });
     },
@@ -158,13 +164,13 @@ export function createMemberService({ db, throttle, passwords, clock }: MemberSe
 
     /**
      * Accepts an invitation: creates the user (or, when the e-mail already has an account, checks its password),
-     * adds the membership and signs in to that organization. Unknown, revoked or expired tokens are 404;
-     * an accepted one is 409.
+     * adds the membership and signs in to that organization. The token is the one the API returned or the e-mailed
+     * link's. Unknown, revoked or expired tokens are 404; an accepted one is 409.
      */
     async acceptInvitation(input: components['schemas']['AcceptInvitation'], ip: string): Promise<IssuedSession> {
       await throttle.enforce([[throttle.rules.acceptInvitationPerIp, ip]]);
       const tokenHash = sha256Hex(input.token);
-      const invitation = await db.invitation.findUnique({ where: { tokenHash } });
+      const invitation = await db.invitation.findFirst({ where: { OR: [{ tokenHash }, { emailTokenHash: tokenHash }] } });
       if (!invitation || invitation.revokedAt || invitation.expiresAt <= clock()) {
         throw new AppError('not-found', 'The invitation is unknown, revoked or expired.');
       }

@@ -21,7 +21,7 @@ beforeAll(async () => {
   db = createDb(url);
   const auth = await createTestAuth();
   app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify })).app;
-  h = { app, db, auth, close: async () => undefined };
+  h = { app, db, databaseUrl: url, auth, close: async () => undefined };
 });
 afterAll(async () => {
   await db?.$disconnect();

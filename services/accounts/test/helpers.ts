@@ -18,6 +18,8 @@ export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/
 export interface Harness {
   app: Express;
   db: Db;
+  /** For what connects on its own (the outbox relay). */
+  databaseUrl: string;
   auth: TestAuth;
   close(): Promise<void>;
 }
@@ -28,7 +30,7 @@ export async function createHarness(name: string, options: { clock?: () => Date 
   const db = createDb(url);
   const auth = await createTestAuth();
   const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock });
-  return { app, db, auth, close: () => db.$disconnect() };
+  return { app, db, databaseUrl: url, auth, close: () => db.$disconnect() };
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

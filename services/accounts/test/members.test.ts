@@ -235,6 +235,30 @@ describe('members', () => {
     expect((await request(h.app).delete(`/v1/organization/members/${await ownerMemberId(owner)}`).set(viewer.headers)).status).toBe(403);
   });
 
+  it('who removes whom (what the dashboard offers): admins remove non-owners and themselves, owners anyone but the last owner, members and viewers no one', async () => {
+    const owner = await signUp(h);
+    const admin = await join(owner, 'admin');
+    const otherAdmin = await join(owner, 'admin');
+    const member = await join(owner, 'member');
+    const ownerId = await ownerMemberId(owner);
+    const remove = (id: string, headers: Record<string, string>) => request(h.app).delete(`/v1/organization/members/${id}`).set(headers);
+
+    const adminOnOwner = await remove(ownerId, admin.headers);
+    expect(adminOnOwner.status).toBe(403);
+    expect(adminOnOwner.body.detail).toBe('Only an owner can remove an owner.');
+    // Members and viewers cannot even leave: removal needs member:manage.
+    expect((await remove(member.memberId, member.headers)).status).toBe(403);
+    expect((await remove(otherAdmin.memberId, admin.headers)).status).toBe(204);
+    expect((await remove(admin.memberId, admin.headers)).status).toBe(204);
+    expect(await authenticate(h, { type: 'session', tokenHash: sha256(admin.token) })).toEqual({ principal: null, reason: 'revoked' });
+
+    const lastOwner = await remove(ownerId, owner.headers);
+    expect(lastOwner.status).toBe(409);
+    expect(lastOwner.body.detail).toBe('The last owner cannot be removed; make another member an owner first.');
+    await request(h.app).patch(`/v1/organization/members/${member.memberId}`).set(owner.headers).send({ role: 'owner' }).expect(200);
+    expect((await remove(ownerId, owner.headers)).status).toBe(204);
+  });
+
   it("cannot touch another organization's members", async () => {
     const owner = await signUp(h);
     const other = await signUp(h);

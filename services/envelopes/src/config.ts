@@ -1,4 +1,4 @@
-import { baseServiceConfig, s3ConfigFields, z } from '@sigil/kit/config';
+import { baseServiceConfig, mailConfigFields, s3ConfigFields, z } from '@sigil/kit/config';
 
 export const envelopesConfig = baseServiceConfig.extend({
   ...s3ConfigFields('sigil-envelopes'),
@@ -14,9 +14,8 @@ export const envelopesConfig = baseServiceConfig.extend({
   SESSION_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(300),
   /** The public base URL (the gateway's) of the hosted signing page, for e-mailed links and sessions' `url`. */
   PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
-  /** Where e-mail goes (the local stack's SMTP sink, or any SMTP server) and who it is from. */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL'),
-  MAIL_FROM: z.string().min(3).default('Sigil <no-reply@sigil.local>'),
+  /** The recipients' e-mails. */
+  ...mailConfigFields,
   /** How often due work (expiry) is looked for. */
   SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });

@@ -3,31 +3,14 @@ import { AppError, notFound } from '@sigil/kit/errors';
 import { decodeCursor, encodeCursor } from '@sigil/kit/pagination';
 import { auditHash, GENESIS_HASH, verifyChain, type AuditItem, type ChainCheck } from '@sigil/proto/audit-chain';
 import type { DomainEvent } from '@sigil/proto/events';
+import { ENVELOPE_EVENT_TYPES } from '@sigil/proto/gen/events';
 import type { Db, Tx } from './db.ts';
 
-/** The events the audit trail records: every happening of an envelope that envelopes and signing publish. */
-export const AUDITED_EVENTS = [
-  'envelope.created',
-  'envelope.ready',
-  'recipient.sent',
-  'recipient.viewed',
-  'recipient.signed',
-  'recipient.declined',
-  'envelope.declined',
-  'envelope.completed',
-  'envelope.sealed',
-  'envelope.seal_failed',
-  'envelope.voided',
-  'envelope.expired',
-  'email.delivered',
-  'email.suppressed',
-  'envelope.reminded',
-  'recipient.resent',
-  'otp.sent',
-  'otp.verified',
-  'otp.failed',
-  'attachment.uploaded',
-] as const;
+/**
+ * The events the audit trail records: every happening of an envelope that envelopes and signing publish (the events whose
+ * payload requires `envelopeId`; one list in proto, which the dashboard's trail reads too).
+ */
+export const AUDITED_EVENTS = ENVELOPE_EVENT_TYPES;
 
 type EnvelopeEventData = { envelopeId: string; testMode: boolean; envelope?: { status?: string }; actor?: { kind: string; id?: string }; recipientId?: string; from?: string; userAgent?: string } & Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { baseServiceConfig, s3ConfigFields, z } from '@sigil/kit/config';
+import { baseServiceConfig, mailConfigFields, s3ConfigFields, z } from '@sigil/kit/config';
 
 export const signingConfig = baseServiceConfig.extend({
   /** The envelopes service (internal endpoints: token exchange, the signer's view and document, submit, decline). */
@@ -8,9 +8,8 @@ export const signingConfig = baseServiceConfig.extend({
   /** Lifetime of a signer's access token (never beyond the envelope's expiry). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
   ...s3ConfigFields('sigil-attachments'),
-  /** One-time codes by e-mail: the SMTP server and the sender. */
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL'),
-  MAIL_FROM: z.string().min(3).default('Sigil <no-reply@sigil.local>'),
+  /** One-time codes by e-mail. */
+  ...mailConfigFields,
   /** One-time codes by SMS: `inbox` (the local stack: into the SMTP inbox) or `http` (a Twilio-style REST API). */
   SMS_PROVIDER: z.enum(['inbox', 'http']).default('inbox'),
   SMS_API_URL: z.string().url().optional(),

@@ -1,4 +1,4 @@
-import type { Attachment, Mailer, MessageData } from '@sigil/mail';
+import type { Attachment, EnvelopeMessageData, Mailer } from '@sigil/mail';
 import type { FileStore } from '@strata/stream/file-store';
 import { composeMessage } from '@sigil/mail';
 import { enqueueEvent } from '@sigil/kit/bus';
@@ -26,7 +26,7 @@ export async function organizationName(conn: Db | Tx, organizationId: string): P
  * Sends one message and records it. A test-mode envelope e-mails only members of its organization; any other address
  * is recorded as `suppressed` and nothing leaves.
  */
-export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string; attached?: string }, data: MessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
+export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string; attached?: string }, data: EnvelopeMessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
   const address = to.address.toLowerCase();
   const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
   const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data), attachments }) : undefined;

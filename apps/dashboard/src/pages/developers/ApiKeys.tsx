@@ -1,5 +1,4 @@
-import { useState, type ReactNode } from 'react';
-import { Button } from 'react-aria-components';
+import { useState } from 'react';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
@@ -7,7 +6,8 @@ import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading, Page, StatusBadge } from '../../components/Page.tsx';
+import { Page, StatusBadge } from '../../components/Page.tsx';
+import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { ApiKeysQuery as ApiKeysData } from '../../gql/graphql.ts';
 import { CreateApiKey } from './CreateApiKey.tsx';
@@ -86,7 +86,6 @@ export default function ApiKeys() {
 }
 
 function KeyTable({ mode }: { mode: 'test' | 'live' }) {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [{ data: creators }] = useQuery({ query: CreatorsQuery });
   const names = new Map((creators?.organization?.members ?? []).map((m) => [m.user.id, m.user.name]));
   return (
@@ -107,41 +106,30 @@ function KeyTable({ mode }: { mode: 'test' | 'live' }) {
             </th>
           </tr>
         </thead>
-        {cursors.map((after, index) => (
-          <KeyPage key={after ?? 'first'} mode={mode} after={after} names={names} isLast={index === cursors.length - 1} onMore={(next) => setCursors((c) => [...c, next])} />
-        ))}
+        <PagedBodies>{(slot) => <KeyPage mode={mode} slot={slot} names={names} />}</PagedBodies>
       </table>
     </div>
   );
 }
 
 /** One page of keys (25), as a table body; the last page offers the next. */
-function KeyPage({ mode, after, names, isLast, onMore }: { mode: 'test' | 'live'; after: string | null; names: Map<string, string>; isLast: boolean; onMore: (cursor: string) => void }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: ApiKeysQuery, variables: { mode, after } });
-  useLive(() => refetch({ requestPolicy: 'network-only' }), { mode, types: ['apikey.'] });
-  const page = data?.organization?.apiKeys;
+function KeyPage({ mode, slot, names }: { mode: 'test' | 'live'; slot: PageSlot; names: Map<string, string> }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: ApiKeysQuery, variables: { mode, after: slot.after } });
+  const refresh = () => refetch({ requestPolicy: 'network-only' });
+  useLive(refresh, { mode, types: ['apikey.'] });
   return (
-    <tbody>
-      {!page && fetching && <MessageRow><Loading what="API keys" /></MessageRow>}
-      {error && <MessageRow><p role="alert" className="error-text">{error.message}</p></MessageRow>}
-      {page && page.nodes.length === 0 && after === null && <MessageRow><span className="muted">No {mode} API keys yet. Create one to call the API from your servers.</span></MessageRow>}
-      {page?.nodes.map((key) => <KeyRow key={key.id} apiKey={key} createdBy={names.get(key.createdBy)} onRevoked={() => refetch({ requestPolicy: 'network-only' })} />)}
-      {isLast && page?.hasMore && page.nextCursor && (
-        <MessageRow>
-          <Button className="button" onPress={() => onMore(page.nextCursor as string)}>
-            Show older keys
-          </Button>
-        </MessageRow>
-      )}
-    </tbody>
-  );
-}
-
-function MessageRow({ children }: { children: ReactNode }) {
-  return (
-    <tr>
-      <td colSpan={8}>{children}</td>
-    </tr>
+    <PagedRows
+      slot={slot}
+      page={data?.organization?.apiKeys}
+      fetching={fetching}
+      error={error}
+      columns={8}
+      what="API keys"
+      empty={<span className="muted">No {mode} API keys yet. Create one to call the API from your servers.</span>}
+      olderLabel="Show older keys"
+    >
+      {(key) => <KeyRow apiKey={key} createdBy={names.get(key.createdBy)} onRevoked={refresh} />}
+    </PagedRows>
   );
 }
 

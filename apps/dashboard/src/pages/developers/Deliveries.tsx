@@ -1,11 +1,12 @@
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading, StatusBadge, When } from '../../components/Page.tsx';
+import { StatusBadge, When } from '../../components/Page.tsx';
+import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { WebhookDeliveriesQuery } from '../../gql/graphql.ts';
 import { POLL_MS, usePollWhileVisible } from './poll.ts';
@@ -41,7 +42,6 @@ type Delivery = NonNullable<WebhookDeliveriesQuery['webhookEndpoint']>['deliveri
  * event, so the newest page is read again every few seconds while the page is visible.
  */
 export function Deliveries({ endpointId, refreshKey }: { endpointId: string; refreshKey: number }) {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const redeliver = useAction();
   const [queued, setQueued] = useState<string>();
   const { rest } = useSession();
@@ -77,40 +77,35 @@ export function Deliveries({ endpointId, refreshKey }: { endpointId: string; ref
               </th>
             </tr>
           </thead>
-          {cursors.map((after, index) => (
-            <DeliveryPage
-              key={`${after ?? 'first'}-${index === 0 ? refreshKey : 0}`}
-              endpointId={endpointId}
-              after={after}
-              isLast={index === cursors.length - 1}
-              onMore={(next) => setCursors((c) => [...c, next])}
-              onDeliverAgain={deliverAgain}
-            />
-          ))}
+          <PagedBodies>
+            {/* A change made on the page (a test sent, say) reads the newest page again at once. */}
+            {(slot) => <DeliveryPage key={slot.index === 0 ? refreshKey : 0} endpointId={endpointId} slot={slot} onDeliverAgain={deliverAgain} />}
+          </PagedBodies>
         </table>
       </div>
     </section>
   );
 }
 
-function DeliveryPage({ endpointId, after, isLast, onMore, onDeliverAgain }: { endpointId: string; after: string | null; isLast: boolean; onMore: (cursor: string) => void; onDeliverAgain: (delivery: Delivery) => void }) {
-  const [{ data, fetching, error }, refetch] = useQuery({ query: DeliveriesQuery, variables: { id: endpointId, after } });
+function DeliveryPage({ endpointId, slot, onDeliverAgain }: { endpointId: string; slot: PageSlot; onDeliverAgain: (delivery: Delivery) => void }) {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: DeliveriesQuery, variables: { id: endpointId, after: slot.after } });
   // Only the newest page gains attempts; older pages stay as they were read.
   usePollWhileVisible(() => {
-    if (after === null) refetch({ requestPolicy: 'network-only' });
+    if (slot.after === null) refetch({ requestPolicy: 'network-only' });
   }, POLL_MS);
-  const page = data?.webhookEndpoint?.deliveries;
   return (
-    <tbody>
-      {!page && fetching && <Row><Loading what="deliveries" /></Row>}
-      {error && <Row><p role="alert" className="error-text">{error.message}</p></Row>}
-      {page && page.nodes.length === 0 && after === null && (
-        <Row>
-          <span className="muted">No deliveries yet. Send a test to see one.</span>
-        </Row>
-      )}
-      {page?.nodes.map((delivery) => (
-        <tr key={delivery.id}>
+    <PagedRows
+      slot={slot}
+      page={data?.webhookEndpoint?.deliveries}
+      fetching={fetching}
+      error={error}
+      columns={7}
+      what="deliveries"
+      empty={<span className="muted">No deliveries yet. Send a test to see one.</span>}
+      olderLabel="Show older deliveries"
+    >
+      {(delivery) => (
+        <tr>
           <td>
             <code>{delivery.eventType}</code>
             <div className="muted small">{delivery.eventId}</div>
@@ -138,22 +133,7 @@ function DeliveryPage({ endpointId, after, isLast, onMore, onDeliverAgain }: { e
             </Button>
           </td>
         </tr>
-      ))}
-      {isLast && page?.hasMore && page.nextCursor && (
-        <Row>
-          <Button className="button" onPress={() => onMore(page.nextCursor as string)}>
-            Show older deliveries
-          </Button>
-        </Row>
       )}
-    </tbody>
-  );
-}
-
-function Row({ children }: { children: ReactNode }) {
-  return (
-    <tr>
-      <td colSpan={7}>{children}</td>
-    </tr>
+    </PagedRows>
   );
 }

@@ -1,4 +1,4 @@
-import type { DomainEvents } from '@sigil/proto/gen/events';
+import { ENVELOPE_EVENT_TYPES } from '@sigil/proto/gen/events';
 
 /** One entry of an envelope's audit trail (docs/evidence.md), as the stream and the GraphQL AuditTrail carry it. */
 export interface TrailEntry {
@@ -9,31 +9,8 @@ export interface TrailEntry {
   data: Record<string, unknown>;
 }
 
-type AuditedType = keyof DomainEvents;
-
-/** The events evidence records in a trail (services/evidence AUDITED_EVENTS): the stream names each message by one. */
-export const AUDITED_TYPES = [
-  'envelope.created',
-  'envelope.ready',
-  'recipient.sent',
-  'recipient.viewed',
-  'recipient.signed',
-  'recipient.declined',
-  'envelope.declined',
-  'envelope.completed',
-  'envelope.sealed',
-  'envelope.seal_failed',
-  'envelope.voided',
-  'envelope.expired',
-  'email.delivered',
-  'email.suppressed',
-  'envelope.reminded',
-  'recipient.resent',
-  'otp.sent',
-  'otp.verified',
-  'otp.failed',
-  'attachment.uploaded',
-] as const satisfies readonly AuditedType[];
+/** The events evidence records in a trail (the events about one envelope, listed in proto): the stream names each message by one. */
+export const AUDITED_TYPES = ENVELOPE_EVENT_TYPES;
 
 const EMAIL_KINDS: Record<string, string> = {
   your_turn: 'signing link',

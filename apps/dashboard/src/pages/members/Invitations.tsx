@@ -1,5 +1,3 @@
-import { useState, type ReactNode } from 'react';
-import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
@@ -7,7 +5,7 @@ import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ConfirmButton } from '../../components/Dialog.tsx';
 import { FormError } from '../../components/Form.tsx';
-import { Loading } from '../../components/Page.tsx';
+import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ShortDate } from '../developers/ShortDate.tsx';
 import { usePollWhileVisible } from '../developers/poll.ts';
@@ -37,7 +35,6 @@ const POLL_MS = 15_000;
 
 /** Pending invitations (not accepted, revoked or expired), newest first, each revocable. */
 export function Invitations() {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
   return (
     <section aria-labelledby="invitations">
       <h2 id="invitations">Pending invitations</h2>
@@ -55,30 +52,33 @@ export function Invitations() {
               </th>
             </tr>
           </thead>
-          {cursors.map((after, index) => (
-            <InvitationPage key={after ?? 'first'} after={after} isLast={index === cursors.length - 1} onMore={(next) => setCursors((c) => [...c, next])} />
-          ))}
+          <PagedBodies>{(slot) => <InvitationPage slot={slot} />}</PagedBodies>
         </table>
       </div>
     </section>
   );
 }
 
-function InvitationPage({ after, isLast, onMore }: { after: string | null; isLast: boolean; onMore: (cursor: string) => void }) {
+function InvitationPage({ slot }: { slot: PageSlot }) {
   const { mode, rest } = useSession();
-  const [{ data, fetching, error }, refetch] = useQuery({ query: InvitationsQuery, variables: { after } });
+  const [{ data, fetching, error }, refetch] = useQuery({ query: InvitationsQuery, variables: { after: slot.after } });
   const refresh = () => refetch({ requestPolicy: 'network-only' });
   useLive(refresh, { mode, types: ['member.added'] });
   usePollWhileVisible(refresh, POLL_MS);
   const revoke = useAction();
-  const page = data?.organization?.invitations;
   return (
-    <tbody>
-      {!page && fetching && <Row><Loading what="invitations" /></Row>}
-      {error && <Row><p role="alert" className="error-text">{error.message}</p></Row>}
-      {page && page.nodes.length === 0 && after === null && <Row><span className="muted">No pending invitations.</span></Row>}
-      {page?.nodes.map((invitation) => (
-        <tr key={invitation.id}>
+    <PagedRows
+      slot={slot}
+      page={data?.organization?.invitations}
+      fetching={fetching}
+      error={error}
+      columns={5}
+      what="invitations"
+      empty={<span className="muted">No pending invitations.</span>}
+      olderLabel="Show older invitations"
+    >
+      {(invitation) => (
+        <tr>
           <th scope="row">{invitation.email}</th>
           <td>{isRole(invitation.role) ? ROLE_WORDS[invitation.role].name : invitation.role}</td>
           <td>
@@ -101,22 +101,7 @@ function InvitationPage({ after, isLast, onMore }: { after: string | null; isLas
             />
           </td>
         </tr>
-      ))}
-      {isLast && page?.hasMore && page.nextCursor && (
-        <Row>
-          <Button className="button" onPress={() => onMore(page.nextCursor as string)}>
-            Show older invitations
-          </Button>
-        </Row>
       )}
-    </tbody>
-  );
-}
-
-function Row({ children }: { children: ReactNode }) {
-  return (
-    <tr>
-      <td colSpan={5}>{children}</td>
-    </tr>
+    </PagedRows>
   );
 }

@@ -12,6 +12,7 @@ import { ShortDate } from '../developers/ShortDate.tsx';
 import type { MembersQuery as MembersData } from '../../gql/graphql.ts';
 import { Invitations } from './Invitations.tsx';
 import { InviteMember } from './InviteMember.tsx';
+import { grantableRoles, memberActions, type Manager } from './access.ts';
 import { RoleSelect } from './RoleSelect.tsx';
 import { isRole, ROLE_WORDS } from './roles.ts';
 import '../developers/developers.css';
@@ -44,24 +45,24 @@ export default function Members() {
   const [invited, setInvited] = useState(0);
   const refresh = () => refetch({ requestPolicy: 'network-only' });
   useLive(refresh, { mode, types: ['member.'] });
-  const manage = can('member:manage');
+  const manager: Manager = { role: session?.role, manage: can('member:manage') };
   const members = data?.organization?.members ?? [];
   return (
     <Page
       title="Members"
       description={`The people of ${session?.organization.name ?? 'your organization'} and what each may do.`}
       actions={
-        manage && (
+        manager.manage && (
           <DialogButton label="Invite member" title="Invite a member" variant="button button-primary">
-            {(close) => <InviteMember close={close} onInvited={() => setInvited((n) => n + 1)} />}
+            {(close) => <InviteMember close={close} roles={grantableRoles(manager)} onInvited={() => setInvited((n) => n + 1)} />}
           </DialogButton>
         )
       }
     >
-      {!manage && (
+      {!manager.manage && (
         <p className="alert alert-info">
           You can see who is here, but inviting, changing roles and removing members needs the <code>member:manage</code> permission, which owners and admins
-          hold. Your role is {session?.role}.
+          hold. Your role is {session?.role}. To leave {session?.organization.name ?? 'the organization'}, ask an owner or an admin to remove you.
         </p>
       )}
       {fetching && !data && <Loading what="members" />}
@@ -76,7 +77,7 @@ export default function Members() {
                 <th scope="col">E-mail</th>
                 <th scope="col">Role</th>
                 <th scope="col">Joined</th>
-                {manage && (
+                {manager.manage && (
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -85,23 +86,23 @@ export default function Members() {
             </thead>
             <tbody>
               {members.map((member) => (
-                <MemberRow key={member.id} member={member} manage={manage} isYou={member.user.id === session?.user.id} onChanged={refresh} />
+                <MemberRow key={member.id} member={member} manager={manager} isYou={member.user.id === session?.user.id} onChanged={refresh} />
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {manage && <Invitations key={invited} />}
+      {manager.manage && <Invitations key={invited} />}
     </Page>
   );
 }
 
-function MemberRow({ member, manage, isYou, onChanged }: { member: Member; manage: boolean; isYou: boolean; onChanged: () => void }) {
+/** A member, with what the signed-in person may do to them (memberActions: the API's rules). */
+function MemberRow({ member, manager, isYou, onChanged }: { member: Member; manager: Manager; isYou: boolean; onChanged: () => void }) {
   const { rest } = useSession();
   const change = useAction();
-  const remove = useAction();
   const role = isRole(member.role) ? member.role : 'viewer';
-  const path = { params: { path: { id: member.id } } };
+  const { roles, removal } = memberActions(manager, role, isYou);
   return (
     <tr>
       <th scope="row">
@@ -109,40 +110,58 @@ function MemberRow({ member, manage, isYou, onChanged }: { member: Member; manag
       </th>
       <td>{member.user.email}</td>
       <td>
-        {manage ? (
-          <RoleSelect
-            label={`Role of ${member.user.name}`}
-            hideLabel
-            value={role}
-            isDisabled={change.busy}
-            error={change.error}
-            onChange={(next) => {
-              void change.run(() => unwrap(rest.PATCH('/v1/organization/members/{id}', { ...path, body: { role: next } }))).then(onChanged, () => undefined);
-            }}
-          />
+        {roles.length > 0 ? (
+          <>
+            <RoleSelect
+              label={`Role of ${member.user.name}`}
+              hideLabel
+              value={role}
+              roles={roles}
+              isDisabled={change.busy}
+              error={change.error}
+              onChange={(next) => {
+                void change.run(() => unwrap(rest.PATCH('/v1/organization/members/{id}', { params: { path: { id: member.id } }, body: { role: next } }))).then(onChanged, () => undefined);
+              }}
+            />
+            <FormError error={change.error} fields={['/body/role']} />
+          </>
         ) : (
           ROLE_WORDS[role].name
         )}
-        {manage && <FormError error={change.error} fields={['/body/role']} />}
       </td>
       <td>
         <ShortDate at={member.createdAt} />
       </td>
-      {manage && (
-        <td>
-          <ConfirmButton
-            label={`Remove ${member.user.name}`}
-            title={`Remove ${member.user.name}?`}
-            description={<p>{member.user.name} loses access to this organization at once and is signed out of it. You can invite them again later.</p>}
-            confirmLabel="Remove member"
-            error={<FormError error={remove.error} />}
-            onConfirm={async () => {
-              await remove.run(() => unwrap(rest.DELETE('/v1/organization/members/{id}', path)));
-              onChanged();
-            }}
-          />
-        </td>
-      )}
+      {manager.manage && <td>{removal && <RemoveMember member={member} removal={removal} onRemoved={onChanged} />}</td>}
     </tr>
+  );
+}
+
+/**
+ * Remove a member, or leave (remove yourself: your session in this organization ends, so the app signs you out of it).
+ * A refusal (the last owner, say) shows the API's own words in the dialog, beside its button.
+ */
+function RemoveMember({ member, removal, onRemoved }: { member: Member; removal: 'leave' | 'remove'; onRemoved: () => void }) {
+  const { rest, reload, session } = useSession();
+  const remove = useAction();
+  const organization = session?.organization.name ?? 'this organization';
+  const name = member.user.name;
+  const words =
+    removal === 'leave'
+      ? { label: `Leave ${organization}`, title: `Leave ${organization}?`, description: `You lose access to ${organization} at once and are signed out of it. An owner or an admin can invite you again.`, confirm: 'Leave organization' }
+      : { label: `Remove ${name}`, title: `Remove ${name}?`, description: `${name} loses access to this organization at once and is signed out of it. You can invite them again later.`, confirm: 'Remove member' };
+  return (
+    <ConfirmButton
+      label={words.label}
+      title={words.title}
+      description={<p>{words.description}</p>}
+      confirmLabel={words.confirm}
+      error={<FormError error={remove.error} />}
+      onConfirm={async () => {
+        await remove.run(() => unwrap(rest.DELETE('/v1/organization/members/{id}', { params: { path: { id: member.id } } })));
+        if (removal === 'leave') await reload();
+        else onRemoved();
+      }}
+    />
   );
 }

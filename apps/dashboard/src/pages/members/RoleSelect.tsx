@@ -4,9 +4,10 @@ import { isRole, ROLE_WORDS, ROLES, type Role } from './roles.ts';
 
 /**
  * A role picker that shows the API's refusal for `pointer` (`/body/role`) under it. `label` is visible unless
- * `hideLabel` (in a table row, where the column says it and the label names the member).
+ * `hideLabel` (in a table row, where the column says it and the label names the member). `roles` are those offered
+ * (every role by default).
  */
-export function RoleSelect({ label, value, onChange, error, pointer = '/body/role', hideLabel, isDisabled, description }: { label: string; value: Role; onChange: (role: Role) => void; error?: unknown; pointer?: string; hideLabel?: boolean; isDisabled?: boolean; description?: string }) {
+export function RoleSelect({ label, value, onChange, error, pointer = '/body/role', hideLabel, isDisabled, description, roles = ROLES }: { label: string; value: Role; onChange: (role: Role) => void; error?: unknown; pointer?: string; hideLabel?: boolean; isDisabled?: boolean; description?: string; roles?: readonly Role[] }) {
   const detail = detailFor(error, pointer);
   return (
     <Select
@@ -28,7 +29,7 @@ export function RoleSelect({ label, value, onChange, error, pointer = '/body/rol
       <FieldError>{detail}</FieldError>
       <Popover className="select-popover">
         <ListBox className="select-list">
-          {ROLES.map((role) => (
+          {roles.map((role) => (
             <ListBoxItem key={role} id={role} className="select-option" textValue={ROLE_WORDS[role].name}>
               <span className="option-name">{ROLE_WORDS[role].name}</span>
               <span className="option-detail">{ROLE_WORDS[role].can}</span>
