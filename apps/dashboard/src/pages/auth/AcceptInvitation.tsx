@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Form } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
+import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 
 /** The invitation e-mail links here with `?token=`; the person chooses their name and password and is signed in. */
 export default function AcceptInvitation() {

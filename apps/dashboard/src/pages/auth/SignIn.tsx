@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Form, Link } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
+import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 
 /** Where to go after signing in: a dashboard path from `?next=`, never another site. */
 export function nextPath(params: URLSearchParams): string {

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Form, Link } from 'react-aria-components';
 import { useNavigate } from 'react-router';
+import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 
 const FIELDS = ['/body/organizationName', '/body/name', '/body/email', '/body/password'];
 

@@ -4,16 +4,13 @@ import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Page, StatusBadge } from '../../components/Page.tsx';
-import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { ApiKeysQuery as ApiKeysData } from '../../gql/graphql.ts';
 import { CreateApiKey } from './CreateApiKey.tsx';
 import { ShortDate } from './ShortDate.tsx';
 import { PERMISSION_WORDS, type Permission } from './words.ts';
 import './developers.css';
+import { ConfirmButton, DialogButton, FormError, Page, PagedBodies, PagedRows, StatusBadge, type PageSlot } from '@sigil/web-ui';
 
 const ApiKeysQuery = graphql(`
   query ApiKeys($mode: String!, $after: String) {

@@ -1,8 +1,7 @@
 import { Link } from 'react-aria-components';
 import { useSession } from '../../app/session.tsx';
-import { CopyButton } from '../../components/CopyButton.tsx';
-import { Page } from '../../components/Page.tsx';
 import './developers.css';
+import { CopyButton, Page } from '@sigil/web-ui';
 
 /** Where this deployment's API lives and how to call it; every address is this deployment's own (window.location). */
 export default function ApiReference() {

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Button, FieldError, Form, Input, Label, NumberField, Radio, RadioGroup, Text } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
+import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 import { CheckboxField, detailFor, Worded } from './fields.tsx';
 import { SecretView } from './SecretView.tsx';
 import { ADMIN_PERMISSIONS, PERMISSION_WORDS, PERMISSIONS, type Permission } from './words.ts';

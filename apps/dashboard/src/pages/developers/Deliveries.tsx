@@ -1,12 +1,10 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
+import { FormError, PagedBodies, PagedRows, StatusBadge, type PageSlot, When } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { StatusBadge, When } from '../../components/Page.tsx';
-import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { WebhookDeliveriesQuery } from '../../gql/graphql.ts';
 import { POLL_MS, usePollWhileVisible } from './poll.ts';

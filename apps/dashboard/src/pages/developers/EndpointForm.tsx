@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
+import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { useAction } from '../../api/useAction.ts';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 import { CheckboxField, Worded } from './fields.tsx';
 import { EVENT_WORDS, SUBSCRIBABLE_EVENTS, type WebhookEventType } from './words.ts';
 

@@ -1,5 +1,5 @@
 import { Input, Label, TextField } from 'react-aria-components';
-import { CopyButton } from '../../components/CopyButton.tsx';
+import { CopyButton } from '@sigil/web-ui';
 
 /** A secret in a read-only field named `label` (selectable, announced) with a copy button beside it. */
 export function SecretView({ label, secret, copyLabel = 'Copy secret' }: { label: string; secret: string; copyLabel?: string }) {

@@ -6,10 +6,6 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Loading, Page, StatusBadge, When } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { WebhookEndpointQuery as EndpointData } from '../../gql/graphql.ts';
 import { Deliveries } from './Deliveries.tsx';
@@ -18,6 +14,7 @@ import { POLL_MS, usePollWhileVisible } from './poll.ts';
 import { SecretView } from './SecretView.tsx';
 import { EVENT_WORDS, successRate, type WebhookEventType } from './words.ts';
 import './developers.css';
+import { BusyButton, ConfirmButton, DialogButton, FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 
 const WebhookEndpointQuery = graphql(`
   query WebhookEndpoint($id: ID!) {

@@ -4,14 +4,13 @@ import { useQuery } from 'urql';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useSession } from '../../app/session.tsx';
-import { DialogButton } from '../../components/Dialog.tsx';
-import { Loading, Page, StatusBadge, When } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { EndpointForm } from './EndpointForm.tsx';
 import { POLL_MS, usePollWhileVisible } from './poll.ts';
 import { SecretView } from './SecretView.tsx';
 import { successRate } from './words.ts';
 import './developers.css';
+import { DialogButton, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 
 const WebhookEndpointsQuery = graphql(`
   query WebhookEndpoints($testMode: Boolean!, $after: String) {

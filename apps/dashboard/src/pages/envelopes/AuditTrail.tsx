@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
-import { Loading, When } from '../../components/Page.tsx';
+import { Loading, When } from '@sigil/web-ui';
 import { graphql } from '../../gql/index.ts';
 
 const TRAIL_PAGE = 100;

@@ -1,4 +1,4 @@
-import { CopyButton } from '../../components/CopyButton.tsx';
+import { CopyButton } from '@sigil/web-ui';
 
 interface DocumentsEnvelope {
   id: string;

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { When } from '../../components/Page.tsx';
+import { When } from '@sigil/web-ui';
 import type { DryRunResult } from './sendForm.ts';
 
 /**

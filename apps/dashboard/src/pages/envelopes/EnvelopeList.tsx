@@ -4,13 +4,13 @@ import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
-import { Loading, Page } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { EnvelopeTable } from './EnvelopeTable.tsx';
 import { ListFilters } from './ListFilters.tsx';
 import { filtersFrom, hasFilters, searchOf, type EnvelopeFilters } from './listParams.ts';
 import { daysAgo, ENVELOPE_CHANGES } from './status.ts';
 import './envelopes.css';
+import { Loading, Page } from '@sigil/web-ui';
 
 const PAGE_SIZE = 25;
 

@@ -1,7 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { useQuery } from 'urql';
-import { Loading, Page, StatusBadge, When } from '../../components/Page.tsx';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { AuditTrail } from './AuditTrail.tsx';
@@ -12,6 +11,7 @@ import { Timeline } from './Timeline.tsx';
 import { useTrailStream } from './useTrailStream.ts';
 import { VoidEnvelope } from './VoidEnvelope.tsx';
 import './envelopes.css';
+import { Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 
 const EnvelopeQuery = graphql(`
   query EnvelopePage($id: ID!) {

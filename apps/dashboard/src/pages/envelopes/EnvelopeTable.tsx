@@ -1,5 +1,5 @@
 import { Link } from 'react-aria-components';
-import { StatusBadge, When } from '../../components/Page.tsx';
+import { StatusBadge, When } from '@sigil/web-ui';
 import { graphql } from '../../gql/index.ts';
 import type { EnvelopeRowFragment } from '../../gql/graphql.ts';
 

@@ -1,5 +1,5 @@
 import { Button } from 'react-aria-components';
-import { Field } from '../../components/Form.tsx';
+import { Field } from '@sigil/web-ui';
 import { NumberInput, SelectField } from './controls.tsx';
 import { DELIVERIES, VERIFICATIONS, type CcDraft, type Delivery, type RecipientDraft, type Verification } from './sendForm.ts';
 

@@ -1,11 +1,9 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
+import { CopyButton, FormError, StatusBadge, When } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { CopyButton } from '../../components/CopyButton.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { StatusBadge, When } from '../../components/Page.tsx';
 
 interface RecipientRow {
   id: string;

@@ -5,8 +5,6 @@ import { useQuery } from 'urql';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
-import { Loading, Page } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { SelectField, type Option } from './controls.tsx';
 import { DryRunReview } from './DryRunReview.tsx';
@@ -14,6 +12,7 @@ import { CcFields, RecipientFieldset } from './RecipientFields.tsx';
 import { draftFor, toCreateEnvelope, type DryRunResult, type SendDraft } from './sendForm.ts';
 import { OPTION_POINTERS, SendOptions } from './SendOptions.tsx';
 import './envelopes.css';
+import { Field, FormError, Loading, Page } from '@sigil/web-ui';
 
 const PublishedTemplates = graphql(`
   query SendTemplates {

@@ -1,5 +1,5 @@
 import { Checkbox } from 'react-aria-components';
-import { Field } from '../../components/Form.tsx';
+import { Field } from '@sigil/web-ui';
 import { NumberInput } from './controls.tsx';
 import type { SendDraft } from './sendForm.ts';
 

@@ -1,4 +1,4 @@
-import { When } from '../../components/Page.tsx';
+import { When } from '@sigil/web-ui';
 import { actorOf, describeEntry, type TrailEntry } from './trail.ts';
 import type { StreamState } from './useTrailStream.ts';
 

@@ -1,9 +1,8 @@
 import { useState } from 'react';
+import { ConfirmButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { ConfirmButton } from '../../components/Dialog.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
 
 /** Voids an envelope in progress, with the reason recipients are told (a confirmation first: it cannot be undone). */
 export function VoidEnvelope({ envelopeId, onVoided }: { envelopeId: string; onVoided: () => void }) {

@@ -3,13 +3,13 @@ import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
-import { Loading, Page } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { EnvelopeTable } from '../envelopes/EnvelopeTable.tsx';
 import { WAITING_DAYS } from '../envelopes/ListFilters.tsx';
 import { daysAgo, ENVELOPE_CHANGES, ENVELOPE_STATUS_LABELS, type EnvelopeStatus } from '../envelopes/status.ts';
 import { RecentActivity } from './RecentActivity.tsx';
 import '../envelopes/envelopes.css';
+import { Loading, Page } from '@sigil/web-ui';
 
 const HomeQuery = graphql(`
   query Home($since: String!, $waitingSince: String!, $testMode: Boolean) {

@@ -1,8 +1,8 @@
 import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
+import { Loading, When } from '@sigil/web-ui';
 import { useLive } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
-import { Loading, When } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ENVELOPE_CHANGES } from '../envelopes/status.ts';
 import { describeEntry, type TrailEntry } from '../envelopes/trail.ts';

@@ -1,11 +1,9 @@
 import { useQuery } from 'urql';
+import { ConfirmButton, FormError, PagedBodies, PagedRows, type PageSlot } from '@sigil/web-ui';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { ConfirmButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { PagedBodies, PagedRows, type PageSlot } from '../../components/PagedRows.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ShortDate } from '../developers/ShortDate.tsx';
 import { usePollWhileVisible } from '../developers/poll.ts';

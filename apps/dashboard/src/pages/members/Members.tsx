@@ -4,9 +4,6 @@ import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { ConfirmButton, DialogButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Loading, Page } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ShortDate } from '../developers/ShortDate.tsx';
 import type { MembersQuery as MembersData } from '../../gql/graphql.ts';
@@ -17,6 +14,7 @@ import { RoleSelect } from './RoleSelect.tsx';
 import { isRole, ROLE_WORDS } from './roles.ts';
 import '../developers/developers.css';
 import './members.css';
+import { ConfirmButton, DialogButton, FormError, Loading, Page } from '@sigil/web-ui';
 
 const MembersQuery = graphql(`
   query Members {

@@ -4,11 +4,9 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
-import { Page } from '../../components/Page.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
+import { BusyButton, Field, FormError, Page } from '@sigil/web-ui';
 
 type EmailBranding = components['schemas']['EmailBranding'];
 

@@ -3,14 +3,10 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { CopyButton } from '../../components/CopyButton.tsx';
-import { ConfirmButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Page, When } from '../../components/Page.tsx';
 import { SecretView } from '../developers/SecretView.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
+import { BusyButton, ConfirmButton, CopyButton, FormError, Page, When } from '@sigil/web-ui';
 
 type ScimState = components['schemas']['ScimState'];
 

@@ -4,15 +4,13 @@ import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { BusyButton } from '../../components/BusyButton.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Page } from '../../components/Page.tsx';
 import { detailFor } from '../developers/fields.tsx';
 import { RoleSelect } from '../members/RoleSelect.tsx';
 import type { Role } from '../members/roles.ts';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
 import '../members/members.css';
+import { BusyButton, FormError, Page } from '@sigil/web-ui';
 
 type SsoConnection = components['schemas']['SsoConnection'];
 

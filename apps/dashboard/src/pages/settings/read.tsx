@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { FormError, Loading } from '@sigil/web-ui';
 import { ApiError } from '../../api/problem.ts';
 import { useSession, type Permission } from '../../app/session.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Loading } from '../../components/Page.tsx';
 import { usePollWhileVisible } from '../developers/poll.ts';
 
 /** Settings have no domain event on the live stream: an implemented one is read again this often while visible. */

@@ -1,103 +1,38 @@
-import { useCallback, useEffect, useState } from 'react';
-import { Button } from 'react-aria-components';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useQuery } from 'urql';
-import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { ConfirmButton } from '../../components/Dialog.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { Loading, Page } from '../../components/Page.tsx';
-import { graphql } from '../../gql/index.ts';
-import type { TemplateQuery as TemplateData } from '../../gql/graphql.ts';
+import { notifyTemplateChanged, useTemplateChanges } from './changes.ts';
 import { DraftWorkspace } from './editor/DraftWorkspace.tsx';
-import type { Draft, DraftField, FieldType } from './editor/model.ts';
-import { FIRST_ROLE } from './editor/useDraft.ts';
 import { Preview } from './Preview.tsx';
-import { UploadDocument } from './UploadDocument.tsx';
+import { StartDraft } from './StartDraft.tsx';
+import { latestPublished, TemplateQuery, toDraft } from './templateQuery.ts';
 import { Versions } from './Versions.tsx';
 import './templates.css';
+import { ConfirmButton, FormError, Loading, Page } from '@sigil/web-ui';
 
-const TemplateQuery = graphql(`
-  query Template($id: ID!) {
-    template(id: $id) {
-      id
-      name
-      description
-      latestVersion
-      hasDraft
-      versions {
-        version
-        file
-        pageCount
-        pages {
-          width
-          height
-        }
-        body {
-          format
-          content
-        }
-        roles {
-          name
-          order
-        }
-        fields {
-          id
-          role
-          type
-          required
-          page
-          x
-          y
-          width
-          height
-          variable
-        }
-        variables {
-          name
-          required
-        }
-        createdAt
-        publishedAt
-      }
-    }
-  }
-`);
-
-type Version = NonNullable<TemplateData['template']>['versions'][number];
-
-/** Drafts and publishes have no domain event: the page reads them again this often while it is visible. */
-const POLL_MS = 15_000;
-
-/** A version as the editor's draft (GraphQL's nulls become absent members, as SaveTemplateDraft takes them). */
-function toDraft(version: Version): Draft {
-  return {
-    file: version.file ?? null,
-    body: version.body ? { format: 'html', content: version.body.content } : null,
-    roles: version.roles.map((r) => ({ name: r.name, order: r.order })),
-    variables: version.variables.map((v) => ({ name: v.name, required: v.required })),
-    fields: version.fields.map((f) => {
-      const field: DraftField = { id: f.id, role: f.role, type: f.type as FieldType, required: f.required };
-      for (const key of ['page', 'x', 'y', 'width', 'height'] as const) if (f[key] !== null && f[key] !== undefined) field[key] = f[key];
-      if (f.variable) field.variable = f.variable;
-      return field;
-    }),
-  };
-}
-
+/** A template: its draft in the editor (or the ways to start one), its versions, and a preview. */
 export default function TemplatePage() {
   const { id = '' } = useParams();
   const { mode } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: TemplateQuery, variables: { id } });
   const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
-  const [published, setPublished] = useState<string>();
-  useLive(reload, { mode, types: ['template.'], filter: (change) => change.ids.templateId === id });
+  // A write of this page: read again, and tell this browser's other tabs (changes.ts).
+  const changed = useCallback(() => {
+    notifyTemplateChanged(id, mode);
+    reload();
+  }, [id, mode, reload]);
+  useTemplateChanges(reload, { mode, templateId: id });
+  // What the last action that replaced a part of the page did (publishing, starting a draft, a new document): the
+  // focus goes to it, as the control the person used has gone with its part, and a screen reader reads it.
+  const [outcome, setOutcome] = useState<{ message: string; templateId: string }>();
+  const outcomeElement = useRef<HTMLParagraphElement>(null);
+  const announce = useCallback((message: string) => setOutcome({ message, templateId: id }), [id]);
   useEffect(() => {
-    const timer = setInterval(() => document.visibilityState === 'visible' && reload(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+    if (outcome) outcomeElement.current?.focus();
+  }, [outcome]);
 
   if (fetching && !data) return <Loading what="the template" />;
   if (error) return <p role="alert">{error.message}</p>;
@@ -110,50 +45,22 @@ export default function TemplatePage() {
     );
   }
   const draft = template.versions.find((v) => v.version === 'draft');
-  const latest = template.versions.find((v) => v.version !== 'draft');
+  const latest = latestPublished(template);
+  // The route keeps this component from one template to the next (back and forward): nothing of one is shown on another.
+  const said = outcome?.templateId === template.id ? outcome.message : undefined;
   return (
     <Page title={template.name} description={template.description ?? (template.latestVersion ? `Latest version: ${template.latestVersion}` : 'Not published yet')} actions={<DeleteTemplate id={template.id} name={template.name} />}>
-      <p role="status" className={published ? 'alert alert-success' : undefined}>
-        {published}
+      <p role="status" ref={outcomeElement} tabIndex={-1} className={said ? 'tpl-outcome alert alert-success' : 'tpl-outcome'}>
+        {said}
       </p>
       {draft ? (
-        <DraftWorkspace key={draft.file ?? 'document'} templateId={template.id} saved={toDraft(draft)} pages={draft.pages} onChanged={reload} onPublished={setPublished} />
+        <DraftWorkspace key={`${template.id}:${draft.file ?? 'document'}`} templateId={template.id} saved={toDraft(draft)} pages={draft.pages} onChanged={changed} onOutcome={announce} />
       ) : (
-        <StartDraft templateId={template.id} name={template.name} latest={latest} onChanged={() => (setPublished(undefined), reload())} />
+        <StartDraft key={template.id} templateId={template.id} name={template.name} latest={latest} onStarted={(message) => (announce(message), changed())} />
       )}
       <Versions templateId={template.id} versions={template.versions} />
-      {template.versions.length > 0 && <Preview templateId={template.id} versions={template.versions} />}
+      {template.versions.length > 0 && <Preview key={template.id} templateId={template.id} versions={template.versions} />}
     </Page>
-  );
-}
-
-/** No draft: upload a document, write one as text, or start from the latest published version. */
-function StartDraft({ templateId, name, latest, onChanged }: { templateId: string; name: string; latest?: Version; onChanged: () => void }) {
-  const { rest } = useSession();
-  const action = useAction();
-  const saveDraft = (body: Record<string, unknown>) => action.run(() => unwrap(rest.PUT('/v1/templates/{id}/draft', { params: { path: { id: templateId } }, body }))).then(onChanged, () => undefined);
-  const writeAsText = () => saveDraft({ body: { format: 'html', content: `<h1>${escapeHtml(name)}</h1>\n<p></p>` }, roles: [FIRST_ROLE], fields: [], variables: [] });
-  const fromLatest = () => {
-    if (!latest) return;
-    const { file, body, ...rest } = toDraft(latest);
-    return saveDraft({ ...(file ? { file } : { body }), ...rest });
-  };
-  return (
-    <section aria-labelledby="tpl-start-heading" className="tpl-section">
-      <h2 id="tpl-start-heading">{latest ? 'Start a new draft' : 'Add the document'}</h2>
-      <UploadDocument templateId={templateId} replacing={false} onUploaded={onChanged} />
-      <div className="tpl-actions">
-        <Button className="button" onPress={writeAsText} isDisabled={action.busy}>
-          Write the document as text
-        </Button>
-        {latest && (
-          <Button className="button" onPress={fromLatest} isDisabled={action.busy}>
-            Edit a new draft from version {latest.version}
-          </Button>
-        )}
-      </div>
-      <FormError error={action.error} />
-    </section>
   );
 }
 
@@ -175,8 +82,4 @@ function DeleteTemplate({ id, name }: { id: string; name: string }) {
       }}
     />
   );
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 }

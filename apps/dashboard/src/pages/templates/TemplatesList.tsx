@@ -2,15 +2,13 @@ import { useEffect, useState } from 'react';
 import { Button, Form, Input, Label, Link, SearchField } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
-import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
 import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
-import { DialogButton } from '../../components/Dialog.tsx';
-import { Field, FormError } from '../../components/Form.tsx';
-import { Loading, Page, When } from '../../components/Page.tsx';
 import { graphql } from '../../gql/index.ts';
+import { useTemplateChanges } from './changes.ts';
 import './templates.css';
+import { DialogButton, Field, FormError, Loading, Page, When } from '@sigil/web-ui';
 
 const PAGE_SIZE = 20;
 
@@ -56,7 +54,9 @@ export default function TemplatesList() {
   }, [q, setParams]);
 
   const [{ data, fetching, error }, refetch] = useQuery({ query: TemplatesQuery, variables: { first: PAGE_SIZE, after, q: q || null } });
-  useLive(() => refetch({ requestPolicy: 'network-only' }), { mode, types: ['template.created', 'template.deleted'] });
+  // Created and deleted templates arrive on the live stream; drafts and versions (the Latest version and Draft
+  // columns) from this browser's other tabs, or by a read every 15 s: they have no event (changes.ts).
+  useTemplateChanges(() => refetch({ requestPolicy: 'network-only' }), { mode });
   const list = data?.templates;
 
   return (

@@ -1,74 +1,55 @@
-import { useId, useState } from 'react';
-import { ApiError } from '../../api/problem.ts';
 import { useSession } from '../../app/session.tsx';
-import { ACCEPTED_FILES, uploadTemplateFile, type TemplateFile } from './upload.ts';
+import { FileUpload } from './FileUpload.tsx';
+import { ACCEPTED_FILES, ACCEPTED_IMPORTS, importDocx, uploadTemplateFile, type DocumentImport } from './upload.ts';
 
 /**
- * "Upload document": a PDF, or a DOCX/DOC/ODT/RTF the API converts, becomes the draft's document. Shows the upload's
- * progress, then the conversion (the API answers once the PDF is made), then the API's refusal (a conversion error
- * names `/body`) or what the upload did.
+ * "Upload document": a PDF, or a DOCX/DOC/ODT/RTF the API converts to PDF keeping its layout, becomes the draft's
+ * document (POST /files). `onUploaded` gets what the upload did in words, including the fields its pages could not hold.
  */
-export function UploadDocument({ templateId, replacing, onUploaded }: { templateId: string; replacing: boolean; onUploaded: (file: TemplateFile) => void }) {
+export function UploadDocument({ templateId, replacing, onUploaded }: { templateId: string; replacing: boolean; onUploaded: (message: string) => void }) {
   const { mode } = useSession();
-  const id = useId();
-  const [progress, setProgress] = useState<number>();
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState<string>();
-
-  async function upload(file: File) {
-    setError(undefined);
-    setDone(undefined);
-    setProgress(0);
-    try {
-      const stored = await uploadTemplateFile(templateId, file, mode, setProgress);
-      const removed = stored.draftFieldsRemoved ?? [];
-      setDone(
-        `${file.name} uploaded${stored.converted ? ' and converted to PDF' : ''}: ${stored.pageCount ?? '?'} ${stored.pageCount === 1 ? 'page' : 'pages'}.` +
-          (removed.length > 0 ? ` Fields that did not fit its pages were taken out of the draft: ${removed.join(', ')}.` : ''),
-      );
-      onUploaded(stored);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setProgress(undefined);
-    }
+  async function send(file: File, onProgress: (fraction: number) => void): Promise<string> {
+    const stored = await uploadTemplateFile(templateId, file, mode, onProgress);
+    const removed = stored.draftFieldsRemoved ?? [];
+    const message =
+      `${file.name} uploaded${stored.converted ? ' and converted to PDF' : ''}: ${stored.pageCount ?? '?'} ${stored.pageCount === 1 ? 'page' : 'pages'}.` +
+      (removed.length > 0 ? ` Fields that did not fit its pages were taken out of the draft: ${removed.join(', ')}.` : '');
+    onUploaded(message);
+    return message;
   }
-
-  const detail = error instanceof ApiError ? (error.fieldError('/body') ?? error.problem.detail ?? error.problem.title) : error ? String(error) : undefined;
-  const sending = progress !== undefined && progress < 1;
   return (
-    <div className="tpl-upload">
-      <label htmlFor={id}>{replacing ? 'Upload document (replaces the draft’s document)' : 'Upload document'}</label>
-      <input
-        id={id}
-        type="file"
-        accept={ACCEPTED_FILES}
-        disabled={progress !== undefined}
-        aria-describedby={`${id}-help ${id}-status`}
-        aria-invalid={detail ? true : undefined}
-        onChange={(event) => {
-          const file = event.target.files?.[0];
-          event.target.value = '';
-          if (file) void upload(file);
-        }}
-      />
-      <p id={`${id}-help`} className="muted">
-        PDF, or a Word (DOCX, DOC), OpenDocument (ODT) or RTF file, converted to PDF keeping its layout.
-      </p>
-      <div id={`${id}-status`} role="status">
-        {progress !== undefined && (
-          <>
-            <progress max={1} value={sending ? progress : undefined} aria-label={sending ? 'Upload progress' : 'Converting'} />
-            <span> {sending ? `Uploading… ${Math.round(progress * 100)}%` : 'Uploaded; checking and converting the document…'}</span>
-          </>
-        )}
-        {done && <span className="tpl-success">{done}</span>}
-      </div>
-      {detail && (
-        <p role="alert" className="alert alert-error">
-          <strong>{error instanceof ApiError ? error.problem.title : 'Upload failed'}.</strong> {detail}
-        </p>
-      )}
-    </div>
+    <FileUpload
+      label={replacing ? 'Upload document (replaces the draft’s document)' : 'Upload document'}
+      accept={ACCEPTED_FILES}
+      help="PDF, or a Word (DOCX, DOC), OpenDocument (ODT) or RTF file, converted to PDF keeping its layout."
+      converting="Uploaded; checking and converting the document…"
+      send={send}
+    />
+  );
+}
+
+/**
+ * "Import a DOCX as text": the API converts a DOCX into an editable document-mode body (POST /import, nothing stored);
+ * `onImported` makes it the draft's text and says in words what else it did; `onDone` gets the whole message, with
+ * the API's warnings (what the conversion could not keep).
+ */
+export function ImportDocx({ templateId, label, onImported, onDone }: { templateId: string; label: string; onImported: (imported: DocumentImport) => Promise<string>; onDone?: (message: string) => void }) {
+  const { mode } = useSession();
+  async function send(file: File, onProgress: (fraction: number) => void): Promise<string> {
+    const imported = await importDocx(templateId, file, mode, onProgress);
+    const applied = await onImported(imported);
+    const warnings = imported.warnings.length > 0 ? ` The conversion said: ${imported.warnings.join(' ')}` : '';
+    const message = `${file.name} imported as the draft’s text.${applied ? ` ${applied}` : ''}${warnings}`;
+    onDone?.(message);
+    return message;
+  }
+  return (
+    <FileUpload
+      label={label}
+      accept={ACCEPTED_IMPORTS}
+      help="A Word document (DOCX) whose text, headings, lists and tables become the draft’s editable text; write {{name}} in it for a variable and {{field:id}} where a field stands."
+      converting="Uploaded; converting the DOCX to editable text…"
+      send={send}
+    />
   );
 }

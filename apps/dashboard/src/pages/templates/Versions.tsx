@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
+import { FormError, When } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { useSession } from '../../app/session.tsx';
-import { FormError } from '../../components/Form.tsx';
-import { When } from '../../components/Page.tsx';
 
 export interface VersionRow {
   version: string;

@@ -2,7 +2,9 @@ import { useRef, useState, type ReactNode } from 'react';
 import { Button } from 'react-aria-components';
 import { detailFor, SelectField } from './controls.tsx';
 import { FieldPanel } from './FieldPanel.tsx';
-import { FIELD_KINDS, FIELD_TYPES, fieldName, nextFieldId, roleColour, TOKEN, type Draft, type FieldType } from './model.ts';
+import type { DocumentImport } from '../upload.ts';
+import { ImportDocx } from '../UploadDocument.tsx';
+import { FIELD_KINDS, FIELD_TYPES, fieldName, nextFieldId, roleColour, TOKEN, withBody, type Draft, type FieldType } from './model.ts';
 import { RolesAndVariables } from './RolesAndVariables.tsx';
 import type { DraftEditor } from './useDraft.ts';
 
@@ -38,7 +40,7 @@ function unknownTokens(content: string, draft: Draft): string[] {
  * A document-mode draft edited as text (HTML): a text area over a copy of its text where every `{{name}}` and
  * `{{field:id}}` is highlighted (the copy is hidden from assistive technology; the tokens are also listed in words).
  */
-export function DocumentEditor({ editor }: { editor: DraftEditor }) {
+export function DocumentEditor({ editor, templateId }: { editor: DraftEditor; templateId: string }) {
   const { draft, update, error } = editor;
   const content = draft.body?.content ?? '';
   const area = useRef<HTMLTextAreaElement>(null);
@@ -61,6 +63,12 @@ export function DocumentEditor({ editor }: { editor: DraftEditor }) {
       element?.setSelectionRange(at + text.length, at + text.length);
     });
   }
+  /** An imported DOCX replaces the text (an unsaved change, as typing is), its new `{{...}}` tokens declared. */
+  async function replaceWithImport(imported: DocumentImport): Promise<string> {
+    const { declared } = withBody(draft, imported.body.content);
+    update((d) => withBody(d, imported.body.content).draft);
+    return `${declared.length > 0 ? `Declared from its {{…}} tokens: ${declared.join(', ')}. ` : ''}Save the draft to keep it.`;
+  }
   function addField() {
     const role = draft.roles[0]?.name;
     if (!role) return;
@@ -73,6 +81,7 @@ export function DocumentEditor({ editor }: { editor: DraftEditor }) {
   return (
     <div className="tpl-editor tpl-editor-document">
       <div className="tpl-document">
+        <ImportDocx templateId={templateId} label="Replace the text with a DOCX" onImported={replaceWithImport} />
         <label htmlFor="tpl-body">Document body (HTML)</label>
         <div className="tpl-body-wrap">
           <pre ref={overlay} className="tpl-body-overlay" aria-hidden="true">
@@ -133,7 +142,6 @@ export function DocumentEditor({ editor }: { editor: DraftEditor }) {
             field={selected}
             draft={draft}
             editor={editor}
-            positioned={false}
             onChange={(change) => {
               // A renamed field keeps its place: its token in the body is renamed with it.
               const body = change.id === undefined || !draft.body ? draft.body : { ...draft.body, content: draft.body.content.replaceAll(`{{field:${selected.id}}}`, `{{field:${change.id}}}`) };

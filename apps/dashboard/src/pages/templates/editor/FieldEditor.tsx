@@ -1,11 +1,12 @@
 import { useEffect, useState, type DragEvent } from 'react';
 import { FieldPanel } from './FieldPanel.tsx';
-import { boxAt, clampToPage, isPlaced, nextFieldId, roleColour, snapMove, type Box, type DraftField, type FieldType, type PageSize } from './model.ts';
+import { boxAt, clampToPage, isPlaced, movedToPage, nextFieldId, roleColour, snapMove, type Box, type DraftField, type FieldType, type PageSize } from './model.ts';
 import { FIELD_DRAG_TYPE, Palette } from './Palette.tsx';
 import { PdfPages } from './PdfPages.tsx';
 import { FIELD_KEYS_HELP_ID, PlacedField } from './PlacedField.tsx';
 import { RolesAndVariables } from './RolesAndVariables.tsx';
 import type { DraftEditor } from './useDraft.ts';
+import { useFieldDrag, type Placement } from './useFieldDrag.ts';
 
 interface FieldEditorProps {
   editor: DraftEditor;
@@ -23,18 +24,18 @@ export function FieldEditor({ editor, pageSizes, loadDocument, documentKey }: Fi
   const [role, setRole] = useState(draft.roles[0]?.name ?? '');
   const [placePage, setPlacePage] = useState(1);
   const [selectedId, setSelectedId] = useState<string>();
-  // A field just added takes the focus, so the keyboard can move it at once.
-  const [focusId, setFocusId] = useState<string>();
+  // A field just added, or drawn anew on another page, takes the focus (scrolled into view unless the pointer holds it).
+  const [focusRequest, setFocusRequest] = useState<{ id: string; scroll: boolean }>();
   const selected = draft.fields.find((f) => f.id === selectedId);
 
   useEffect(() => {
     if (!draft.roles.some((r) => r.name === role)) setRole(draft.roles[0]?.name ?? '');
   }, [draft.roles, role]);
   useEffect(() => {
-    if (!focusId) return;
-    document.querySelector<HTMLElement>(`.tpl-field[data-field-id="${CSS.escape(focusId)}"]`)?.focus();
-    setFocusId(undefined);
-  }, [focusId, draft.fields]);
+    if (!focusRequest) return;
+    document.querySelector<HTMLElement>(`.tpl-field[data-field-id="${CSS.escape(focusRequest.id)}"]`)?.focus({ preventScroll: !focusRequest.scroll });
+    setFocusRequest(undefined);
+  }, [focusRequest, draft.fields]);
 
   const boxesOn = (page: number, except?: string): Box[] => draft.fields.filter((f) => isPlaced(f) && f.page === page && f.id !== except) as Box[];
 
@@ -46,12 +47,31 @@ export function FieldEditor({ editor, pageSizes, loadDocument, documentKey }: Fi
     const field: DraftField = { id, role, type: fieldType, required: true, page, ...box };
     update((d) => ({ ...d, fields: [...d.fields, field] }));
     setSelectedId(id);
-    setFocusId(id);
+    setFocusRequest({ id, scroll: true });
   }
 
   function changeField(id: string, change: Partial<DraftField>) {
     update((d) => ({ ...d, fields: d.fields.map((f) => (f.id === id ? { ...f, ...change } : f)) }));
     if (change.id !== undefined) setSelectedId(change.id);
+  }
+
+  // A dragged field that changes page is drawn anew by that page: it gets the focus back where the pointer holds it.
+  const startDrag = useFieldDrag({
+    pageSizes,
+    othersOn: boxesOn,
+    place(id, placement: Placement) {
+      const before = draft.fields.find((f) => f.id === id);
+      changeField(id, placement);
+      if (before && before.page !== placement.page) setFocusRequest({ id, scroll: false });
+    },
+  });
+
+  /** To page `page`, where it stood on its own (kept inside the new page); `focus` follows it there (the keyboard). */
+  function moveToPage(field: DraftField & Box, page: number, focus: boolean) {
+    const size = pageSizes[page - 1];
+    if (!size || page === field.page) return;
+    changeField(field.id, movedToPage(field, page, size));
+    if (focus) setFocusRequest({ id: field.id, scroll: true });
   }
 
   function removeField(id: string) {
@@ -85,7 +105,7 @@ export function FieldEditor({ editor, pageSizes, loadDocument, documentKey }: Fi
           }}
         />
         <p id={FIELD_KEYS_HELP_ID} className="muted tpl-keys-help">
-          A focused field: arrow keys move it by 1 point, Shift+arrow by 10, Alt (Option)+arrow resizes it, Delete removes it.
+          A focused field: arrow keys move it by 1 point, Shift+arrow by 10, Alt (Option)+arrow resizes it, Page Up and Page Down move it to the page before or after, Delete removes it.
         </p>
       </div>
       <PdfPages
@@ -113,9 +133,10 @@ export function FieldEditor({ editor, pageSizes, loadDocument, documentKey }: Fi
               colour={roleColour(draft.roles, field.role)}
               selected={field.id === selectedId}
               problems={fieldProblems(field)}
-              others={boxesOn(number, field.id)}
               onSelect={() => setSelectedId(field.id)}
+              onDragStart={(event, mode) => startDrag(event, field, mode)}
               onChange={(box) => changeField(field.id, box)}
+              onMovePage={(by) => moveToPage(field, field.page + by, true)}
               onRemove={() => removeField(field.id)}
             />
           ))
@@ -123,7 +144,15 @@ export function FieldEditor({ editor, pageSizes, loadDocument, documentKey }: Fi
       />
       <div className="tpl-editor-side">
         {selected ? (
-          <FieldPanel field={selected} draft={draft} editor={editor} positioned onChange={(change) => changeField(selected.id, change)} onRemove={() => removeField(selected.id)} />
+          <FieldPanel
+            field={selected}
+            draft={draft}
+            editor={editor}
+            pageCount={pageSizes.length}
+            onPage={(page) => isPlaced(selected) && moveToPage(selected, page, false)}
+            onChange={(change) => changeField(selected.id, change)}
+            onRemove={() => removeField(selected.id)}
+          />
         ) : (
           <section className="tpl-panel" aria-labelledby="tpl-field-heading">
             <h2 id="tpl-field-heading">Field properties</h2>

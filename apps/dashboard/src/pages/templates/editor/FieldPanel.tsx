@@ -1,6 +1,6 @@
 import { Button } from 'react-aria-components';
+import { Field } from '@sigil/web-ui';
 import { ApiError } from '../../../api/problem.ts';
-import { Field } from '../../../components/Form.tsx';
 import { CheckField, SelectField } from './controls.tsx';
 import { FIELD_KINDS, FIELD_TYPES, fieldName, type Draft, type DraftField, type FieldType } from './model.ts';
 import type { DraftEditor } from './useDraft.ts';
@@ -18,12 +18,14 @@ interface FieldPanelProps {
   editor: DraftEditor;
   onChange: (change: Partial<DraftField>) => void;
   onRemove: () => void;
-  /** Document mode: fields stand where the body names them, so there is no position to edit. */
-  positioned: boolean;
+  /** A file draft's pages: the position is edited, the page too. Absent in document mode, where fields stand where the body names them. */
+  pageCount?: number;
+  /** To another page, where it stood on its own. */
+  onPage?: (page: number) => void;
 }
 
 /** The chosen field's properties (type, role, required, variable, position), each with the API's detail for it. */
-export function FieldPanel({ field, draft, editor, onChange, onRemove, positioned }: FieldPanelProps) {
+export function FieldPanel({ field, draft, editor, onChange, onRemove, pageCount, onPage }: FieldPanelProps) {
   const { error, pointerOf } = editor;
   const at = (member: string) => pointerOf(field, member);
   // A problem about the field as a whole (`/body/fields/3`: off its page, not placed in the body).
@@ -50,9 +52,19 @@ export function FieldPanel({ field, draft, editor, onChange, onRemove, positione
           pointer={at('/variable')}
         />
       )}
-      {positioned && (
+      {pageCount !== undefined && (
         <fieldset className="tpl-position">
-          <legend>Position on page {field.page}</legend>
+          <legend>Position</legend>
+          <div className="tpl-position-page">
+            <SelectField
+              label="Move to page"
+              value={String(field.page ?? 1)}
+              options={Array.from({ length: pageCount }, (_, i) => ({ value: String(i + 1), label: `Page ${i + 1} of ${pageCount}` }))}
+              onChange={(page) => onPage?.(Number(page))}
+              error={error}
+              pointer={at('/page')}
+            />
+          </div>
           {POSITION.map(({ key, label }) => (
             <Field
               key={key}

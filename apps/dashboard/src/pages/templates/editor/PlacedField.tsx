@@ -1,5 +1,6 @@
-import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
-import { boxAfterKey, clampToPage, FIELD_KINDS, fieldName, snapMove, snapResize, type Box, type DraftField, type PageSize } from './model.ts';
+import type { KeyboardEvent, PointerEvent } from 'react';
+import { boxAfterKey, clampToPage, FIELD_KINDS, fieldName, type Box, type DraftField, type PageSize } from './model.ts';
+import type { DragMode } from './useFieldDrag.ts';
 
 /** The id of the one element that says how to move a field with the keyboard (every field is described by it). */
 export const FIELD_KEYS_HELP_ID = 'tpl-field-keys';
@@ -11,44 +12,32 @@ interface PlacedFieldProps {
   selected: boolean;
   /** The API's details about this field from the last refused save. */
   problems: string[];
-  /** The boxes of the page's other fields: a moved or resized edge sticks to theirs. */
-  others: readonly Box[];
   onSelect: () => void;
+  /** A pointer pressed on the field (move) or on its corner (resize): the editor follows it (useFieldDrag). */
+  onDragStart: (event: PointerEvent<HTMLElement>, mode: DragMode) => void;
+  /** A keyboard move or resize on its page. */
   onChange: (box: Box) => void;
+  /** PageUp (-1) or PageDown (+1): to the page before or after, where the editor keeps it in view and focused. */
+  onMovePage: (by: -1 | 1) => void;
   onRemove: () => void;
 }
 
 const percent = (value: number, of: number) => `${(value / of) * 100}%`;
+const PAGE_KEYS: Record<string, -1 | 1> = { PageUp: -1, PageDown: 1 };
 
 /**
- * A field placed on a page: moved by dragging it, resized by dragging its corner (pointer events, snapped to the
- * grid and to the other fields' edges), and with the keyboard once focused (arrows move by 1 point, Shift by 10,
- * Alt/Option resizes, Delete removes). Its box is laid out in percent of the page, so it fits any rendered width.
+ * A field placed on a page: moved by dragging it (onto another page too), resized by dragging its corner, and with
+ * the keyboard once focused (arrows move by 1 point, Shift by 10, Alt/Option resizes, PageUp/PageDown move it to the
+ * page before or after, Delete removes). Its box is laid out in percent of the page, so it fits any rendered width.
  */
-export function PlacedField({ field, page, colour, selected, problems, others, onSelect, onChange, onRemove }: PlacedFieldProps) {
-  const drag = useRef<{ mode: 'move' | 'resize'; startX: number; startY: number; box: Box; pointsPerPixel: number }>(undefined);
+export function PlacedField({ field, page, colour, selected, problems, onSelect, onDragStart, onChange, onMovePage, onRemove }: PlacedFieldProps) {
   const errorId = `tpl-field-error-${field.id}`;
 
-  function startDrag(event: PointerEvent<HTMLElement>, mode: 'move' | 'resize') {
+  function startDrag(event: PointerEvent<HTMLElement>, mode: DragMode) {
     if (event.button !== 0) return;
-    event.stopPropagation();
-    event.preventDefault();
-    const overlay = (event.currentTarget.closest('.tpl-page-overlay') as HTMLElement | null) ?? event.currentTarget;
-    const target = event.currentTarget.closest('.tpl-field') as HTMLElement;
-    target.focus();
-    target.setPointerCapture(event.pointerId);
+    (event.currentTarget.closest('.tpl-field') as HTMLElement | null)?.focus({ preventScroll: true });
     onSelect();
-    drag.current = { mode, startX: event.clientX, startY: event.clientY, box: { x: field.x, y: field.y, width: field.width, height: field.height }, pointsPerPixel: page.width / overlay.getBoundingClientRect().width };
-  }
-
-  function onPointerMove(event: PointerEvent<HTMLElement>) {
-    const current = drag.current;
-    if (!current) return;
-    const dx = (event.clientX - current.startX) * current.pointsPerPixel;
-    const dy = (event.clientY - current.startY) * current.pointsPerPixel;
-    const { box } = current;
-    const next = current.mode === 'move' ? snapMove({ ...box, x: box.x + dx, y: box.y + dy }, others) : snapResize({ ...box, width: box.width + dx, height: box.height + dy }, others);
-    onChange(clampToPage(next, page));
+    onDragStart(event, mode);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLElement>) {
@@ -57,10 +46,19 @@ export function PlacedField({ field, page, colour, selected, problems, others, o
       onRemove();
       return;
     }
+    const by = PAGE_KEYS[event.key];
+    if (by) {
+      event.preventDefault();
+      onMovePage(by);
+      return;
+    }
     const next = boxAfterKey(field, event.key, event);
     if (!next) return;
     event.preventDefault();
     onChange(clampToPage(next, page));
+    // A field moved by the keyboard stays in view (clear of the sticky toolbar: its scroll-margin).
+    const element = event.currentTarget;
+    requestAnimationFrame(() => element.scrollIntoView({ block: 'nearest', inline: 'nearest' }));
   }
 
   const invalid = problems.length > 0;
@@ -77,9 +75,6 @@ export function PlacedField({ field, page, colour, selected, problems, others, o
       onFocus={onSelect}
       onKeyDown={onKeyDown}
       onPointerDown={(event) => startDrag(event, 'move')}
-      onPointerMove={onPointerMove}
-      onPointerUp={() => (drag.current = undefined)}
-      onPointerCancel={() => (drag.current = undefined)}
     >
       <span className="tpl-field-label" aria-hidden="true">
         {FIELD_KINDS[field.type].label}

@@ -1,5 +1,5 @@
 import { Button } from 'react-aria-components';
-import { Field } from '../../../components/Form.tsx';
+import { Field } from '@sigil/web-ui';
 import { CheckField } from './controls.tsx';
 import { roleColour, type Draft } from './model.ts';
 import type { DraftEditor } from './useDraft.ts';

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { ApiError } from '../../../api/problem.ts';
 
-/** The API's detail for `pointer` in a refusal (see Field in components/Form.tsx, which text inputs use). */
+/** The API's detail for `pointer` in a refusal (see Field in @sigil/web-ui, which text inputs use). */
 export function detailFor(error: unknown, pointer: string | undefined): string | undefined {
   return pointer && error instanceof ApiError ? error.fieldError(pointer) : undefined;
 }

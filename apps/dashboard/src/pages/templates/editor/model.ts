@@ -175,3 +175,36 @@ export function fieldIndexOf(pointer: string): number | undefined {
   const match = /^\/body\/fields\/(\d+)(\/|$)/.exec(pointer);
   return match ? Number(match[1]) : undefined;
 }
+
+/** A field's type as its id tells it (`signature_2`, `date-signed`), or text when its id names no type. */
+function typeFromId(id: string): FieldType {
+  return FIELD_TYPES.find((type) => id.toLowerCase().startsWith(type)) ?? 'text';
+}
+
+/**
+ * `content` as the draft's body, with every `{{name}}` and `{{field:id}}` it holds declared (the API refuses a token
+ * the draft does not declare): a required variable each, and a required field each, for the first role, of the type
+ * its id names. What was declared is returned too, to be said in words.
+ */
+export function withBody(draft: Draft, content: string): { draft: Draft; declared: string[] } {
+  const variables = [...draft.variables];
+  const fields = [...draft.fields];
+  const declared: string[] = [];
+  const role = draft.roles[0]?.name;
+  for (const [, isField, name] of content.matchAll(TOKEN)) {
+    if (!name) continue;
+    if (!isField && !variables.some((v) => v.name === name)) {
+      variables.push({ name, required: true });
+      declared.push(`variable ${name}`);
+    } else if (isField && role && !fields.some((f) => f.id === name)) {
+      fields.push({ id: name, role, type: typeFromId(name), required: true });
+      declared.push(`${FIELD_KINDS[typeFromId(name)].label.toLowerCase()} field ${name}`);
+    }
+  }
+  return { draft: { ...draft, body: { format: 'html', content }, variables, fields }, declared };
+}
+
+/** A placed field moved to page `page` of `size`, where it stood on its own page (kept inside the new one). */
+export function movedToPage(field: DraftField & Box, page: number, size: PageSize): Box & { page: number } {
+  return { page, ...clampToPage(field, size) };
+}

@@ -23,6 +23,8 @@ export function useDraft(templateId: string, saved: Draft, onChanged: () => void
   const [notice, setNotice] = useState<string>();
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
+  // One write at a time, even when a key repeats faster than the buttons re-render.
+  const running = useRef(false);
 
   useEffect(() => {
     if (!dirtyRef.current) setDraft(withFirstRole(JSON.parse(savedKey) as Draft));
@@ -42,6 +44,8 @@ export function useDraft(templateId: string, saved: Draft, onChanged: () => void
 
   const run = useCallback(
     async (kind: 'save' | 'publish', job: () => Promise<string>) => {
+      if (running.current) return;
+      running.current = true;
       setBusy(kind);
       setError(undefined);
       setNotice(undefined);
@@ -51,6 +55,7 @@ export function useDraft(templateId: string, saved: Draft, onChanged: () => void
       } catch (e) {
         setError(e);
       } finally {
+        running.current = false;
         setBusy(undefined);
       }
     },
@@ -63,10 +68,10 @@ export function useDraft(templateId: string, saved: Draft, onChanged: () => void
       run('publish', async () => {
         if (dirty) await send();
         const version = await unwrap(rest.POST('/v1/templates/{id}/publish', { params: { path: { id: templateId } } }));
-        // Publishing consumes the draft, so this editor goes away: the page says what happened.
-        const message = `Published as version ${String(version.version)}.`;
-        onPublished(message);
-        return message;
+        // Publishing consumes the draft, so this editor goes away: the page says what happened, where the focus goes
+        // (said once: this editor's own status is left empty until it goes).
+        onPublished(`Published as version ${String(version.version)}. Envelopes sent from this template now use it.`);
+        return '';
       }),
     [dirty, onPublished, rest, run, send, templateId],
   );

@@ -1,0 +1,32 @@
+import type { Data, KeyingConfig } from '@urql/exchange-graphcache';
+
+/**
+ * Object types of gateway/api-schema.graphql without an `id` (values, lists, parts of another record), and TemplateField,
+ * whose id is unique within its version only: graphcache embeds them in their parent's record. Both web apps read the
+ * same schema; test/graphcache-keys.test.ts keeps the list in step with it.
+ */
+export const EMBEDDED_TYPES = [
+  'ActivityEntry', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'ChainCheck', 'EnvelopeConnection',
+  'EnvelopeStatusCount', 'InvitationConnection', 'LogLeaf', 'RestoreProgress', 'SandboxExtension', 'Sealing', 'TemplateBody',
+  'TemplateConnection', 'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TemplateField',
+  'WebhookDeliveryConnection', 'WebhookEndpointConnection', 'WebhookHealth',
+];
+
+/** Types named by something else than `id`. */
+export const KEYED_BY_NAME = ['Target', 'Restore', 'Sandbox'];
+
+const namespaced = (data: Data) => (typeof data.namespace === 'string' && typeof data.name === 'string' ? `${data.namespace}/${data.name}` : null);
+
+/** graphcache's `keys` for the API schema. */
+export function apiCacheKeys(): KeyingConfig {
+  return {
+    // Types without an id of their own are embedded in their parent's record (their list, their envelope).
+    ...Object.fromEntries(EMBEDDED_TYPES.map((type) => [type, () => null])),
+    // Strata's records are named by namespace and name (a sandbox by its name); when a query leaves those out, embedded too.
+    Target: namespaced,
+    Restore: namespaced,
+    Sandbox: (s) => (typeof s.name === 'string' ? s.name : null),
+    Recipient: (r) => (typeof r.id === 'string' ? r.id : null),
+    Member: (m) => (typeof m.id === 'string' ? m.id : null),
+  };
+}
