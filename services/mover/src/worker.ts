@@ -4,6 +4,7 @@ import type { Logger } from '@sigil/kit/log';
 import { STRATA_JOBS_STREAM, strataJobSubject, strataStreamControlSubject, type BackupJob, type RestoreJob, type StreamControlMessage, type StreamJob } from '@sigil/proto/strata-jobs';
 import { assertStrataJob, decodeSealedJob } from '@sigil/proto/strata-wire';
 import { runBackup } from './jobs/backup.ts';
+import type { Claim } from './jobs/backup-lease.ts';
 import { runRestore } from './jobs/restore.ts';
 import { runStream, type StreamControl } from './jobs/stream.ts';
 import { createReporter, type Reporter } from './reports.ts';
@@ -19,8 +20,10 @@ export interface WorkerOptions {
   /** Delays before a job whose reports failed is offered again (default 5 s, 15 s, 1 min). */
   retryDelaysMs?: readonly number[];
   /** Runs one opened job (tests replace the engines). */
-  run?: (job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl) => Promise<void>;
+  run?: RunJob;
 }
+
+type RunJob = (job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl) => Promise<void>;
 
 export interface Worker {
   /** Jobs running now. */
@@ -42,13 +45,16 @@ const STREAM_RETRY_DELAYS_MS = [2_000, 5_000, 15_000, 30_000];
 /**
  * Works sealed jobs from the work queue, at most `concurrency` at once. A running job tells JetStream it is still
  * working every 20 s; if the mover dies the job is delivered again after a minute, and a backup whose manifest already
- * exists is only reported again. A job that cannot be opened (another STRATA_SECRETS_KEY) is terminated and logged.
+ * exists is only reported again. A heartbeat can still come late (a starved event loop) and the job be delivered again
+ * while it runs: here the new delivery waits for the running attempt (`awaitRunningAttempt`), in another mover the
+ * backup's lease makes it wait (jobs/backup-lease.ts). A job that cannot be opened (another STRATA_SECRETS_KEY) is
+ * terminated and logged.
  */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { bus, log, secretsKey } = options;
   const reporter = createReporter(bus, options.consumerPrefix);
   const controller = new AbortController();
-  const run = options.run ?? runJob;
+  const run = options.run ?? ((...args: Parameters<RunJob>) => runJob(...args, log));
   let running = 0;
   const stops = new Map<string, (release: boolean) => void>();
   const controlSubscription = await bus.listen(strataStreamControlSubject(options.consumerPrefix), (payload) => {
@@ -65,7 +71,38 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     return { control: { stopped }, release: () => keys.forEach((key) => stops.get(key) === stop && stops.delete(key)) };
   };
 
-  const handle = async (message: BusMessage<OpenedJob>): Promise<void> => {
+  /** The attempt of each job running in this mover, by job id; it leaves the map as it settles. */
+  const attempts = new Map<string, Promise<void>>();
+
+  const handle = (message: BusMessage<OpenedJob>): Promise<void> => {
+    const job = message.data;
+    const current = attempts.get(job.id);
+    if (current) return awaitRunningAttempt(message, current);
+    const attempt = runAttempt(message).finally(() => attempts.delete(job.id));
+    attempts.set(job.id, attempt);
+    return attempt;
+  };
+
+  /**
+   * A job delivered again while its attempt runs here (JetStream handed it out again: a heartbeat came late on a starved
+   * event loop) never starts a second run. The delivery is kept alive until the attempt ends, then settles with it:
+   * acknowledged when the attempt resolved (it reported the job's outcome); when the attempt threw (its reports could
+   * not be sent) this delivery is handled as any other, unless the mover is stopping (then it is offered again).
+   */
+  const awaitRunningAttempt = async (message: BusMessage<OpenedJob>, current: Promise<void>): Promise<void> => {
+    const job = message.data;
+    log.warn({ job: job.id, type: job.type, attempt: message.deliveryCount }, 'job delivered again while it runs here; waiting for the running attempt');
+    const heartbeat = setInterval(() => message.working(), HEARTBEAT_MS);
+    const settled = await current.then(
+      () => true,
+      () => false,
+    ).finally(() => clearInterval(heartbeat));
+    if (settled) return;
+    if (controller.signal.aborted) throw new Error('the mover is shutting down');
+    return handle(message);
+  };
+
+  const runAttempt = async (message: BusMessage<OpenedJob>): Promise<void> => {
     const job = message.data;
     running += 1;
     const heartbeat = setInterval(() => message.working(), HEARTBEAT_MS);
@@ -75,7 +112,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       await run(job, reporter, controller.signal, control);
       log.info({ job: job.id, type: job.type }, 'job finished');
     } catch (error) {
-      // The job reports its own failures; reaching here means the reports could not be sent (NATS down).
+      // The job reports its own failures; reaching here means the reports could not be sent (NATS down), or a backup
+      // stood down while another attempt of it ran elsewhere (the mover stopping, the store failing).
       log.error({ err: error, job: job.id }, 'job could not report; it will be redelivered');
       throw error;
     } finally {
@@ -134,7 +172,9 @@ export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
   return { id: job.id, type: 'restore.run', payload: opened };
 }
 
-function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
+function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl, log: Logger): Promise<void> {
   if (job.type === 'stream.run') return runStream(job.payload, reporter, signal, control);
-  return job.type === 'backup.run' ? runBackup(job.payload, reporter, signal) : runRestore(job.payload, reporter, signal);
+  if (job.type === 'restore.run') return runRestore(job.payload, reporter, signal);
+  const onWaiting = (holder: Claim) => log.warn({ job: job.id, holder: holder.holder, since: holder.since }, 'another attempt of this backup runs; waiting for it to end');
+  return runBackup(job.payload, reporter, signal, { onWaiting });
 }

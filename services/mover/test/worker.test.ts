@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { createMemoryBus } from '@sigil/kit/bus';
+import { createMemoryBus, type Bus } from '@sigil/kit/bus';
 import { seal } from '@sigil/kit/crypto';
 import { silentLogger } from '@sigil/kit/testing';
 import { STRATA_JOBS_STREAM, strataEventSubject, strataJobSubject, type BackupJob } from '@sigil/proto';
@@ -39,6 +39,26 @@ async function until(ready: () => boolean, ms = 5_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** The bus, recording how each handled message settled: acknowledged (the handler resolved) or offered again (it threw). */
+function settling(bus: Bus): { bus: Bus; settled: Array<'ack' | 'again'> } {
+  const settled: Array<'ack' | 'again'> = [];
+  const consume: Bus['consume'] = (options) =>
+    bus.consume({
+      ...options,
+      handle: (message) =>
+        options.handle(message).then(
+          () => void settled.push('ack'),
+          (error: unknown) => {
+            settled.push('again');
+            throw error;
+          },
+        ),
+    });
+  return { bus: { ...bus, consume }, settled };
+}
+
+const WAITING = 'job delivered again while it runs here; waiting for the running attempt';
 
 describe('the mover worker', () => {
   it('opens each job, runs it once, and reports through the bus', async () => {
@@ -105,6 +125,74 @@ describe('the mover worker', () => {
     await until(() => attempts === 2);
     await worker.stop();
     expect(attempts).toBe(2);
+  });
+
+  it('never starts a job delivered again while it runs here: the delivery waits, then is acknowledged with the run', async () => {
+    const { bus, settled } = settling(createMemoryBus());
+    const log = silentLogger();
+    const warnings = vi.spyOn(log, 'warn');
+    let runs = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const worker = await startWorker({
+      bus, log, secretsKey: key, concurrency: 2, consumerPrefix: 'w6', retryDelaysMs: [0],
+      run: async () => {
+        runs += 1;
+        await finished;
+      },
+    });
+    const subject = strataJobSubject('backup.run', 'w6');
+    const job = sealedJob('b6');
+    await bus.publish(subject, job, { msgId: 'b6' });
+    await until(() => runs === 1);
+    // JetStream hands the same message out again; the memory bus stands for it with a second message of the same job.
+    await bus.publish(subject, job);
+    await until(() => warnings.mock.calls.some(([, message]) => message === WAITING));
+    expect(runs).toBe(1);
+    finish();
+    await until(() => settled.length === 2);
+    await worker.stop();
+    expect(runs).toBe(1);
+    expect(settled).toEqual(['ack', 'ack']);
+  });
+
+  it('runs a job that waited for a running attempt itself when that attempt could not report, one run at a time', async () => {
+    const { bus, settled } = settling(createMemoryBus());
+    const log = silentLogger();
+    const warnings = vi.spyOn(log, 'warn');
+    let runs = 0;
+    let running = 0;
+    let most = 0;
+    let fail!: () => void;
+    const failing = new Promise<void>((resolve) => (fail = resolve));
+    const worker = await startWorker({
+      // The first attempt's own redelivery comes long after this test.
+      bus, log, secretsKey: key, concurrency: 2, consumerPrefix: 'w7', retryDelaysMs: [60_000],
+      run: async () => {
+        runs += 1;
+        running += 1;
+        most = Math.max(most, running);
+        try {
+          if (runs === 1) {
+            await failing;
+            throw new Error('NATS is down');
+          }
+        } finally {
+          running -= 1;
+        }
+      },
+    });
+    const subject = strataJobSubject('backup.run', 'w7');
+    await bus.publish(subject, sealedJob('b7'), { msgId: 'b7' });
+    await until(() => runs === 1);
+    await bus.publish(subject, sealedJob('b7'));
+    await until(() => warnings.mock.calls.some(([, message]) => message === WAITING));
+    fail();
+    await until(() => settled.length === 2);
+    await worker.stop();
+    expect(runs).toBe(2);
+    expect(most).toBe(1);
+    expect(settled).toEqual(['again', 'ack']);
   });
 
   it('runs at most `concurrency` jobs at once across backups and restores', async () => {

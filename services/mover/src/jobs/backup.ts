@@ -5,10 +5,11 @@ import { backupPrefix, baseKey, dataKey, inventoryKey, manifestKey, type BackupJ
 import { driverFor } from '../engines/index.ts';
 import { baseBackup, baseBackupVersion, bootstrapSuperuser } from '../engines/postgres/physical.ts';
 import type { DriverEngine, DumpProcess, Inventory, Position } from '../engines/types.ts';
-import { createS3Client, listKeys, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
+import { createS3Client, listKeys, ObjectExistsError, objectExists, putObjectUnique, removeObjects, runUploadPipeline, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
 import { runTogether } from '../engines/together.ts';
 import { backupUpload } from './upload.ts';
+import { acquireLease, leasePrefix, StoodDownError, type Claim, type HeldLease, type LeaseTiming } from './backup-lease.ts';
 import { judgeLoad } from './load-guard.ts';
 import { runExports } from './exports.ts';
 import { inventoryWithCounts } from './exact-counts.ts';
@@ -30,46 +31,135 @@ export interface ManifestObject {
   sql?: string;
 }
 
+/** How one attempt of a backup runs; the worker's attempts use the defaults. */
+export interface BackupAttemptOptions {
+  /** This attempt's id in the backup's lease (default: a random one). */
+  attempt?: string;
+  /** The lease's timing (tests shorten it). */
+  lease?: Partial<LeaseTiming>;
+  /** Another attempt of the same backup holds its lease: this one waits for it. */
+  onWaiting?: (holder: Claim) => void;
+}
+
+/** What one attempt did so far: what its failure path may undo. */
+interface Attempt {
+  client: S3Client;
+  base: string;
+  manifestKey: string;
+  lease?: HeldLease;
+  /** Every key this attempt wrote or began to write: all that its failure path removes. */
+  written: Set<string>;
+  manifestWritten: boolean;
+}
+
 /**
  * One full logical backup: every database is dumped by the engine's tool and streamed through
  * compression, age encryption, a SHA-256 tap and a multipart upload; then the inventory (a catalog
  * object); then the manifest, last, under a key of its own. A failure removes what was written, so no
  * object remains that a restore could mistake for a backup.
+ *
+ * A job can be delivered again while an attempt still runs (its heartbeat late, its mover stalled), in this mover or
+ * another: an attempt works under the backup's prefix only while it holds the backup's lease (backup-lease.ts). One
+ * that finds another attempt holding it touches nothing and reports nothing. *Decision:* it waits, its message kept
+ * alive by the worker's heartbeat, until the holder ends, and then resolves (the message is acknowledged): the holder
+ * reports the outcome itself. Acknowledging at once would lose the job if the holder's mover then died (the broker
+ * redelivers only the live delivery, this one); throwing to have it redelivered later would spend the job's five
+ * deliveries within minutes while a backup can run for hours, with the same loss. Waiting keeps a standby instead: if
+ * the holder dies its claim expires and this attempt takes over (reporting a manifest it finds, or running the backup).
  */
-export async function runBackup(job: BackupJob, reporter: Reporter, signal: AbortSignal): Promise<void> {
+export async function runBackup(job: BackupJob, reporter: Reporter, signal: AbortSignal, options: BackupAttemptOptions = {}): Promise<void> {
   const client = createS3Client(job.store);
   const base = backupPrefix(job.store.prefix, job.target.namespace, job.target.name, job.backupId);
-  const mKey = manifestKey(base);
-  const startedAt = new Date();
+  const run: Attempt = { client, base, manifestKey: manifestKey(base), written: new Set(), manifestWritten: false };
   try {
-    if (await objectExists(client, job.store.bucket, mKey)) {
+    if (await objectExists(client, job.store.bucket, run.manifestKey)) {
       // A redelivered job whose first attempt finished: report the stored result again.
-      const manifest = JSON.parse((await readSmall(await downloadStream(client, job.store.bucket, mKey))).toString('utf8')) as Record<string, unknown>;
-      await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
+      await reportStored(job, run, reporter);
       return;
     }
-    const load = await judgeLoad(job);
-    if (load.postpone) {
-      // Nothing was written: the catalog waits postponeFor and hands the run out again.
-      await reporter.report('backup.postponed', load.report);
-      return;
-    }
-    await removeAll(client, job.store.bucket, base);
-    await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
-    if (job.activeDeadlineMs > 0) deadlines.set(job.backupId, startedAt.getTime() + job.activeDeadlineMs);
-    const manifest = await backUp(job, client, base, reporter, signal, startedAt, load.warnings).finally(() => deadlines.delete(job.backupId));
-    await putObjectUnique(client, job.store.bucket, mKey, Buffer.from(JSON.stringify(manifest, null, 2)), {
-      disableConditionalPut: job.store.disableConditionalPut,
-      contentType: 'application/json',
-    });
-    await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: mKey, manifest });
+    const acquired = await acquireLease({ client, bucket: job.store.bucket, base }, { signal, attempt: options.attempt, timing: options.lease, onWaiting: options.onWaiting });
+    if (acquired.kind === 'ended elsewhere') return;
+    run.lease = acquired.lease;
+    await runHoldingLease(job, reporter, signal, run, acquired.tookOver);
   } catch (error) {
-    await removeAll(client, job.store.bucket, base).catch(() => undefined);
-    await reporter.report('backup.failed', { backupId: job.backupId, message: messageOf(error), finishedAt: new Date().toISOString() });
+    await endInFailure(job, reporter, run, error);
   }
 }
 
+async function runHoldingLease(job: BackupJob, reporter: Reporter, signal: AbortSignal, run: Attempt, tookOver: boolean): Promise<void> {
+  const { client, base } = run;
+  const startedAt = new Date();
+  const bucket = job.store.bucket;
+  if (await objectExists(client, bucket, run.manifestKey)) {
+    // Finished while this attempt waited: its writer reported it, unless it died first (its claim expired: taken over).
+    await release(run);
+    if (tookOver) await reportStored(job, run, reporter);
+    return;
+  }
+  const load = await judgeLoad(job);
+  if (load.postpone) {
+    // Nothing was written: the catalog waits postponeFor and hands the run out again.
+    await release(run);
+    await reporter.report('backup.postponed', load.report);
+    return;
+  }
+  // What a dead attempt left (its claim expired): while this attempt holds the lease no other writes here.
+  await removeAll(client, bucket, base, leasePrefix(base));
+  await reporter.report('backup.started', { backupId: job.backupId, startedAt: startedAt.toISOString(), jobName: `mover@${hostname()}` });
+  if (job.activeDeadlineMs > 0) deadlines.set(job.backupId, startedAt.getTime() + job.activeDeadlineMs);
+  const wrote = (key: string) => void run.written.add(key);
+  const manifest = await backUp(job, client, base, reporter, signal, startedAt, load.warnings, wrote).finally(() => deadlines.delete(job.backupId));
+  if (!(await run.lease?.stillHeld())) throw new Error(`another attempt took the backup over (this one's lease expired while it ran)`);
+  await putObjectUnique(client, bucket, run.manifestKey, Buffer.from(JSON.stringify(manifest, null, 2)), {
+    disableConditionalPut: job.store.disableConditionalPut,
+    contentType: 'application/json',
+  });
+  run.manifestWritten = true;
+  await release(run);
+  await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: run.manifestKey, manifest });
+}
+
+/**
+ * How an attempt that threw ends. It reports the backup failed only when no other attempt is at it and no manifest
+ * exists, and then removes only what it wrote itself:
+ * - it stood down while another attempt held the lease: nothing to remove or report; the error goes to the worker and
+ *   the job is offered again (to find the holder still at work, or the manifest);
+ * - another attempt took the lease over (this one's expired while its mover stalled): that attempt reports;
+ * - a manifest exists (written here, or by another attempt): the backup is done and nothing of it is removed; what
+ *   failed came after (a report that could not be sent), so the error goes to the worker, whose redelivery reports the
+ *   stored manifest.
+ */
+async function endInFailure(job: BackupJob, reporter: Reporter, run: Attempt, error: unknown): Promise<void> {
+  if (error instanceof StoodDownError) throw error;
+  if (run.lease && !(await run.lease.stillHeld().catch(() => true))) {
+    await release(run);
+    return;
+  }
+  const manifestExists = run.manifestWritten || error instanceof ObjectExistsError || (await objectExists(run.client, job.store.bucket, run.manifestKey).catch(() => false));
+  if (manifestExists) {
+    await release(run);
+    throw error;
+  }
+  await removeObjects(run.client, job.store.bucket, [...run.written]).catch(() => undefined);
+  await release(run);
+  await reporter.report('backup.failed', { backupId: job.backupId, message: messageOf(error), finishedAt: new Date().toISOString() });
+}
+
+async function reportStored(job: BackupJob, run: Attempt, reporter: Reporter): Promise<void> {
+  const manifest = JSON.parse((await readSmall(await downloadStream(run.client, job.store.bucket, run.manifestKey))).toString('utf8')) as Record<string, unknown>;
+  await reporter.report('backup.succeeded', { backupId: job.backupId, manifestKey: run.manifestKey, manifest });
+}
+
+/** Ends the lease before the outcome is reported: a failed backup's prefix is empty once the catalog hears of it. */
+async function release(run: Attempt): Promise<void> {
+  const lease = run.lease;
+  run.lease = undefined;
+  await lease?.release();
+}
+
 type Progress = (stage: string, bytes: number) => void;
+/** Notes a key the attempt is about to write (before the upload: a failed one may leave an object or parts behind). */
+export type Wrote = (key: string) => void;
 
 /** When each running backup must be done by (spec jobs.activeDeadline, counted from its start). */
 const deadlines = new Map<string, number>();
@@ -112,7 +202,7 @@ async function uploadDump(job: BackupJob, client: S3Client, dump: DumpProcess, k
  * dump's own is kept on its object, since each database is read in a snapshot of its own); a server whose dumps
  * record none keeps the position read right before them.
  */
-async function dumpDatabases(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: Progress): Promise<DataResult> {
+async function dumpDatabases(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: Progress, wrote: Wrote): Promise<DataResult> {
   const engine = job.database.engine as DriverEngine;
   const driver = driverFor(engine);
   const position: Position = await driver.position(job.database);
@@ -122,6 +212,7 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
     const dump = driver.dump(job.database, database, { excludeData: job.excludeData, excludeTables: job.excludeTables, compression: job.compression });
     const key = dataKey(base, database, engine, compressed);
     progress(`dump ${database}`, result.rawBytes);
+    wrote(key);
     const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress(`dump ${database}`, result.rawBytes + raw));
     result.commands.push(...dump.commands); // known once the dump ran: its plan is made asynchronously
     const dumpPosition = await dump.position;
@@ -143,12 +234,13 @@ async function dumpDatabases(job: BackupJob, client: S3Client, base: string, dat
 }
 
 /** Physical (postgres): the whole server as one pg_basebackup tar, with the WAL that makes it consistent and its backup manifest. */
-async function baseBackupServer(job: BackupJob, client: S3Client, base: string, signal: AbortSignal, progress: Progress): Promise<DataResult> {
+async function baseBackupServer(job: BackupJob, client: S3Client, base: string, signal: AbortSignal, progress: Progress, wrote: Wrote): Promise<DataResult> {
   const superuser = bootstrapSuperuser(job.database);
   superuser.catch(() => {});
   const dump = baseBackup(job.database, `strata ${job.backupId}`, job.compression);
   const key = baseKey(base, job.compression.algorithm === 'zstd');
   progress('base backup', 0);
+  wrote(key);
   const stored = await uploadDump(job, client, dump, key, signal, (raw) => progress('base backup', raw));
   const position = await dump.position;
   return {
@@ -161,7 +253,7 @@ async function baseBackupServer(job: BackupJob, client: S3Client, base: string, 
   };
 }
 
-async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date, loadWarnings: string[]): Promise<Record<string, unknown>> {
+async function backUp(job: BackupJob, client: S3Client, base: string, reporter: Reporter, signal: AbortSignal, startedAt: Date, loadWarnings: string[], wrote: Wrote): Promise<Record<string, unknown>> {
   const engine = job.database.engine;
   if (engine === 'mongodb') throw new Error('mongodb backups are not available in this release');
   const physical = job.mode === 'physical';
@@ -176,17 +268,18 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   const compressed = job.compression.algorithm === 'zstd';
   const progress: Progress = (stage, bytes) => reporter.progress('backup', job.backupId, job.namespace, job.name, { stage, bytes, totalBytes: server.sizeBytes });
   const beforeData = new Date();
-  const data = physical ? await baseBackupServer(job, client, base, signal, progress) : await dumpDatabases(job, client, base, databases, signal, progress);
+  const data = physical ? await baseBackupServer(job, client, base, signal, progress, wrote) : await dumpDatabases(job, client, base, databases, signal, progress, wrote);
   // A physical base is consistent once its end point is replayed, that is as of its end; a logical dump as of its start.
   const consistentAt = physical ? new Date() : beforeData;
   const { objects, position, warnings, commands } = data;
   const doneBytes = data.rawBytes;
-  objects.push(...(await runExports(job, client, base, databases, signal, (stage) => progress(stage, doneBytes))));
+  objects.push(...(await runExports(job, client, base, databases, signal, (stage) => progress(stage, doneBytes), wrote)));
 
   progress('inventory', doneBytes);
   const inventory: Inventory = await inventoryWithCounts(driver, job, databases, server);
   const inventoryBytes = Buffer.from(JSON.stringify(inventory));
   const iKey = inventoryKey(base, compressed);
+  wrote(iKey);
   const stored = await runUploadPipeline({
     source: Readable.from([inventoryBytes]),
     smallSource: true,
@@ -256,9 +349,10 @@ async function backUp(job: BackupJob, client: S3Client, base: string, reporter: 
   };
 }
 
-async function removeAll(client: S3Client, bucket: string, prefix: string): Promise<void> {
+/** Every object under `prefix` but those under `keep`. */
+async function removeAll(client: S3Client, bucket: string, prefix: string, keep: string): Promise<void> {
   const keys: string[] = [];
-  for await (const key of listKeys(client, bucket, prefix)) keys.push(key);
+  for await (const key of listKeys(client, bucket, prefix)) if (!key.startsWith(keep)) keys.push(key);
   if (keys.length) await removeObjects(client, bucket, keys);
 }
 

@@ -11,7 +11,7 @@ import { runUploadPipeline, type S3Client } from '@strata/stream';
 import { csvOf, type ExportBatch } from '../engines/csv.ts';
 import { mysqlExport } from '../engines/mysql/export.ts';
 import { postgresExport } from '../engines/postgres/export.ts';
-import type { ManifestObject } from './backup.ts';
+import type { ManifestObject, Wrote } from './backup.ts';
 import { backupUpload } from './upload.ts';
 
 type Query = NonNullable<BackupJob['queries']>[number];
@@ -21,10 +21,11 @@ function batchesOf(job: BackupJob, database: string, query: Query): AsyncGenerat
   return job.database.engine === 'postgres' ? postgresExport(job.database, database, query.sql, timeoutMs) : mysqlExport(job.database, database, query.sql, timeoutMs);
 }
 
-async function exportOne(job: BackupJob, client: S3Client, base: string, databases: string[], query: Query, signal: AbortSignal): Promise<ManifestObject> {
+async function exportOne(job: BackupJob, client: S3Client, base: string, databases: string[], query: Query, signal: AbortSignal, wrote: Wrote): Promise<ManifestObject> {
   const database = query.database ?? databases[0] ?? '';
   const counted = { rows: 0 };
   const key = exportKey(base, query.name, job.compression.algorithm === 'zstd');
+  wrote(key);
   try {
     const stored = await runUploadPipeline({ ...backupUpload(job, client, key, signal), source: Readable.from(csvOf(batchesOf(job, database, query), counted)) });
     return {
@@ -37,11 +38,11 @@ async function exportOne(job: BackupJob, client: S3Client, base: string, databas
 }
 
 /** Every export of the job, one after the other, after the dumps. */
-export async function runExports(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: (stage: string) => void): Promise<ManifestObject[]> {
+export async function runExports(job: BackupJob, client: S3Client, base: string, databases: string[], signal: AbortSignal, progress: (stage: string) => void, wrote: Wrote): Promise<ManifestObject[]> {
   const objects: ManifestObject[] = [];
   for (const query of job.queries ?? []) {
     progress(`export ${query.name}`);
-    objects.push(await exportOne(job, client, base, databases, query, signal));
+    objects.push(await exportOne(job, client, base, databases, query, signal, wrote));
   }
   return objects;
 }
