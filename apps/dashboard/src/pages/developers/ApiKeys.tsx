@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { ApiKeysQuery as ApiKeysData } from '../../gql/graphql.ts';
@@ -10,7 +9,7 @@ import { CreateApiKey } from './CreateApiKey.tsx';
 import { ShortDate } from './ShortDate.tsx';
 import { PERMISSION_WORDS, type Permission } from './words.ts';
 import './developers.css';
-import { ConfirmButton, DialogButton, FormError, Page, PagedBodies, PagedRows, StatusBadge, type PageSlot } from '@sigil/web-ui';
+import { ConfirmButton, DialogButton, FormError, Page, PagedBodies, PagedRows, StatusBadge, type PageSlot, useAction } from '@sigil/web-ui';
 
 const ApiKeysQuery = graphql(`
   query ApiKeys($mode: String!, $after: String) {

@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { Button, FieldError, Form, Input, Label, NumberField, Radio, RadioGroup, Text } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
-import { BusyButton, Field, FormError } from '@sigil/web-ui';
+import { BusyButton, Field, FormError, useAction } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { CheckboxField, detailFor, Worded } from './fields.tsx';
 import { SecretView } from './SecretView.tsx';

@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
-import { FormError, PagedBodies, PagedRows, StatusBadge, type PageSlot, When } from '@sigil/web-ui';
+import { FormError, PagedBodies, PagedRows, StatusBadge, type PageSlot, useAction, When } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { WebhookDeliveriesQuery } from '../../gql/graphql.ts';

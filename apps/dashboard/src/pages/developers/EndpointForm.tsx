@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
-import { BusyButton, Field, FormError } from '@sigil/web-ui';
-import { useAction } from '../../api/useAction.ts';
+import { BusyButton, Field, FormError, useAction } from '@sigil/web-ui';
 import { CheckboxField, Worded } from './fields.tsx';
 import { EVENT_WORDS, SUBSCRIBABLE_EVENTS, type WebhookEventType } from './words.ts';
 

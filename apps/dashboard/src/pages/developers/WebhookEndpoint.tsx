@@ -4,7 +4,6 @@ import { useNavigate, useParams } from 'react-router';
 import { useQuery } from 'urql';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import type { WebhookEndpointQuery as EndpointData } from '../../gql/graphql.ts';
@@ -14,7 +13,7 @@ import { POLL_MS, usePollWhileVisible } from './poll.ts';
 import { SecretView } from './SecretView.tsx';
 import { EVENT_WORDS, successRate, type WebhookEventType } from './words.ts';
 import './developers.css';
-import { BusyButton, ConfirmButton, DialogButton, FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
+import { BusyButton, ConfirmButton, DialogButton, FormError, Loading, Page, StatusBadge, useAction, When } from '@sigil/web-ui';
 
 const WebhookEndpointQuery = graphql(`
   query WebhookEndpoint($id: ID!) {

@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
-import { CopyButton, FormError, StatusBadge, When } from '@sigil/web-ui';
+import { CopyButton, FormError, StatusBadge, useAction, When } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 
 interface RecipientRow {

@@ -3,7 +3,6 @@ import { Button, Form, Link } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { SelectField, type Option } from './controls.tsx';
@@ -12,7 +11,7 @@ import { CcFields, RecipientFieldset } from './RecipientFields.tsx';
 import { draftFor, toCreateEnvelope, type DryRunResult, type SendDraft } from './sendForm.ts';
 import { OPTION_POINTERS, SendOptions } from './SendOptions.tsx';
 import './envelopes.css';
-import { Field, FormError, Loading, Page } from '@sigil/web-ui';
+import { Field, FormError, Loading, Page, useAction } from '@sigil/web-ui';
 
 const PublishedTemplates = graphql(`
   query SendTemplates {

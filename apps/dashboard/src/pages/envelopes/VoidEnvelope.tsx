@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import { ConfirmButton, Field, FormError } from '@sigil/web-ui';
+import { ConfirmButton, Field, FormError, useAction } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 
 /** Voids an envelope in progress, with the reason recipients are told (a confirmation first: it cannot be undone). */

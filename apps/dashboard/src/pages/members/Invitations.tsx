@@ -1,8 +1,7 @@
 import { useQuery } from 'urql';
-import { ConfirmButton, FormError, PagedBodies, PagedRows, type PageSlot } from '@sigil/web-ui';
+import { ConfirmButton, FormError, PagedBodies, PagedRows, type PageSlot, useAction } from '@sigil/web-ui';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ShortDate } from '../developers/ShortDate.tsx';

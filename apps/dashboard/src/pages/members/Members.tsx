@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { useQuery } from 'urql';
 import { useLive } from '../../api/live.ts';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ShortDate } from '../developers/ShortDate.tsx';
@@ -14,7 +13,7 @@ import { RoleSelect } from './RoleSelect.tsx';
 import { isRole, ROLE_WORDS } from './roles.ts';
 import '../developers/developers.css';
 import './members.css';
-import { ConfirmButton, DialogButton, FormError, Loading, Page } from '@sigil/web-ui';
+import { ConfirmButton, DialogButton, FormError, Loading, Page, useAction } from '@sigil/web-ui';
 
 const MembersQuery = graphql(`
   query Members {

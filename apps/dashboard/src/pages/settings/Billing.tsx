@@ -1,10 +1,9 @@
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
-import { BusyButton, FormError, Page, When } from '@sigil/web-ui';
+import { BusyButton, FormError, Page, useAction, When } from '@sigil/web-ui';
 
 type Billing = components['schemas']['Billing'];
 

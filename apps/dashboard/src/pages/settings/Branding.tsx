@@ -2,11 +2,10 @@ import { useState } from 'react';
 import { Checkbox, Form } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
-import { BusyButton, Field, FormError, Page } from '@sigil/web-ui';
+import { BusyButton, Field, FormError, Page, useAction } from '@sigil/web-ui';
 
 type EmailBranding = components['schemas']['EmailBranding'];
 

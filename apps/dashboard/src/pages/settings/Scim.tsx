@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { SecretView } from '../developers/SecretView.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
-import { BusyButton, ConfirmButton, CopyButton, FormError, Page, When } from '@sigil/web-ui';
+import { BusyButton, ConfirmButton, CopyButton, FormError, Page, useAction, When } from '@sigil/web-ui';
 
 type ScimState = components['schemas']['ScimState'];
 

@@ -2,7 +2,6 @@ import { useState } from 'react';
 import { Form, Switch } from 'react-aria-components';
 import type { components } from '@sigil/proto/api/sigil';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { detailFor } from '../developers/fields.tsx';
 import { RoleSelect } from '../members/RoleSelect.tsx';
@@ -10,7 +9,7 @@ import type { Role } from '../members/roles.ts';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
 import '../members/members.css';
-import { BusyButton, FormError, Page } from '@sigil/web-ui';
+import { BusyButton, FormError, Page, useAction } from '@sigil/web-ui';
 
 type SsoConnection = components['schemas']['SsoConnection'];
 

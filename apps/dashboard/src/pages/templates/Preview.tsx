@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
-import { BusyButton, Field, FormError } from '@sigil/web-ui';
+import { BusyButton, Field, FormError, useAction } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import {SelectField } from './editor/controls.tsx';
 import { PdfPages } from './editor/PdfPages.tsx';

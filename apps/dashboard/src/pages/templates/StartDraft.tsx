@@ -1,6 +1,5 @@
-import { BusyButton, FormError } from '@sigil/web-ui';
+import { BusyButton, FormError, useAction } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { saveBody, withBody, type Draft } from './editor/model.ts';
 import { FIRST_ROLE } from './editor/useDraft.ts';

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useQuery } from 'urql';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { notifyTemplateChanged, useTemplateChanges } from './changes.ts';
 import { DraftWorkspace } from './editor/DraftWorkspace.tsx';
@@ -11,7 +10,7 @@ import { StartDraft } from './StartDraft.tsx';
 import { latestPublished, TemplateQuery, toDraft } from './templateQuery.ts';
 import { Versions } from './Versions.tsx';
 import './templates.css';
-import { ConfirmButton, FormError, Loading, Page } from '@sigil/web-ui';
+import { ConfirmButton, FormError, Loading, Page, useAction } from '@sigil/web-ui';
 
 /** A template: its draft in the editor (or the ways to start one), its versions, and a preview. */
 export default function TemplatePage() {

@@ -3,12 +3,11 @@ import { Button, Form, Input, Label, Link, SearchField } from 'react-aria-compon
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { unwrap } from '../../api/rest.ts';
-import { useAction } from '../../api/useAction.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { useTemplateChanges } from './changes.ts';
 import './templates.css';
-import { DialogButton, Field, FormError, Loading, Page, When } from '@sigil/web-ui';
+import { DialogButton, Field, FormError, Loading, Page, useAction, When } from '@sigil/web-ui';
 
 const PAGE_SIZE = 20;
 
