@@ -1,0 +1,120 @@
+import { Link } from 'react-aria-components';
+import { useLocation } from 'react-router';
+import { useQuery } from 'urql';
+import { FormError, Loading, Page, StatusBadge } from '@sigil/web-ui';
+import { useStrataEvents } from '../../api/events.ts';
+import { useSession } from '../../app/session.tsx';
+import { bytes, formatMoment } from '../../format.ts';
+import { graphql } from '../../gql';
+import type { ConsoleSandboxesQuery } from '../../gql/graphql.ts';
+import { limitShare } from './size.ts';
+import { TimeLeft } from './time-left.tsx';
+import './sandboxes.css';
+
+const SandboxesQuery = graphql(`
+  query ConsoleSandboxes {
+    strataSandboxes {
+      name
+      phase
+      message
+      engine
+      time
+      expires
+      owner
+      usedBytes
+      sizeLimit
+      target {
+        namespace
+        name
+      }
+    }
+  }
+`);
+
+type SandboxRow = ConsoleSandboxesQuery['strataSandboxes'][number];
+
+/** Every living sandbox: what it holds, how it is doing, the time it has left; live from the event stream. */
+export default function SandboxList() {
+  const { can } = useSession();
+  const [{ data, fetching, error }, refetch] = useQuery({ query: SandboxesQuery });
+  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['sandbox', 'restore'] });
+  const sandboxes = data?.strataSandboxes;
+  // What the sandbox page said when it deleted one (the list may still show it, Deleting, for a moment).
+  const notice = (useLocation().state as { notice?: string } | null)?.notice;
+  return (
+    <Page
+      title="Sandboxes"
+      description="Private databases restored from a backup for a limited time, to look at or query old data."
+      actions={
+        can('restorer') && (
+          <Link className="button button-primary" href="/restore?mode=sandbox">
+            New sandbox
+          </Link>
+        )
+      }
+    >
+      <div role="status">{notice && <p className="alert alert-success">{notice}</p>}</div>
+      <FormError error={error} />
+      {!sandboxes && fetching && <Loading what="the sandboxes" />}
+      {sandboxes && <SandboxTable sandboxes={sandboxes} canCreate={can('restorer')} />}
+    </Page>
+  );
+}
+
+function SandboxTable({ sandboxes, canCreate }: { sandboxes: readonly SandboxRow[]; canCreate: boolean }) {
+  return (
+    <div className="table-wrap" role="region" aria-label="Sandboxes (scrolls sideways)" tabIndex={0}>
+      <table className="table" aria-label="Sandboxes">
+        <thead>
+          <tr>
+            <th scope="col">Sandbox</th>
+            <th scope="col">Target</th>
+            <th scope="col">Data as of</th>
+            <th scope="col">Phase</th>
+            <th scope="col">Time left</th>
+            <th scope="col">Owner</th>
+            <th scope="col">Size used</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sandboxes.length === 0 && (
+            <tr>
+              <td colSpan={7}>No sandbox is running. {canCreate ? 'Create one from a target’s timeline with “New sandbox”.' : 'A restorer creates them from a target’s timeline.'}</td>
+            </tr>
+          )}
+          {sandboxes.map((s) => (
+            <SandboxRowView key={s.name} sandbox={s} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SandboxRowView({ sandbox: s }: { sandbox: SandboxRow }) {
+  return (
+    <tr>
+      <th scope="row">
+        <Link href={`/sandboxes/${s.name}`} className="react-aria-Link sbx-nowrap">
+          {s.name}
+        </Link>
+        <div className="muted small">{s.engine}</div>
+      </th>
+      <td>{s.target ? <Link href={`/targets/${s.target.namespace}/${s.target.name}`}>{`${s.target.namespace}/${s.target.name}`}</Link> : <span className="muted">not visible to you</span>}</td>
+      <td className="sbx-moment">{s.time ? formatMoment(Date.parse(s.time)) : <span className="muted">not known yet</span>}</td>
+      <td>
+        <StatusBadge status={s.phase} />
+        {s.phase === 'Failed' && s.message && <div className="small">{s.message}</div>}
+      </td>
+      <td className="sbx-moment">
+        <TimeLeft expires={s.expires} phase={s.phase} />
+        <div className="muted small">until {formatMoment(Date.parse(s.expires))}</div>
+      </td>
+      <td>{s.owner}</td>
+      <td className="sbx-nowrap">
+        {bytes(s.usedBytes)}
+        <div className="muted small">{limitShare(s.usedBytes, s.sizeLimit)}</div>
+      </td>
+    </tr>
+  );
+}
