@@ -18,3 +18,10 @@ export function duration(seconds: number): string {
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
 }
+
+/** A moment in the person's time zone, to the second, with its UTC form: "28 Nov 2026, 14:03:07 (13:03:07 UTC)". */
+export function formatMoment(at: number): string {
+  const date = new Date(at);
+  const local = date.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return `${local} (${date.toISOString().slice(11, 19)} UTC)`;
+}

@@ -6,10 +6,14 @@ import type { Data, KeyingConfig } from '@urql/exchange-graphcache';
  * same schema; test/graphcache-keys.test.ts keeps the list in step with it.
  */
 export const EMBEDDED_TYPES = [
-  'ActivityEntry', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'ChainCheck', 'EnvelopeConnection',
-  'EnvelopeStatusCount', 'InvitationConnection', 'LogLeaf', 'RestoreProgress', 'SandboxExtension', 'Sealing', 'TemplateBody',
-  'TemplateConnection', 'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TemplateField',
-  'WebhookDeliveryConnection', 'WebhookEndpointConnection', 'WebhookHealth',
+  'ActivityEntry', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'BackupRun',
+  'ChainBreak', 'ChainCheck', 'Condition', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory',
+  'InventoryDatabase', 'InventoryExactCounts', 'InventoryTable', 'InvitationConnection', 'LogLeaf', 'Plan',
+  'RestoreProgress', 'SandboxExtension', 'Sealing', 'Segment', 'SegmentSpan', 'StoreGarbageCollection',
+  'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy', 'StrataSettings', 'StrataStore',
+  'TargetTimeline', 'TemplateBody', 'TemplateConnection', 'TemplateField', 'TemplatePageSize', 'TemplateRole',
+  'TemplateVariable', 'TemplateVersion', 'TimelineVerification', 'WebhookDeliveryConnection',
+  'WebhookEndpointConnection', 'WebhookHealth', 'Window',
 ];
 
 /** Types named by something else than `id`. */

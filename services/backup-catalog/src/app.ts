@@ -63,7 +63,8 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, sandboxRestores, log: deps.log });
-      await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers({ db, targets, backups, restores }), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
+      const graph = { db, targets, backups, restores, changes, audit, clock: deps.clock, inventory: (id: string) => readInventory(deps, id), settings: () => readSettings(db, deps.resources) };
+      await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers(graph), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
     },
     handlers: {
       getWhoami: async ({ principal, req }) => ok({ principal, version: STRATA.version, externalURL: deps.externalUrl ?? addressUsed(req) }),

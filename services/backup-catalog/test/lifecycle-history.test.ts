@@ -37,7 +37,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackupTargetSpec } from '@sigil/proto/resources';
 import { backupPrefix, chainIdOf, manifestKey, pinKeyOfManifest, segmentKey, segmentReportKey } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, listKeys, type S3Client } from '@strata/stream';
-import { chainReport } from '../src/change-capture/segments.ts';
+import { chainReport } from '../src/change-capture/chain-inputs.ts';
 import { bumpCatalogVersion } from '../src/db.ts';
 import type { Prisma } from '../src/generated/prisma/client.ts';
 import { s3Env, stackDocuments } from './fixtures.ts';

@@ -4,6 +4,7 @@ import type { Db } from '../db.ts';
 import { planFor, planView } from '../restores/plans.ts';
 import type { ResourceRepository } from '../resources/resources.ts';
 import { listSegments } from './segments.ts';
+import type { TimeRange } from './segment-times.ts';
 import type { TargetService } from '../console/targets.ts';
 
 function parseSince(since: string | undefined): Date | undefined {
@@ -26,10 +27,11 @@ export function createChangeQueries(deps: { db: Db; resources: ResourceRepositor
       const segments = await listSegments(db, { ...(from ? { since: from } : {}), visible: (ns, name) => visible.get(`${ns}/${name}`) === true });
       return { segments, ...(from ? { since: from.toISOString() } : {}) };
     },
-    async targetSegments(principal: StrataPrincipal, namespace: string, name: string, since?: string) {
+    /** One target's segments; `zoom` keeps those overlapping a time range, at most `limit` (the console's timeline). */
+    async targetSegments(principal: StrataPrincipal, namespace: string, name: string, since?: string, zoom?: { overlapping?: TimeRange; limit: number }) {
       await targets.visibleTarget(principal, namespace, name);
       const from = parseSince(since);
-      const segments = await listSegments(db, { ...(from ? { since: from } : {}), target: { namespace, name } });
+      const segments = await listSegments(db, { ...(from ? { since: from } : {}), target: { namespace, name }, ...zoom });
       return { target: `${namespace}/${name}`, segments, ...(from ? { since: from.toISOString() } : {}) };
     },
     async plan(principal: StrataPrincipal, namespace: string, name: string, at?: string) {
@@ -38,3 +40,5 @@ export function createChangeQueries(deps: { db: Db; resources: ResourceRepositor
     },
   };
 }
+
+export type ChangeQueries = ReturnType<typeof createChangeQueries>;

@@ -1,19 +1,13 @@
-import { chainIdOf, type StrataReports } from '@sigil/proto/strata-jobs';
+import type { StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
-import { analyzeChain, type ChainReport, type FullBase, type SegmentRow } from './chain.ts';
-import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
-import { bumpCatalogVersion, type Db, type DbOrTx, type Tx } from '../db.ts';
+import type { ChainReport, ChainSegment } from './chain.ts';
+import { computeChain, parseLsn } from './chain-inputs.ts';
+import { segmentsOverlapping, type TimeRange } from './segment-times.ts';
+import type { BackupDeps } from '../backups/backups.ts';
+import { bumpCatalogVersion, type Db, type Tx } from '../db.ts';
 import type { ResourceRepository, StoredResource } from '../resources/resources.ts';
 
 export type SegmentRecord = NonNullable<Awaited<ReturnType<Db['segment']['findUnique']>>>;
-
-/** A position as a number that orders: a Postgres LSN (`X/Y`), or a binlog `<file>.<n>:<offset>` as n·2³² + offset. */
-export function parseLsn(position: string): bigint {
-  const binlog = /\.(\d+):(\d+)$/.exec(position);
-  if (binlog) return (BigInt(binlog[1]!) << 32n) + BigInt(binlog[2]!);
-  const [high = '0', low = '0'] = position.split('/');
-  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
-}
 
 /** Records an uploaded segment (once per key); a complete segment replaces the partial uploads of the same file. */
 export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReports['segment.uploaded']): Promise<void> {
@@ -71,8 +65,8 @@ export async function updatePitr(tx: Tx, resources: ResourceRepository, namespac
 }
 
 /** Recomputes the chain and writes what the target's status says about it. */
-export async function refreshChain(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, extra: Partial<TargetPitrStatus> = {}): Promise<ChainReport> {
-  const report = await chainReport(tx, target);
+export async function refreshChain(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, extra: Partial<TargetPitrStatus> = {}): Promise<ChainReport<ChainSegment>> {
+  const report = await computeChain(tx, target);
   await updatePitr(tx, resources, target.metadata.namespace, target.metadata.name, (pitr) => {
     const { brokenReason: _r, brokenSince: _s, ...rest } = pitr;
     return { ...rest, ...pitrFields(report), ...extra };
@@ -81,7 +75,7 @@ export async function refreshChain(tx: Tx, resources: ResourceRepository, target
 }
 
 /** The status members derived from the chain. */
-export function pitrFields(report: ChainReport): Partial<TargetPitrStatus> {
+export function pitrFields(report: ChainReport<ChainSegment>): Partial<TargetPitrStatus> {
   const window = report.windows.at(-1);
   return {
     chainBroken: report.chainBroken,
@@ -92,39 +86,6 @@ export function pitrFields(report: ChainReport): Partial<TargetPitrStatus> {
     segments: report.segments,
     gaps: report.gaps,
   };
-}
-
-/**
- * The fulls of a target that a chain can start from: Postgres physical ones (consistent at their end LSN), and
- * MariaDB/MySQL dumps that recorded their binlog position (restorable from their completion on, conservatively).
- */
-export async function physicalFulls(conn: DbOrTx, namespace: string, targetName: string): Promise<FullBase[]> {
-  const rows = await conn.backup.findMany({ where: { namespace, targetName, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'asc' } });
-  const fulls: FullBase[] = [];
-  for (const row of rows) {
-    const manifest = (row.manifest ?? {}) as { mode?: string; consistentAt?: string; server?: { systemID?: string }; position?: { endLSN?: string; timeline?: number; binlogFile?: string; binlogPos?: number } };
-    const base = { id: row.id, timeline: manifest.position?.timeline ?? 1, storedBytes: Number(row.storedBytes) };
-    if (manifest.mode === 'physical' && manifest.position?.endLSN) {
-      const chainId = manifest.server?.systemID ? chainIdOf(manifest.server.systemID, base.timeline) : undefined;
-      fulls.push({ ...base, time: new Date(manifest.consistentAt ?? row.completedAt ?? row.queuedAt), endLsn: parseLsn(manifest.position.endLSN), ...(chainId ? { chainId } : {}) });
-    } else if (row.engine === 'mysql' && manifest.position?.binlogFile && manifest.position.binlogPos !== undefined) {
-      fulls.push({ ...base, timeline: 1, time: row.completedAt ?? row.queuedAt, endLsn: parseLsn(`${manifest.position.binlogFile}:${manifest.position.binlogPos}`), needsChangeLog: true, wholeSeconds: true });
-    }
-  }
-  return fulls;
-}
-
-export async function chainReport(conn: DbOrTx, target: StoredResource<TargetSpec>): Promise<ChainReport> {
-  const { namespace, name } = target.metadata;
-  const pitr = ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
-  // Expired segments wait for garbage collection: no kept full's window needs them, so no chain may use them.
-  const rows = await conn.segment.findMany({ where: { namespace, targetName: name, expired: false }, orderBy: { startLsn: 'asc' } });
-  return analyzeChain(await physicalFulls(conn, namespace, name), rows as SegmentRow[], {
-    ...(pitr.coveredUntil ? { coveredUntil: new Date(pitr.coveredUntil) } : {}),
-    ...(pitr.coveredPos ? { coveredLsn: parseLsn(pitr.coveredPos) } : {}),
-    ...(pitr.coveredTimeline ? { coveredTimeline: pitr.coveredTimeline } : {}),
-    ...(pitr.brokenReason && pitr.brokenAt ? { brokenReason: pitr.brokenReason, brokenAt: new Date(pitr.brokenAt) } : {}),
-  });
 }
 
 /** Spec 2.1 Segment. */
@@ -153,12 +114,22 @@ export function segmentView(row: SegmentRecord) {
   };
 }
 
-/** Segments uploaded since a time, oldest first, of one target or of the targets `visible` lets through. */
-export async function listSegments(db: Db, options: { since?: Date; target?: { namespace: string; name: string }; visible?: (namespace: string, name: string) => boolean; limit?: number }) {
+/**
+ * Segments uploaded since a time, oldest first, of one target or of the targets `visible` lets through; with
+ * `overlapping`, only those whose time overlaps that range (the timeline's zoom).
+ */
+export async function listSegments(db: Db, options: { since?: Date; target?: { namespace: string; name: string }; visible?: (namespace: string, name: string) => boolean; limit?: number; overlapping?: TimeRange }) {
+  const limit = options.limit ?? 1000;
+  const inRange = options.overlapping && options.target ? await segmentsOverlapping(db, options.target, options.overlapping, limit) : undefined;
   const rows = await db.segment.findMany({
-    where: { expired: false, ...(options.since ? { uploadedAt: { gte: options.since } } : {}), ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}) },
+    where: {
+      expired: false,
+      ...(options.since ? { uploadedAt: { gte: options.since } } : {}),
+      ...(options.target ? { namespace: options.target.namespace, targetName: options.target.name } : {}),
+      ...(inRange ? { seq: { in: inRange } } : {}),
+    },
     orderBy: [{ uploadedAt: 'asc' }, { seq: 'asc' }],
-    take: options.limit ?? 1000,
+    take: limit,
   });
   return rows.filter((r) => !options.visible || options.visible(r.namespace, r.targetName)).map(segmentView);
 }

@@ -10,7 +10,8 @@ import { STRATA_LABELS as LABELS } from '@sigil/proto/strata';
 import { findPolicy, findStore, loadTargetBundle } from '../resources/stores.ts';
 import { backupRefView } from './views.ts';
 import { mayReplicate } from '../backups/backups.ts';
-import { chainReport } from '../change-capture/segments.ts';
+import { chainSummary, type ChainSummary } from '../change-capture/chain-inputs.ts';
+import { targetStats, type TargetStats } from './target-stats.ts';
 import { pitrSettings } from '../change-capture/streams.ts';
 import type { TargetPitrStatus } from '@sigil/proto/resources';
 
@@ -22,14 +23,6 @@ export interface TargetFilters {
   q?: string;
 }
 
-interface TargetStats {
-  backups: number;
-  storedBytes: bigint;
-  lastSuccess?: BackupRow;
-  lastFinished?: BackupRow;
-  running?: BackupRow;
-}
-
 /**
  * Targets as the console shows them. Health: `ok`, `never` (no successful backup yet), `failing` (the last
  * run failed), `stale` (no success for two schedule intervals), `suspended`, `misconfigured` (policy or
@@ -38,28 +31,8 @@ interface TargetStats {
 export function createTargetService(deps: BackupDeps) {
   const { db, resources } = deps;
 
-  async function statsFor(conn: DbOrTx, namespace?: string, name?: string): Promise<Map<string, TargetStats>> {
-    const where = namespace && name ? { namespace, targetName: name } : {};
-    const rows = await conn.backup.findMany({ where, orderBy: [{ queuedAt: 'desc' }] });
-    const stats = new Map<string, TargetStats>();
-    for (const row of rows) {
-      const key = `${row.namespace}/${row.targetName}`;
-      const s = stats.get(key) ?? { backups: 0, storedBytes: 0n };
-      if (row.phase === BACKUP_PHASES.succeeded) {
-        s.backups += 1;
-        s.storedBytes += row.storedBytes;
-        if (!s.lastSuccess || (row.completedAt ?? row.queuedAt) > (s.lastSuccess.completedAt ?? s.lastSuccess.queuedAt)) s.lastSuccess = row;
-      }
-      if ((row.phase === BACKUP_PHASES.succeeded || row.phase === BACKUP_PHASES.failed) && !row.mirrored) {
-        if (!s.lastFinished || (row.completedAt ?? row.queuedAt) > (s.lastFinished.completedAt ?? s.lastFinished.queuedAt)) s.lastFinished = row;
-      }
-      if (row.phase === BACKUP_PHASES.running && !s.running) s.running = row;
-      stats.set(key, s);
-    }
-    return stats;
-  }
-
-  async function view(conn: DbOrTx, target: StoredResource<TargetSpec>, stats: TargetStats | undefined, now: Date) {
+  /** The console's view of a target, with the chain and the resource it was computed from. */
+  async function describe(conn: DbOrTx, target: StoredResource<TargetSpec>, stats: TargetStats | undefined, now: Date): Promise<TargetRecord> {
     const { namespace, name } = target.metadata;
     const labels = target.metadata.labels ?? {};
     const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
@@ -67,11 +40,11 @@ export function createTargetService(deps: BackupDeps) {
     const status = target.status as { lastScheduleTime?: string; nextRunTime?: string; pitr?: TargetPitrStatus; lastVerification?: { time?: string; verifiedAt?: string } };
     const denied = status.pitr?.replicationDenied;
     const pitr = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(status.pitr);
-    const chain = pitr ? await chainReport(conn, target) : undefined;
+    const chain = pitr ? await chainSummary(conn, target) : undefined;
     const suspended = target.spec.suspend === true;
     const { health, healthReason } = healthOf(target, policy, store, stats, now);
     const last = stats?.lastSuccess;
-    return {
+    const view = {
       namespace,
       name,
       engine: target.spec.engine,
@@ -102,6 +75,7 @@ export function createTargetService(deps: BackupDeps) {
       lagSeconds: pitr ? (status.pitr?.lagSeconds ?? 0) : 0,
       storedBytes: Number(stats?.storedBytes ?? 0n),
     };
+    return { view, resource: target, chain, lastFinished: stats?.lastFinished };
   }
 
   function visible(principal: StrataPrincipal, target: StoredResource<TargetSpec>): boolean {
@@ -178,32 +152,39 @@ export function createTargetService(deps: BackupDeps) {
     await dispatchQueued(deps);
   }
 
+  /** The targets the principal may see that pass the filters, each with its chain and resource (the GraphQL console's). */
+  async function listRecords(principal: StrataPrincipal, filters: TargetFilters): Promise<{ records: TargetRecord[]; catalogVersion: number }> {
+    const now = deps.clock();
+    const [targets, stats, version] = await Promise.all([resources.list<TargetSpec>(db, 'BackupTarget'), targetStats(db), catalogVersion(db)]);
+    const records: TargetRecord[] = [];
+    for (const target of targets) {
+      if (!visible(principal, target)) continue;
+      const record = await describe(db, target, stats.get(`${target.metadata.namespace}/${target.metadata.name}`), now);
+      if (passes(record.view, filters, target)) records.push(record);
+    }
+    return { records, catalogVersion: Number(version) };
+  }
+
+  /** One target the principal may see (404 otherwise), with its chain and resource. */
+  async function record(principal: StrataPrincipal, namespace: string, name: string): Promise<TargetRecord> {
+    const target = await getVisible(principal, namespace, name);
+    const stats = await targetStats(db, { namespace, name });
+    return describe(db, target, stats.get(`${namespace}/${name}`), deps.clock());
+  }
+
   return {
     tick,
     /** The target, if the principal may see it (404 otherwise). */
     visibleTarget: getVisible,
     isVisible: visible,
+    listRecords,
+    record,
     async list(principal: StrataPrincipal, filters: TargetFilters) {
-      const now = deps.clock();
-      const [targets, stats, version] = await Promise.all([resources.list<TargetSpec>(db, 'BackupTarget'), statsFor(db), catalogVersion(db)]);
-      const views = [];
-      for (const target of targets) {
-        if (!visible(principal, target)) continue;
-        const v = await view(db, target, stats.get(`${target.metadata.namespace}/${target.metadata.name}`), now);
-        if (filters.env && v.env !== filters.env) continue;
-        if (filters.org && v.org !== filters.org) continue;
-        if (filters.project && v.project !== filters.project) continue;
-        if (filters.health && v.health !== filters.health) continue;
-        if (filters.q && !matches(filters.q, [v.namespace, v.name, v.engine, v.policy, v.store, v.org, v.project, v.env, target.spec.endpoint.host, ...Object.values(target.metadata.labels ?? {})])) continue;
-        views.push(v);
-      }
-      return { targets: views, catalogVersion: Number(version) };
+      const { records, catalogVersion: version } = await listRecords(principal, filters);
+      return { targets: records.map((record) => record.view), catalogVersion: version };
     },
     async detail(principal: StrataPrincipal, namespace: string, name: string) {
-      const target = await getVisible(principal, namespace, name);
-      const stats = await statsFor(db, namespace, name);
-      const v = await view(db, target, stats.get(`${namespace}/${name}`), deps.clock());
-      const last = stats.get(`${namespace}/${name}`)?.lastFinished;
+      const { view: v, resource: target, lastFinished: last } = await record(principal, namespace, name);
       return {
         target: v,
         spec: target.spec,
@@ -247,6 +228,56 @@ export function createTargetService(deps: BackupDeps) {
 }
 
 export type TargetService = ReturnType<typeof createTargetService>;
+
+/** A target as the console shows it (`view`, the API's Target), and what it was computed from. */
+export interface TargetRecord {
+  view: TargetView;
+  resource: StoredResource<TargetSpec>;
+  /** Its change-capture chain, for a target with point-in-time recovery. */
+  chain: ChainSummary | undefined;
+  lastFinished: BackupRow | undefined;
+}
+
+/** The API's Target (spec 2.1). */
+export interface TargetView {
+  namespace: string;
+  name: string;
+  engine: string;
+  org: string;
+  project: string;
+  env: string;
+  policy: string;
+  store: string;
+  phase: string;
+  message: string;
+  health: string;
+  healthReason: string;
+  running: string;
+  suspended: boolean;
+  pitr: boolean;
+  replicationDenied?: string;
+  replicationFix?: string;
+  chainBroken: boolean;
+  onlyInStore: boolean;
+  lastFull: ReturnType<typeof backupRefView> | null;
+  lastSuccess?: string;
+  nextRun?: string;
+  lastVerification?: string;
+  windows: Array<{ from: string; to: string }>;
+  gaps: number;
+  backups: number;
+  segments: number;
+  lagSeconds: number;
+  storedBytes: number;
+}
+
+function passes(v: TargetView, filters: TargetFilters, target: StoredResource<TargetSpec>): boolean {
+  if (filters.env && v.env !== filters.env) return false;
+  if (filters.org && v.org !== filters.org) return false;
+  if (filters.project && v.project !== filters.project) return false;
+  if (filters.health && v.health !== filters.health) return false;
+  return !filters.q || matches(filters.q, [v.namespace, v.name, v.engine, v.policy, v.store, v.org, v.project, v.env, target.spec.endpoint.host, ...Object.values(target.metadata.labels ?? {})]);
+}
 
 function healthOf(
   target: StoredResource<TargetSpec>,

@@ -5,6 +5,7 @@ import type { TargetNode, BackupNode, RestoreNode } from '../subgraph.ts';
 import type { StrataSubgraphContext } from '@sigil/kit/graphql';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = T | null;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -13,6 +14,8 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** Any JSON value. */
+  JSON: { input: unknown; output: unknown; }
   link__Import: { input: unknown; output: unknown; }
   federation__FieldSet: { input: unknown; output: unknown; }
   federation__Scope: { input: unknown; output: unknown; }
@@ -61,6 +64,41 @@ export type Target = {
   lagSeconds: Scalars['Float']['output'];
   /** Every run (queued, running, succeeded, failed), newest first; limit 1 to 1000. */
   backups: Array<Backup>;
+  /** The moments it can be restored to exactly (change capture), oldest first; empty without change capture. */
+  windows: Array<Window>;
+  /** Holes in its change log (segments missing between two in the store). */
+  gaps: Scalars['Int']['output'];
+  /** How many change-log segments the catalog holds for it. */
+  segmentCount: Scalars['Int']['output'];
+  /** Why the newest full backup's chain is broken, when chainBroken; empty otherwise. */
+  chainBrokenReason: Scalars['String']['output'];
+  /** The last moment the broken chain restores, when chainBroken. */
+  chainBrokenSince: Maybe<Scalars['String']['output']>;
+  /** When its last verification restore finished, or null before the first. */
+  lastVerification: Maybe<Scalars['String']['output']>;
+  /** Whether that verification passed its checks; null before the first. */
+  lastVerificationPassed: Maybe<Scalars['Boolean']['output']>;
+  /** The Backup running now, by name; empty when none runs. */
+  running: Scalars['String']['output'];
+  /** Known only from the store (no BackupTarget); always false while targets are applied to the catalog. */
+  onlyInStore: Scalars['Boolean']['output'];
+  /** What its database user lacks to replicate (change capture and physical backups need it); empty when nothing is. */
+  replicationDenied: Scalars['String']['output'];
+  /** What to grant so it can replicate; empty when nothing is missing. */
+  replicationFix: Scalars['String']['output'];
+  /** The BackupTarget's status conditions (Ready, LastBackupSucceeded, Scheduled), as the resource has them. */
+  conditions: Array<Condition>;
+  /**
+   * Its history between from and to (RFC 3339; default: from its oldest backup or window to now) for a zoomable
+   * timeline: windows, full backups, verifications, where the change log breaks, and its segments merged into at most
+   * maxSpans spans (1 to 5000).
+   */
+  timeline: TargetTimeline;
+  /**
+   * Its change-log segments whose time overlaps from..to (RFC 3339, both optional), in upload order (oldest first),
+   * those the store lost included (their explanation says so); limit 1 to 1000.
+   */
+  segments: Array<Segment>;
 };
 
 
@@ -70,6 +108,155 @@ export type Target = {
  */
 export type TargetBackupsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A database Strata backs up (a BackupTarget), as the console shows it. Callers scoped to orgs or projects see only the
+ * targets labelled with one of them.
+ */
+export type TargetTimelineArgs = {
+  from?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+  maxSpans?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A database Strata backs up (a BackupTarget), as the console shows it. Callers scoped to orgs or projects see only the
+ * targets labelled with one of them.
+ */
+export type TargetSegmentsArgs = {
+  from?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A stretch of time a target can be restored to, to any moment inside it. */
+export type Window = {
+  __typename?: 'Window';
+  from: Scalars['String']['output'];
+  to: Scalars['String']['output'];
+};
+
+/** A Kubernetes-style status condition of a resource. */
+export type Condition = {
+  __typename?: 'Condition';
+  type: Scalars['String']['output'];
+  /** True, False or Unknown. */
+  status: Scalars['String']['output'];
+  reason: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+  /** When status last changed. */
+  lastTransitionTime: Scalars['String']['output'];
+};
+
+/** A target's history over a time range, for the console's timeline. */
+export type TargetTimeline = {
+  __typename?: 'TargetTimeline';
+  from: Scalars['String']['output'];
+  to: Scalars['String']['output'];
+  /** The windows that overlap the range, whole. */
+  windows: Array<Window>;
+  /** Every run whose time lies in the range, oldest first (failed and running ones too: see phase). */
+  backups: Array<TimelineBackup>;
+  /** The verification restores that finished in the range, oldest first. */
+  verifications: Array<TimelineVerification>;
+  /**
+   * The change-log segments in the store that overlap the range, oldest first, merged into spans: two segments one after
+   * the other merge when the time between them is at most (to - from) / maxSpans, so there are never more than maxSpans
+   * spans.
+   */
+  segmentSpans: Array<SegmentSpan>;
+  /** Where the change log breaks inside the range, oldest first. */
+  breaks: Array<ChainBreak>;
+};
+
+/** A backup run on the timeline. */
+export type TimelineBackup = {
+  __typename?: 'TimelineBackup';
+  id: Scalars['ID']['output'];
+  /** Where it sits: the moment its data show (consistent point) once known, else when it finished, else when it was queued. */
+  time: Scalars['String']['output'];
+  /** When it completed, for a Succeeded backup (as Backup.completed). */
+  completed: Maybe<Scalars['String']['output']>;
+  phase: Scalars['String']['output'];
+  /** logical or physical. */
+  mode: Scalars['String']['output'];
+  verified: Scalars['Boolean']['output'];
+  verifyFailed: Scalars['Boolean']['output'];
+  pinned: Scalars['Boolean']['output'];
+  storedBytes: Scalars['Float']['output'];
+};
+
+/** A finished verification restore: a backup restored into a throwaway sandbox and checked. */
+export type TimelineVerification = {
+  __typename?: 'TimelineVerification';
+  /** The backup it restored (the base of a point-in-time verification). */
+  backupID: Scalars['String']['output'];
+  /** The verification Restore's name. */
+  restore: Scalars['String']['output'];
+  /** When it finished. */
+  at: Scalars['String']['output'];
+  /** Whether it restored and every check passed. */
+  passed: Scalars['Boolean']['output'];
+  /** Seconds from its request until its data were restored and checked. */
+  rtoSeconds: Scalars['Float']['output'];
+  /** Its outcome: what failed, when it failed. */
+  message: Scalars['String']['output'];
+};
+
+/** Change-log segments that follow one another closely enough to be drawn as one bar. */
+export type SegmentSpan = {
+  __typename?: 'SegmentSpan';
+  /** The first moment its segments hold, and the last (commit times, or what the streamer covered). */
+  firstTime: Scalars['String']['output'];
+  lastTime: Scalars['String']['output'];
+  /** How many segments it merges. */
+  segments: Scalars['Int']['output'];
+  commits: Scalars['Float']['output'];
+  /** Their size in the store. */
+  bytes: Scalars['Float']['output'];
+  /** Whether any of them is a partial upload (the file being written). */
+  partial: Scalars['Boolean']['output'];
+  /** The lowest and the highest catalog sequence number of its segments. */
+  firstSeq: Scalars['Float']['output'];
+  lastSeq: Scalars['Float']['output'];
+};
+
+/** A place where the change log cannot be replayed through. */
+export type ChainBreak = {
+  __typename?: 'ChainBreak';
+  /** gap: a hole between two segments of the store; chain: why the newest full backup's chain is broken. */
+  kind: Scalars['String']['output'];
+  /** The last moment before the break, when known. */
+  from: Maybe<Scalars['String']['output']>;
+  /** When the change log resumes after a gap, when known. */
+  to: Maybe<Scalars['String']['output']>;
+  reason: Scalars['String']['output'];
+};
+
+/** One piece of a target's change log in the store: a WAL file (or a partial upload of the one being written), or a binlog file. */
+export type Segment = {
+  __typename?: 'Segment';
+  /** The catalog's sequence number (upload order). */
+  seq: Scalars['Float']['output'];
+  name: Scalars['String']['output'];
+  timeline: Scalars['Int']['output'];
+  chainID: Scalars['String']['output'];
+  startPos: Scalars['String']['output'];
+  endPos: Scalars['String']['output'];
+  /** The first and last commit in it; null when it holds none. */
+  firstTime: Maybe<Scalars['String']['output']>;
+  lastTime: Maybe<Scalars['String']['output']>;
+  commits: Scalars['Int']['output'];
+  /** Bytes in the store (compressed, encrypted), and before compression. */
+  size: Scalars['Float']['output'];
+  rawSize: Scalars['Float']['output'];
+  partial: Scalars['Boolean']['output'];
+  uploadedAt: Scalars['String']['output'];
+  /** Set when the store no longer holds it. */
+  explanation: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -131,6 +318,57 @@ export type Backup = {
   /** How many times the load guard postponed this run, and when a postponed run is tried again. */
   postpones: Scalars['Int']['output'];
   postponedUntil: Maybe<Scalars['String']['output']>;
+  /**
+   * What the database looked like at backup time (no row data): read from the store and decrypted with the store's
+   * catalog identity. Null when the backup has none (not Succeeded, or taken without one); an error (UNPROCESSABLE,
+   * status 422) when the store or its identity cannot open it.
+   */
+  inventory: Maybe<Inventory>;
+};
+
+/** A backup's inventory: databases, tables, sizes and row counts. */
+export type Inventory = {
+  __typename?: 'Inventory';
+  collectedAt: Scalars['String']['output'];
+  engine: Scalars['String']['output'];
+  serverVersion: Scalars['String']['output'];
+  schemaHash: Scalars['String']['output'];
+  databases: Array<InventoryDatabase>;
+  notes: Array<Scalars['String']['output']>;
+  /** How the target's exactCounts went, when it has them. */
+  exactCounts: Maybe<InventoryExactCounts>;
+};
+
+export type InventoryDatabase = {
+  __typename?: 'InventoryDatabase';
+  name: Scalars['String']['output'];
+  sizeBytes: Scalars['Float']['output'];
+  schemaHash: Scalars['String']['output'];
+  migrationVersion: Maybe<Scalars['String']['output']>;
+  tables: Array<InventoryTable>;
+};
+
+export type InventoryTable = {
+  __typename?: 'InventoryTable';
+  schema: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  /** table, view, ... as the engine names it. */
+  kind: Maybe<Scalars['String']['output']>;
+  rowsEstimate: Scalars['Float']['output'];
+  /** The row count from count(*), when the target's exactCounts counted it. */
+  exactRows: Maybe<Scalars['Float']['output']>;
+  totalBytes: Scalars['Float']['output'];
+  tableBytes: Maybe<Scalars['Float']['output']>;
+  indexBytes: Maybe<Scalars['Float']['output']>;
+  columns: Scalars['Int']['output'];
+};
+
+export type InventoryExactCounts = {
+  __typename?: 'InventoryExactCounts';
+  tables: Scalars['Int']['output'];
+  seconds: Scalars['Float']['output'];
+  /** Tables left at their estimate, with why. */
+  skipped: Array<Scalars['String']['output']>;
 };
 
 /** A restore of a backup: into a new database, a sandbox, or as a download. */
@@ -156,6 +394,131 @@ export type Restore = {
   progress: Maybe<RestoreProgress>;
 };
 
+/** What restoring a target to a moment takes: the base backup, the segments to replay, the bytes, or why it cannot be. */
+export type Plan = {
+  __typename?: 'Plan';
+  restorable: Scalars['Boolean']['output'];
+  /** Why the moment cannot be restored; empty when it can. */
+  reason: Scalars['String']['output'];
+  baseBackupID: Maybe<Scalars['String']['output']>;
+  /** The moment the base backup shows. */
+  baseTime: Maybe<Scalars['String']['output']>;
+  /** The moment the restore will show: the moment asked with change capture, the base's own otherwise. */
+  effectiveTime: Maybe<Scalars['String']['output']>;
+  /** The moment asked (the end of the newest window for latest). */
+  targetTime: Maybe<Scalars['String']['output']>;
+  /** Bytes to read from the store: the base and the segments. */
+  bytes: Scalars['Float']['output'];
+  /** Change-log segments to replay. */
+  segments: Scalars['Int']['output'];
+  windows: Array<Window>;
+};
+
+/** Recent backup runs and restores, newest first, running ones included. */
+export type StrataActivity = {
+  __typename?: 'StrataActivity';
+  backups: Array<BackupRun>;
+  restores: Array<Restore>;
+};
+
+/** One backup run (a Backup object), running or finished. */
+export type BackupRun = {
+  __typename?: 'BackupRun';
+  namespace: Scalars['String']['output'];
+  /** The Backup's name. */
+  name: Scalars['String']['output'];
+  /** The target's name (in namespace). */
+  target: Scalars['String']['output'];
+  phase: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+  reason: Scalars['String']['output'];
+  backupID: Scalars['String']['output'];
+  created: Scalars['String']['output'];
+  /** Bytes read so far, or the backup's raw size once it succeeded. */
+  bytes: Scalars['Float']['output'];
+  durationSeconds: Scalars['Int']['output'];
+  progress: Maybe<RestoreProgress>;
+};
+
+/** One recorded write to the console API, whatever its outcome. */
+export type StrataAuditEvent = {
+  __typename?: 'StrataAuditEvent';
+  time: Scalars['String']['output'];
+  /** The caller's email, and its role. */
+  user: Scalars['String']['output'];
+  role: Scalars['String']['output'];
+  /** The operation, e.g. backupNow, applyResources, createRestore. */
+  action: Scalars['String']['output'];
+  /** What the request named: a target (or another resource, a secret, a store) as namespace/name, a backup's id for a pin. */
+  target: Scalars['String']['output'];
+  object: Scalars['String']['output'];
+  /** ok, denied, invalid, not-found, conflict, unprocessable or error. */
+  outcome: Scalars['String']['output'];
+  /** The client address. */
+  from: Scalars['String']['output'];
+  /** Action-specific detail (the status, the reason). */
+  detail: Scalars['JSON']['output'];
+};
+
+/** Stores, policies, the service version and the catalog state (read-only). */
+export type StrataSettings = {
+  __typename?: 'StrataSettings';
+  stores: Array<StrataStore>;
+  policies: Array<StrataPolicy>;
+  version: Scalars['String']['output'];
+  catalog: StrataCatalogState;
+};
+
+/** A BackupStore (object-store bucket and prefix) as the console shows it. */
+export type StrataStore = {
+  __typename?: 'StrataStore';
+  name: Scalars['String']['output'];
+  endpoint: Scalars['String']['output'];
+  region: Scalars['String']['output'];
+  bucket: Scalars['String']['output'];
+  prefix: Scalars['String']['output'];
+  /** Ready or Error (Pending before its first check). */
+  phase: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+  readOnly: Scalars['Boolean']['output'];
+  lastGC: Maybe<StoreGarbageCollection>;
+};
+
+/** A store's last garbage collection. */
+export type StoreGarbageCollection = {
+  __typename?: 'StoreGarbageCollection';
+  at: Scalars['String']['output'];
+  objects: Scalars['Int']['output'];
+  bytes: Scalars['Float']['output'];
+  dryRun: Scalars['Boolean']['output'];
+  /** Garbage left for a later pass because it was too recent. */
+  waiting: Scalars['Int']['output'];
+};
+
+/** A BackupPolicy as the console shows it. */
+export type StrataPolicy = {
+  __typename?: 'StrataPolicy';
+  namespace: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  store: Scalars['String']['output'];
+  /** The full backups' cron schedule. */
+  schedule: Scalars['String']['output'];
+  /** The verification restores' cron schedule; empty without. */
+  verify: Scalars['String']['output'];
+  /** The retention rules, e.g. daily=7 weekly=4. */
+  retention: Scalars['String']['output'];
+  /** Whether change capture (point-in-time recovery) is on. */
+  pitr: Scalars['Boolean']['output'];
+};
+
+export type StrataCatalogState = {
+  __typename?: 'StrataCatalogState';
+  targets: Scalars['Int']['output'];
+  backups: Scalars['Int']['output'];
+  version: Scalars['Float']['output'];
+};
+
+/** How far a running restore (or backup) is. */
 export type RestoreProgress = {
   __typename?: 'RestoreProgress';
   stage: Scalars['String']['output'];
@@ -176,6 +539,21 @@ export type Query = {
   strataRestores: Array<Restore>;
   /** One restore of a target the caller may see, or null. Needs the role viewer. */
   strataRestore: Maybe<Restore>;
+  /**
+   * What restoring a target to at (RFC 3339, or latest) takes, or why it cannot be (restorable false, with the reason);
+   * null when the target does not exist or the caller may not see it. A target without any completed backup is an
+   * error (NOT_RESTORABLE, status 422), as in GET /plan. Needs the role viewer.
+   */
+  strataPlan: Maybe<Plan>;
+  /** Recent backup runs and restores of the targets the caller may see, newest first; limit 1 to 500. Needs the role viewer. */
+  strataActivity: StrataActivity;
+  /**
+   * The audit log, newest first, filtered by action and user; limit 1 to 1000. A caller scoped to orgs or projects sees
+   * the events whose target is a target it may see. Needs the role operator.
+   */
+  strataAudit: Array<StrataAuditEvent>;
+  /** Stores, policies, the service version and the catalog state. Needs the role viewer. */
+  strataSettings: StrataSettings;
   _entities: Array<Maybe<_Entity>>;
   _service: _Service;
 };
@@ -210,6 +588,25 @@ export type QueryStrataRestoresArgs = {
 export type QueryStrataRestoreArgs = {
   namespace: Scalars['String']['input'];
   name: Scalars['String']['input'];
+};
+
+
+export type QueryStrataPlanArgs = {
+  namespace: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  at: Scalars['String']['input'];
+};
+
+
+export type QueryStrataActivityArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryStrataAuditArgs = {
+  action?: InputMaybe<Scalars['String']['input']>;
+  user?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -343,10 +740,32 @@ export type ResolversTypes = {
   Target: ResolverTypeWrapper<TargetNode>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Window: ResolverTypeWrapper<Window>;
+  Condition: ResolverTypeWrapper<Condition>;
+  TargetTimeline: ResolverTypeWrapper<TargetTimeline>;
+  TimelineBackup: ResolverTypeWrapper<TimelineBackup>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  TimelineVerification: ResolverTypeWrapper<TimelineVerification>;
+  SegmentSpan: ResolverTypeWrapper<SegmentSpan>;
+  ChainBreak: ResolverTypeWrapper<ChainBreak>;
+  Segment: ResolverTypeWrapper<Segment>;
   TargetHealth: TargetHealth;
   Backup: ResolverTypeWrapper<BackupNode>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Inventory: ResolverTypeWrapper<Inventory>;
+  InventoryDatabase: ResolverTypeWrapper<InventoryDatabase>;
+  InventoryTable: ResolverTypeWrapper<InventoryTable>;
+  InventoryExactCounts: ResolverTypeWrapper<InventoryExactCounts>;
   Restore: ResolverTypeWrapper<RestoreNode>;
+  Plan: ResolverTypeWrapper<Plan>;
+  StrataActivity: ResolverTypeWrapper<Omit<StrataActivity, 'restores'> & { restores: Array<ResolversTypes['Restore']> }>;
+  BackupRun: ResolverTypeWrapper<BackupRun>;
+  StrataAuditEvent: ResolverTypeWrapper<StrataAuditEvent>;
+  JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  StrataSettings: ResolverTypeWrapper<StrataSettings>;
+  StrataStore: ResolverTypeWrapper<StrataStore>;
+  StoreGarbageCollection: ResolverTypeWrapper<StoreGarbageCollection>;
+  StrataPolicy: ResolverTypeWrapper<StrataPolicy>;
+  StrataCatalogState: ResolverTypeWrapper<StrataCatalogState>;
   RestoreProgress: ResolverTypeWrapper<RestoreProgress>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   link__Purpose: Link__Purpose;
@@ -366,9 +785,31 @@ export type ResolversParentTypes = {
   Target: TargetNode;
   Int: Scalars['Int']['output'];
   Float: Scalars['Float']['output'];
-  Backup: BackupNode;
+  Window: Window;
+  Condition: Condition;
+  TargetTimeline: TargetTimeline;
+  TimelineBackup: TimelineBackup;
   ID: Scalars['ID']['output'];
+  TimelineVerification: TimelineVerification;
+  SegmentSpan: SegmentSpan;
+  ChainBreak: ChainBreak;
+  Segment: Segment;
+  Backup: BackupNode;
+  Inventory: Inventory;
+  InventoryDatabase: InventoryDatabase;
+  InventoryTable: InventoryTable;
+  InventoryExactCounts: InventoryExactCounts;
   Restore: RestoreNode;
+  Plan: Plan;
+  StrataActivity: Omit<StrataActivity, 'restores'> & { restores: Array<ResolversParentTypes['Restore']> };
+  BackupRun: BackupRun;
+  StrataAuditEvent: StrataAuditEvent;
+  JSON: Scalars['JSON']['output'];
+  StrataSettings: StrataSettings;
+  StrataStore: StrataStore;
+  StoreGarbageCollection: StoreGarbageCollection;
+  StrataPolicy: StrataPolicy;
+  StrataCatalogState: StrataCatalogState;
   RestoreProgress: RestoreProgress;
   Query: Record<PropertyKey, never>;
   link__Import: Scalars['link__Import']['output'];
@@ -484,7 +925,100 @@ export type TargetResolvers<ContextType = StrataSubgraphContext, ParentType exte
   storedBytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   lagSeconds?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   backups?: Resolver<Array<ResolversTypes['Backup']>, ParentType, ContextType, RequireFields<TargetBackupsArgs, 'limit'>>;
+  windows?: Resolver<Array<ResolversTypes['Window']>, ParentType, ContextType>;
+  gaps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  segmentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  chainBrokenReason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  chainBrokenSince?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastVerification?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastVerificationPassed?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  running?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  onlyInStore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  replicationDenied?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replicationFix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  conditions?: Resolver<Array<ResolversTypes['Condition']>, ParentType, ContextType>;
+  timeline?: Resolver<ResolversTypes['TargetTimeline'], ParentType, ContextType, RequireFields<TargetTimelineArgs, 'maxSpans'>>;
+  segments?: Resolver<Array<ResolversTypes['Segment']>, ParentType, ContextType, RequireFields<TargetSegmentsArgs, 'limit'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type WindowResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Window'] = ResolversParentTypes['Window']> = {
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ConditionResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Condition'] = ResolversParentTypes['Condition']> = {
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastTransitionTime?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type TargetTimelineResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['TargetTimeline'] = ResolversParentTypes['TargetTimeline']> = {
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  windows?: Resolver<Array<ResolversTypes['Window']>, ParentType, ContextType>;
+  backups?: Resolver<Array<ResolversTypes['TimelineBackup']>, ParentType, ContextType>;
+  verifications?: Resolver<Array<ResolversTypes['TimelineVerification']>, ParentType, ContextType>;
+  segmentSpans?: Resolver<Array<ResolversTypes['SegmentSpan']>, ParentType, ContextType>;
+  breaks?: Resolver<Array<ResolversTypes['ChainBreak']>, ParentType, ContextType>;
+};
+
+export type TimelineBackupResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['TimelineBackup'] = ResolversParentTypes['TimelineBackup']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  time?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  completed?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  verifyFailed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  pinned?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  storedBytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type TimelineVerificationResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['TimelineVerification'] = ResolversParentTypes['TimelineVerification']> = {
+  backupID?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  restore?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  passed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  rtoSeconds?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SegmentSpanResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['SegmentSpan'] = ResolversParentTypes['SegmentSpan']> = {
+  firstTime?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastTime?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  segments?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  commits?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  partial?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  firstSeq?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  lastSeq?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
+export type ChainBreakResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['ChainBreak'] = ResolversParentTypes['ChainBreak']> = {
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  from?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  to?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SegmentResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Segment'] = ResolversParentTypes['Segment']> = {
+  seq?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  timeline?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  chainID?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  startPos?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  endPos?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  firstTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  commits?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  rawSize?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  partial?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  uploadedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  explanation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type BackupResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Backup'] = ResolversParentTypes['Backup'], FederationReferenceType extends FederationReferenceTypes['Backup'] = FederationReferenceTypes['Backup']> = {
@@ -523,7 +1057,44 @@ export type BackupResolvers<ContextType = StrataSubgraphContext, ParentType exte
   expiredReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   postpones?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   postponedUntil?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  inventory?: Resolver<Maybe<ResolversTypes['Inventory']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type InventoryResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Inventory'] = ResolversParentTypes['Inventory']> = {
+  collectedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  engine?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  serverVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  schemaHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  databases?: Resolver<Array<ResolversTypes['InventoryDatabase']>, ParentType, ContextType>;
+  notes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  exactCounts?: Resolver<Maybe<ResolversTypes['InventoryExactCounts']>, ParentType, ContextType>;
+};
+
+export type InventoryDatabaseResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['InventoryDatabase'] = ResolversParentTypes['InventoryDatabase']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sizeBytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  schemaHash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  migrationVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tables?: Resolver<Array<ResolversTypes['InventoryTable']>, ParentType, ContextType>;
+};
+
+export type InventoryTableResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['InventoryTable'] = ResolversParentTypes['InventoryTable']> = {
+  schema?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rowsEstimate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  exactRows?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  totalBytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  tableBytes?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  indexBytes?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  columns?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type InventoryExactCountsResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['InventoryExactCounts'] = ResolversParentTypes['InventoryExactCounts']> = {
+  tables?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  seconds?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  skipped?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type RestoreResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Restore'] = ResolversParentTypes['Restore'], FederationReferenceType extends FederationReferenceTypes['Restore'] = FederationReferenceTypes['Restore']> = {
@@ -545,6 +1116,96 @@ export type RestoreResolvers<ContextType = StrataSubgraphContext, ParentType ext
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type PlanResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Plan'] = ResolversParentTypes['Plan']> = {
+  restorable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  baseBackupID?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  baseTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  effectiveTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  segments?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  windows?: Resolver<Array<ResolversTypes['Window']>, ParentType, ContextType>;
+};
+
+export type StrataActivityResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataActivity'] = ResolversParentTypes['StrataActivity']> = {
+  backups?: Resolver<Array<ResolversTypes['BackupRun']>, ParentType, ContextType>;
+  restores?: Resolver<Array<ResolversTypes['Restore']>, ParentType, ContextType>;
+};
+
+export type BackupRunResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['BackupRun'] = ResolversParentTypes['BackupRun']> = {
+  namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  backupID?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  durationSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  progress?: Resolver<Maybe<ResolversTypes['RestoreProgress']>, ParentType, ContextType>;
+};
+
+export type StrataAuditEventResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataAuditEvent'] = ResolversParentTypes['StrataAuditEvent']> = {
+  time?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  target?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  object?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  detail?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+};
+
+export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
+  name: 'JSON';
+}
+
+export type StrataSettingsResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataSettings'] = ResolversParentTypes['StrataSettings']> = {
+  stores?: Resolver<Array<ResolversTypes['StrataStore']>, ParentType, ContextType>;
+  policies?: Resolver<Array<ResolversTypes['StrataPolicy']>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  catalog?: Resolver<ResolversTypes['StrataCatalogState'], ParentType, ContextType>;
+};
+
+export type StrataStoreResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataStore'] = ResolversParentTypes['StrataStore']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  endpoint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  region?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bucket?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  prefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phase?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  readOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  lastGC?: Resolver<Maybe<ResolversTypes['StoreGarbageCollection']>, ParentType, ContextType>;
+};
+
+export type StoreGarbageCollectionResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StoreGarbageCollection'] = ResolversParentTypes['StoreGarbageCollection']> = {
+  at?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  objects?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  dryRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  waiting?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type StrataPolicyResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataPolicy'] = ResolversParentTypes['StrataPolicy']> = {
+  namespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  store?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  schedule?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  verify?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  retention?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pitr?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type StrataCatalogStateResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['StrataCatalogState'] = ResolversParentTypes['StrataCatalogState']> = {
+  targets?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  backups?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+};
+
 export type RestoreProgressResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['RestoreProgress'] = ResolversParentTypes['RestoreProgress']> = {
   stage?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -558,6 +1219,10 @@ export type QueryResolvers<ContextType = StrataSubgraphContext, ParentType exten
   strataBackup?: Resolver<Maybe<ResolversTypes['Backup']>, ParentType, ContextType, RequireFields<QueryStrataBackupArgs, 'id'>>;
   strataRestores?: Resolver<Array<ResolversTypes['Restore']>, ParentType, ContextType, RequireFields<QueryStrataRestoresArgs, 'limit'>>;
   strataRestore?: Resolver<Maybe<ResolversTypes['Restore']>, ParentType, ContextType, RequireFields<QueryStrataRestoreArgs, 'namespace' | 'name'>>;
+  strataPlan?: Resolver<Maybe<ResolversTypes['Plan']>, ParentType, ContextType, RequireFields<QueryStrataPlanArgs, 'namespace' | 'name' | 'at'>>;
+  strataActivity?: Resolver<ResolversTypes['StrataActivity'], ParentType, ContextType, RequireFields<QueryStrataActivityArgs, 'limit'>>;
+  strataAudit?: Resolver<Array<ResolversTypes['StrataAuditEvent']>, ParentType, ContextType, RequireFields<QueryStrataAuditArgs, 'limit'>>;
+  strataSettings?: Resolver<ResolversTypes['StrataSettings'], ParentType, ContextType>;
   _entities?: Resolver<Array<Maybe<ResolversTypes['_Entity']>>, ParentType, ContextType, RequireFields<Query_EntitiesArgs, 'representations'>>;
   _service?: Resolver<ResolversTypes['_Service'], ParentType, ContextType>;
 };
@@ -592,8 +1257,30 @@ export type _EntityResolvers<ContextType = StrataSubgraphContext, ParentType ext
 
 export type Resolvers<ContextType = StrataSubgraphContext> = {
   Target?: TargetResolvers<ContextType>;
+  Window?: WindowResolvers<ContextType>;
+  Condition?: ConditionResolvers<ContextType>;
+  TargetTimeline?: TargetTimelineResolvers<ContextType>;
+  TimelineBackup?: TimelineBackupResolvers<ContextType>;
+  TimelineVerification?: TimelineVerificationResolvers<ContextType>;
+  SegmentSpan?: SegmentSpanResolvers<ContextType>;
+  ChainBreak?: ChainBreakResolvers<ContextType>;
+  Segment?: SegmentResolvers<ContextType>;
   Backup?: BackupResolvers<ContextType>;
+  Inventory?: InventoryResolvers<ContextType>;
+  InventoryDatabase?: InventoryDatabaseResolvers<ContextType>;
+  InventoryTable?: InventoryTableResolvers<ContextType>;
+  InventoryExactCounts?: InventoryExactCountsResolvers<ContextType>;
   Restore?: RestoreResolvers<ContextType>;
+  Plan?: PlanResolvers<ContextType>;
+  StrataActivity?: StrataActivityResolvers<ContextType>;
+  BackupRun?: BackupRunResolvers<ContextType>;
+  StrataAuditEvent?: StrataAuditEventResolvers<ContextType>;
+  JSON?: GraphQLScalarType;
+  StrataSettings?: StrataSettingsResolvers<ContextType>;
+  StrataStore?: StrataStoreResolvers<ContextType>;
+  StoreGarbageCollection?: StoreGarbageCollectionResolvers<ContextType>;
+  StrataPolicy?: StrataPolicyResolvers<ContextType>;
+  StrataCatalogState?: StrataCatalogStateResolvers<ContextType>;
   RestoreProgress?: RestoreProgressResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   link__Import?: GraphQLScalarType;

@@ -6,8 +6,8 @@
  */
 import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { BACKUP_PHASES, backupEvent, type BackupDeps, type BackupRow } from '../backups/backups.ts';
-import { physicalFulls, refreshChain } from '../change-capture/segments.ts';
-import type { SegmentRow } from '../change-capture/chain.ts';
+import { refreshChain } from '../change-capture/segments.ts';
+import { loadSegments, physicalFulls } from '../change-capture/chain-inputs.ts';
 import { consistentAt } from '../console/views.ts';
 import { bumpCatalogVersion, type Tx } from '../db.ts';
 import { findPolicy } from '../resources/stores.ts';
@@ -82,7 +82,8 @@ async function recordKept(tx: Tx, row: BackupRow, decision: RetentionDecision): 
 /** Marks the segments no kept full's window needs any more; they leave every chain at once. */
 async function expireSegments(tx: Tx, target: StoredResource<TargetSpec>): Promise<number> {
   const { namespace, name } = target.metadata;
-  const rows = (await tx.segment.findMany({ where: { namespace, targetName: name, expired: false }, orderBy: { startLsn: 'asc' } })) as SegmentRow[];
+  // Rows the store lost too: a file expires with all its rows.
+  const rows = await loadSegments(tx, namespace, name, { missing: true });
   if (rows.length === 0) return 0;
   const kept = await physicalFulls(tx, namespace, name);
   const keys = [...expiredSegments(kept, rows)];

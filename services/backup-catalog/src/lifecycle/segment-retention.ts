@@ -18,7 +18,10 @@
  *
  * A file expires with all its rows: the complete upload, its partial uploads and rows marked missing.
  */
-import { bestSegments, type FullBase, type SegmentRow } from '../change-capture/chain.ts';
+import { bestSegments, type ChainSegment, type FullBase } from '../change-capture/chain.ts';
+
+/** A segment row as retention reads it: what the chain reads, and the row's key. */
+type SegmentRow = ChainSegment & { key: string };
 
 /** The keys of the rows of every segment file no kept full needs. */
 export function expiredSegments(keptFulls: FullBase[], rows: SegmentRow[]): Set<string> {

@@ -4,7 +4,7 @@ import { BACKUP_PHASES, mayReplicate, type BackupRow } from '../backups/backups.
 import { chooseChain, type ChainReport, type PlanChoice, type Window } from '../change-capture/chain.ts';
 import type { DbOrTx } from '../db.ts';
 import type { ResourceRepository, StoredResource } from '../resources/resources.ts';
-import { chainReport } from '../change-capture/segments.ts';
+import { chainReport, segmentObjects, type LoadedSegment } from '../change-capture/chain-inputs.ts';
 import { findPolicy } from '../resources/stores.ts';
 import { pitrSettings } from '../change-capture/streams.ts';
 
@@ -26,8 +26,6 @@ export interface RestorePlan {
   recoverTo?: string;
 }
 
-const consistentAt = (row: BackupRow): Date => new Date(((row.manifest ?? {}) as { consistentAt?: string }).consistentAt ?? row.completedAt ?? row.queuedAt);
-
 function parseAt(at: string | undefined): Date | 'latest' | undefined {
   if (at === undefined || at === '') return undefined;
   if (at === 'latest') return 'latest';
@@ -38,36 +36,52 @@ function parseAt(at: string | undefined): Date | 'latest' | undefined {
 
 const describe = (windows: Window[]): string => (windows.length ? windows.map((w) => `${w.from} – ${w.to}`).join(', ') : 'none yet');
 
+/** A succeeded backup's id and the moment it restores (its manifest's consistent-at time), read without the manifest. */
+interface BaseCandidate {
+  id: string;
+  at: Date;
+  storedBytes: bigint;
+}
+
+const CANDIDATES = `SELECT id, stored_bytes AS "storedBytes", manifest->>'consistentAt' AS consistent_at, completed_at, queued_at
+  FROM backups WHERE namespace = $1 AND target_name = $2 AND phase = '${BACKUP_PHASES.succeeded}' ORDER BY completed_at DESC`;
+
+async function candidates(conn: DbOrTx, namespace: string, name: string): Promise<BaseCandidate[]> {
+  const rows = await conn.$queryRawUnsafe<Array<{ id: string; storedBytes: bigint; consistent_at: string | null; completed_at: Date | null; queued_at: Date }>>(CANDIDATES, namespace, name);
+  return rows.map((row) => ({ id: row.id, storedBytes: row.storedBytes, at: row.consistent_at ? new Date(row.consistent_at) : (row.completed_at ?? row.queued_at) }));
+}
+
 /**
  * What restoring a target to `at` takes. With change capture (postgres, pitr on, replication allowed) the time
  * must lie inside a window and is restored exactly; without it, the newest full at or before `at` is used and the
- * plan says the effective time. A target without any completed backup is a 422.
+ * plan says the effective time. A target without any completed backup is a 422. Only the chosen backup and the
+ * chosen segments are read whole: a target may have thousands of each.
  */
 export async function planFor(conn: DbOrTx, resources: ResourceRepository, target: StoredResource<TargetSpec>, atText: string | undefined): Promise<RestorePlan> {
   const { namespace, name } = target.metadata;
   const at = parseAt(atText);
-  const backups = await conn.backup.findMany({ where: { namespace, targetName: name, phase: BACKUP_PHASES.succeeded }, orderBy: { completedAt: 'desc' } });
-  if (backups.length === 0) throw new AppError('not-restorable', `Target ${namespace}/${name} has no completed backup yet.`);
+  const bases = await candidates(conn, namespace, name);
+  if (bases.length === 0) throw new AppError('not-restorable', `Target ${namespace}/${name} has no completed backup yet.`);
   const policy = await findPolicy(conn, resources, namespace, target.spec.policy);
   const pitr = (target.status as { pitr?: TargetPitrStatus }).pitr;
   const capture = (target.spec.engine === 'postgres' || target.spec.engine === 'mysql') && pitrSettings(target, policy).enabled && mayReplicate(pitr);
   const report = capture ? await chainReport(conn, target) : undefined;
-  if (report && report.windows.length > 0 && at !== undefined) return exactPlan(report, backups, at, atText as string);
-  if (report && report.windows.length > 0 && at === undefined) return exactPlan(report, backups, 'latest', 'latest');
+  if (report && report.windows.length > 0) return exactPlan(conn, report, at ?? 'latest', at === undefined ? 'latest' : (atText as string));
   if (capture && at instanceof Date) {
     return { restorable: false, reason: `${at.toISOString()} lies outside every change-capture window of ${namespace}/${name} (windows: none yet; the first physical full backup opens one)`, bytes: 0, segments: 0, windows: [] };
   }
-  return fullPlan(backups, at, report?.windows ?? []);
+  return fullPlan(conn, bases, at, report?.windows ?? []);
 }
 
-function exactPlan(report: ChainReport, backups: BackupRow[], at: Date | 'latest', atText: string): RestorePlan {
+async function exactPlan(conn: DbOrTx, report: ChainReport<LoadedSegment>, at: Date | 'latest', atText: string): Promise<RestorePlan> {
   const newest = report.windows.at(-1) as Window;
   const time = at === 'latest' ? new Date(newest.to) : at;
-  const choice = chooseChain(report, at);
-  if (!choice) {
+  const chosen = chooseChain(report, at);
+  if (!chosen) {
     return { restorable: false, reason: `${time.toISOString()} lies outside every change-capture window (windows: ${describe(report.windows)})`, targetTime: time.toISOString(), bytes: 0, segments: 0, windows: report.windows };
   }
-  const backup = backups.find((b) => b.id === choice.chain.full.id);
+  const choice = { ...chosen, segments: await segmentObjects(conn, chosen.segments) };
+  const backup = await conn.backup.findUnique({ where: { id: choice.chain.full.id } });
   const bytes = choice.chain.full.storedBytes + choice.segments.reduce((sum, s) => sum + Number(s.size), 0);
   return {
     restorable: true,
@@ -84,19 +98,20 @@ function exactPlan(report: ChainReport, backups: BackupRow[], at: Date | 'latest
   };
 }
 
-function fullPlan(backups: BackupRow[], at: Date | 'latest' | undefined, windows: Window[]): RestorePlan {
+async function fullPlan(conn: DbOrTx, bases: BaseCandidate[], at: Date | 'latest' | undefined, windows: Window[]): Promise<RestorePlan> {
   const time = at instanceof Date ? at : undefined;
-  const backup = backups.filter((b) => !time || consistentAt(b) <= time).sort((a, b) => consistentAt(b).getTime() - consistentAt(a).getTime())[0];
-  if (!backup) {
+  const base = bases.filter((b) => !time || b.at <= time).sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+  const backup = base && (await conn.backup.findUnique({ where: { id: base.id } }));
+  if (!base || !backup) {
     return { restorable: false, reason: `No backup is consistent at or before ${time?.toISOString()}.`, ...(time ? { targetTime: time.toISOString() } : {}), bytes: 0, segments: 0, windows };
   }
   return {
     restorable: true,
-    baseBackupID: backup.id,
-    baseTime: consistentAt(backup).toISOString(),
-    effectiveTime: consistentAt(backup).toISOString(),
+    baseBackupID: base.id,
+    baseTime: base.at.toISOString(),
+    effectiveTime: base.at.toISOString(),
     ...(time ? { targetTime: time.toISOString() } : {}),
-    bytes: Number(backup.storedBytes),
+    bytes: Number(base.storedBytes),
     segments: 0,
     windows,
     backup,

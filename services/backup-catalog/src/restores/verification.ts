@@ -5,7 +5,7 @@ import type { StrataPrincipal } from '@sigil/proto/strata';
 import type { StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupDeps } from '../backups/backups.ts';
 import type { ChainReport } from '../change-capture/chain.ts';
-import { chainReport } from '../change-capture/segments.ts';
+import { chainSummary } from '../change-capture/chain-inputs.ts';
 import type { Tx } from '../db.ts';
 import { DEFAULT_VERIFY_CHECKS } from './restore-checks.ts';
 import type { SandboxRestores } from './sandbox-restores.ts';
@@ -19,7 +19,7 @@ const VERIFIER: StrataPrincipal = { id: 'verifier', email: 'verifier', role: 're
 const VERIFY_TTL = '6h';
 
 type CheckResult = NonNullable<StrataReports['restore.succeeded']['checks']>[number];
-type ChainTarget = Parameters<typeof chainReport>[1];
+type ChainTarget = Parameters<typeof chainSummary>[1];
 
 /**
  * Scheduled verification restores: on the policy's `verify.schedule` each target's latest backup (or, with
@@ -59,7 +59,7 @@ export function createVerifier(deps: BackupDeps & { sandboxRestores: SandboxRest
   async function randomMoment(target: ChainTarget): Promise<string> {
     let windows: ChainReport['windows'];
     try {
-      windows = (await chainReport(db, target)).windows;
+      windows = (await chainSummary(db, target)).windows;
     } catch (error) {
       deps.log.warn({ err: error, target: `${target.metadata.namespace}/${target.metadata.name}` }, 'the change-capture chain could not be read; verifying the latest backup');
       return 'latest';

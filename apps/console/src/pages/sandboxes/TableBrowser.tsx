@@ -7,7 +7,7 @@ import { useSession } from '../../app/session.tsx';
 import { bytes } from '../../format.ts';
 import type { Sandbox } from './detail-query.ts';
 import { ResultGrid } from './ResultGrid.tsx';
-import { useRead } from './useRead.ts';
+import { useRead } from '../../api/useRead.ts';
 
 type BrowsedSandbox = Pick<Sandbox, 'name' | 'database' | 'databases' | 'phase' | 'observedResetGeneration'>;
 

@@ -3,8 +3,10 @@ import { Link } from 'react-aria-components';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
+import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useStrataEvents } from '../../api/events.ts';
 import { graphql } from '../../gql';
+import { TimeBar } from '../../components/timeline/TimeBar.tsx';
 import { bytes, duration } from '../../format.ts';
 import { TargetFilters, filtersFrom, searchOf } from './TargetFilters.tsx';
 
@@ -23,6 +25,14 @@ const TargetsQuery = graphql(`
       suspended
       pitr
       chainBroken
+      chainBrokenReason
+      chainBrokenSince
+      lastVerification
+      lastVerificationPassed
+      windows {
+        from
+        to
+      }
       lagSeconds
       lastSuccess
       backupCount
@@ -38,6 +48,8 @@ const TargetsQuery = graphql(`
   }
 `);
 
+const BAR_DAYS = 7;
+
 /** Every target the caller may see: health, last backup and verification, change-log lag; live from the event stream. */
 export default function TargetList() {
   const [params] = useSearchParams();
@@ -46,10 +58,12 @@ export default function TargetList() {
   const [{ data, fetching, error }, refetch] = useQuery({ query: TargetsQuery, variables: filters });
   useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'catalog'] });
   const targets = data?.strataTargets;
+  // One scale for every row, so the bars compare; it moves with each refetch.
+  const barRange = useMemo(() => ({ from: Date.now() - BAR_DAYS * 86_400_000, to: Date.now() }), [data]);
   return (
     <Page title="Targets" description="The databases Strata protects, what can be restored, and how they are doing.">
       <TargetFilters filters={filters} onChange={(next) => navigate({ search: searchOf(next) }, { replace: true })} />
-      <FormError error={error} />
+      <FormError error={refusalOf(error)} />
       {!targets && fetching && <Loading what="the targets" />}
       {targets && (
         <div className="table-wrap">
@@ -59,6 +73,7 @@ export default function TargetList() {
                 <th scope="col">Target</th>
                 <th scope="col">Health</th>
                 <th scope="col">Last backup</th>
+                <th scope="col">Restorable, last {BAR_DAYS} days</th>
                 <th scope="col">Change log</th>
                 <th scope="col">Stored</th>
               </tr>
@@ -66,7 +81,7 @@ export default function TargetList() {
             <tbody>
               {targets.length === 0 && (
                 <tr>
-                  <td colSpan={5}>No target matches. Targets appear when a BackupTarget resource is applied (Settings, or `strata apply`).</td>
+                  <td colSpan={6}>No target matches. Targets appear when a BackupTarget resource is applied (Settings, or `strata apply`).</td>
                 </tr>
               )}
               {targets.map((t) => (
@@ -92,7 +107,28 @@ export default function TargetList() {
                     )}
                   </td>
                   <td>
-                    {!t.pitr ? <span className="muted">off</span> : t.chainBroken ? <strong className="danger">chain broken</strong> : <span>lag {duration(t.lagSeconds)}</span>}
+                    {t.pitr ? (
+                      <TimeBar
+                        range={barRange}
+                        windows={t.windows.map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) }))}
+                        broken={t.chainBroken ? { at: t.chainBrokenSince ? Date.parse(t.chainBrokenSince) : undefined, reason: t.chainBrokenReason } : undefined}
+                        label={`${t.namespace}/${t.name}`}
+                      />
+                    ) : (
+                      <span>to each full backup</span>
+                    )}
+                    <div className="muted small">
+                      {t.lastVerification ? (
+                        <>
+                          verification {t.lastVerificationPassed ? 'passed' : 'failed'} <When at={t.lastVerification} />
+                        </>
+                      ) : (
+                        'never verified'
+                      )}
+                    </div>
+                  </td>
+                  <td>
+                    {!t.pitr ? <span className="muted">off</span> : t.chainBroken ? <strong className="danger">broken: {t.chainBrokenReason}</strong> : <span>lag {duration(t.lagSeconds)}</span>}
                   </td>
                   <td>
                     {bytes(t.storedBytes)}

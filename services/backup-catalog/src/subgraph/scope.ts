@@ -1,0 +1,86 @@
+import { nullWhenNotFound, strataPrincipalWith, type StrataSubgraphContext } from '@sigil/kit/graphql';
+import type { ResourceCondition } from '@sigil/proto/resources';
+import type { StrataPrincipal } from '@sigil/proto/strata';
+import { findBackup } from '../backups/backup-queries.ts';
+import type { ChainSummary } from '../change-capture/chain-inputs.ts';
+import type { TargetRecord, TargetService, TargetView } from '../console/targets.ts';
+import { backupView, type restoreView } from '../console/views.ts';
+import type { Db } from '../db.ts';
+import type { RestoreService } from '../restores/restores.ts';
+
+/** What the Target resolvers return: the console's target, with what its chain and its resource say besides. */
+export type TargetNode = TargetView & {
+  chainBrokenReason: string;
+  chainBrokenSince: string | null;
+  lastVerificationPassed: boolean | null;
+  conditions: Array<{ type: string; status: string; reason: string; message: string; lastTransitionTime: string }>;
+  /** Its change-capture chain (the timeline's breaks), for a target with point-in-time recovery. */
+  chain: ChainSummary | undefined;
+};
+/** What the Backup resolvers return: the console's backup with the namespace of its target. */
+export type BackupNode = ReturnType<typeof backupView> & { namespace: string };
+/** What the Restore resolvers return: the console's restore. */
+export type RestoreNode = ReturnType<typeof restoreView>;
+
+/** The verification outcome the catalog writes to a target's status (restores/verification.ts). */
+const VERIFIED = { Verified: true, VerifyFailed: false } as const;
+
+export function targetNode({ view, resource, chain }: TargetRecord): TargetNode {
+  const status = resource.status as { conditions?: ResourceCondition[]; lastVerification?: { phase?: string } };
+  const verification = status.lastVerification?.phase as keyof typeof VERIFIED | undefined;
+  return {
+    ...view,
+    chainBrokenReason: view.chainBroken ? (chain?.brokenReason ?? '') : '',
+    chainBrokenSince: view.chainBroken ? (chain?.brokenSince?.toISOString() ?? null) : null,
+    lastVerificationPassed: verification && verification in VERIFIED ? VERIFIED[verification] : null,
+    conditions: (status.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason ?? '', message: c.message ?? '', lastTransitionTime: c.lastTransitionTime ?? '' })),
+    chain,
+  };
+}
+
+export interface ScopeDeps {
+  db: Db;
+  targets: TargetService;
+  restores: RestoreService;
+}
+
+/**
+ * Who may read what: every resolver needs the role viewer (the audit log operator), and a caller scoped to orgs or
+ * projects sees the targets the console shows it, and the backups, restores and events of those targets only.
+ */
+export function createScope(deps: ScopeDeps) {
+  const { targets, restores } = deps;
+  const viewer = (context: StrataSubgraphContext) => strataPrincipalWith(context, 'viewer');
+  const operator = (context: StrataSubgraphContext) => strataPrincipalWith(context, 'operator');
+  const targetOf = async (principal: StrataPrincipal, namespace: string, name: string) => targetNode(await targets.record(principal, namespace, name));
+  const targetOrNull = (principal: StrataPrincipal, namespace: string, name: string) => nullWhenNotFound(() => targetOf(principal, namespace, name));
+  /** Whether `target` (`namespace/name`, as records carry it) names a target the caller may see. */
+  async function mayRead(principal: StrataPrincipal, target: string): Promise<boolean> {
+    const [namespace, name] = target.split('/');
+    if (!namespace || !name || target.split('/').length !== 2) return false;
+    return (await nullWhenNotFound(() => targets.visibleTarget(principal, namespace, name))) !== null;
+  }
+
+  async function backupOrNull(principal: StrataPrincipal, id: string): Promise<BackupNode | null> {
+    const row = await nullWhenNotFound(() => findBackup(deps.db, id));
+    if (!row || !(await mayRead(principal, `${row.namespace}/${row.targetName}`))) return null;
+    return { ...backupView(row), namespace: row.namespace };
+  }
+
+  async function restoreOrNull(principal: StrataPrincipal, namespace: string, name: string): Promise<RestoreNode | null> {
+    const restore = await nullWhenNotFound(() => restores.get(namespace, name));
+    return restore && (await mayRead(principal, restore.target)) ? restore : null;
+  }
+
+  /** The items whose target (`namespace/name`) the caller may read, each target looked up once. */
+  async function readable<T>(principal: StrataPrincipal, items: T[], targetOfItem: (item: T) => string): Promise<T[]> {
+    const verdicts = new Map<string, Promise<boolean>>();
+    const verdictOf = (target: string) => verdicts.get(target) ?? verdicts.set(target, mayRead(principal, target)).get(target);
+    const flags = await Promise.all(items.map((item) => verdictOf(targetOfItem(item))));
+    return items.filter((_, index) => flags[index]);
+  }
+
+  return { viewer, operator, targetOf, targetOrNull, mayRead, backupOrNull, restoreOrNull, readable };
+}
+
+export type Scope = ReturnType<typeof createScope>;
