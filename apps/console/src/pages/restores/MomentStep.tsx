@@ -6,7 +6,8 @@ import { MomentField } from './MomentField.tsx';
 import { MomentVerdict } from './MomentVerdict.tsx';
 import type { Moment } from './moment.ts';
 import { latestMoment, verdictOf } from './restorable.ts';
-import { rangeOf, restorableFulls } from './timeline-data.ts';
+import { rangeOf } from '../../components/timeline/fragment.ts';
+import { restorableFulls } from './timeline-data.ts';
 import type { TargetTimelineState } from './use-timeline.ts';
 import type { WizardTarget } from './wizard-queries.ts';
 

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useQuery } from 'urql';
 import type { TimeRange, TimelineData } from '../../components/timeline/model.ts';
-import { timelineDataOf, viewAround } from './timeline-data.ts';
+import { timelineDataOf } from '../../components/timeline/fragment.ts';
+import { viewAround } from './timeline-data.ts';
 import { useDebounced } from './use-debounced.ts';
 import { TimelineQuery } from './wizard-queries.ts';
 

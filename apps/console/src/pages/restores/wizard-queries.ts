@@ -43,39 +43,7 @@ export const TimelineQuery = graphql(`
       namespace
       name
       timeline(from: $from, to: $to, maxSpans: $maxSpans) {
-        from
-        to
-        windows {
-          from
-          to
-        }
-        backups {
-          id
-          time
-          phase
-          mode
-          verified
-          verifyFailed
-          pinned
-        }
-        verifications {
-          backupID
-          at
-          passed
-        }
-        segmentSpans {
-          firstTime
-          lastTime
-          segments
-          commits
-          partial
-        }
-        breaks {
-          kind
-          from
-          to
-          reason
-        }
+        ...TimelineParts
       }
     }
   }

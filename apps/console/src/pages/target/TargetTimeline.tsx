@@ -9,7 +9,8 @@ import { Timeline } from '../../components/timeline/Timeline.tsx';
 import { isRestorable, type TimeRange } from '../../components/timeline/model.ts';
 import { formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
-import { historyRange, timelineDataOf, type TimelineAnswer } from './timelineData.ts';
+import { historyRange, timelineDataOf } from '../../components/timeline/fragment.ts';
+import type { TimelinePartsFragment } from '../../gql/graphql.ts';
 
 const TimelineQuery = graphql(`
   query ConsoleTargetTimeline($namespace: String!, $name: String!, $from: String, $to: String) {
@@ -36,7 +37,7 @@ export function TargetTimeline({ namespace, name }: { namespace: string; name: s
   const [{ data, error }, refetch] = useQuery({ query: TimelineQuery, variables });
   useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'restore'], filter: (e) => e.namespace === namespace });
   const limit = useRef<TimeRange>(undefined);
-  const shown = useRef<TimelineAnswer>(undefined);
+  const shown = useRef<TimelinePartsFragment>(undefined);
   const answer = data?.strataTarget?.timeline;
   if (answer) shown.current = answer;
   if (answer && !limit.current) limit.current = historyRange(answer);
