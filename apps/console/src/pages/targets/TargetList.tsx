@@ -58,8 +58,12 @@ export default function TargetList() {
   const [{ data, fetching, error }, refetch] = useQuery({ query: TargetsQuery, variables: filters });
   useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'catalog'] });
   const targets = data?.strataTargets;
-  // One scale for every row, so the bars compare; it moves with each refetch.
-  const barRange = useMemo(() => ({ from: Date.now() - BAR_DAYS * 86_400_000, to: Date.now() }), [data]);
+  // One scale for every row, so the bars compare: the last week, or less when no window is older; it moves with each refetch.
+  const barRange = useMemo(() => {
+    const now = Date.now();
+    const oldest = Math.min(...(targets ?? []).flatMap((t) => t.windows.map((w) => Date.parse(w.from))), now - 3_600_000);
+    return { from: Math.max(now - BAR_DAYS * 86_400_000, oldest - (now - oldest) * 0.05), to: now };
+  }, [data]);
   return (
     <Page title="Targets" description="The databases Strata protects, what can be restored, and how they are doing.">
       <TargetFilters filters={filters} onChange={(next) => navigate({ search: searchOf(next) }, { replace: true })} />
@@ -73,7 +77,7 @@ export default function TargetList() {
                 <th scope="col">Target</th>
                 <th scope="col">Health</th>
                 <th scope="col">Last backup</th>
-                <th scope="col">Restorable, last {BAR_DAYS} days</th>
+                <th scope="col">Restorable, last {duration((barRange.to - barRange.from) / 1000)}</th>
                 <th scope="col">Change log</th>
                 <th scope="col">Stored</th>
               </tr>
