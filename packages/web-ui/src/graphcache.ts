@@ -7,13 +7,13 @@ import type { Data, KeyingConfig } from '@urql/exchange-graphcache';
  */
 export const EMBEDDED_TYPES = [
   'ActivityEntry', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'BackupRun',
-  'ChainBreak', 'ChainCheck', 'Condition', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory',
+  'ChainBreak', 'ChainCheck', 'CheckResult', 'Condition', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory',
   'InventoryDatabase', 'InventoryExactCounts', 'InventoryTable', 'InvitationConnection', 'LogLeaf', 'Plan',
-  'RestoreProgress', 'SandboxExtension', 'Sealing', 'Segment', 'SegmentSpan', 'StoreGarbageCollection',
-  'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy', 'StrataSettings', 'StrataStore',
-  'TargetTimeline', 'TemplateBody', 'TemplateConnection', 'TemplateField', 'TemplatePageSize', 'TemplateRole',
-  'TemplateVariable', 'TemplateVersion', 'TimelineVerification', 'WebhookDeliveryConnection',
-  'WebhookEndpointConnection', 'WebhookHealth', 'Window',
+  'RestoreDestination', 'RestorePlan', 'RestoreProgress', 'RestoreSource', 'SandboxExtension', 'Sealing', 'Segment',
+  'SegmentSpan', 'StoreGarbageCollection', 'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy',
+  'StrataSettings', 'StrataStore', 'TargetTimeline', 'TemplateBody', 'TemplateConnection', 'TemplateField',
+  'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TimelineVerification',
+  'WebhookDeliveryConnection', 'WebhookEndpointConnection', 'WebhookHealth', 'Window',
 ];
 
 /** Types named by something else than `id`. */

@@ -1686,6 +1686,11 @@ export interface components {
             segments?: number;
             /** Format: date-time */
             targetTime?: string;
+            /**
+             * Format: date-time
+             * @description The moment the restored data show: the moment asked with change capture, else the base backup's consistent time (the newest full at or before it). Absent on restores planned before it was recorded.
+             */
+            effectiveTime?: string;
         };
         /** @description The plan of a restore (same shape as RestorePlan). */
         RestorePlanRef: components["schemas"]["RestorePlan"];
@@ -1718,9 +1723,14 @@ export interface components {
         };
         /** @description What a restore restores from. */
         RestoreSource: {
+            /** @description The backup restored (the plan's base backup for a restore to a moment). */
             backupID?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The moment asked; absent for `latest` and for a backup chosen by id (the plan's targetTime says what `latest` stood for).
+             */
             time?: string;
+            /** @description Whether it was asked for `at: latest`. */
             latest?: boolean;
             targetNamespace?: string;
         };

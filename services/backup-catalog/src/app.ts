@@ -15,6 +15,7 @@ import { readInventory } from './backups/inventory.ts';
 import { createPinService } from './backups/pins.ts';
 import { createResourceAdmin } from './resources/resource-admin.ts';
 import type { RestoreService } from './restores/restores.ts';
+import { createRestoreQueries } from './restores/restore-queries.ts';
 import { readSettings } from './console/settings.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
 import type { SandboxRestores } from './restores/sandbox-restores.ts';
@@ -47,7 +48,8 @@ export interface CatalogAppDeps extends BackupDeps {
 /** The console API: thin handlers over the catalog's use cases. */
 export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; health: Health }> {
   const { db, targets, restores } = deps;
-  const backups = createBackupQueries({ db, targets, restores });
+  const restoreQueries = createRestoreQueries({ db, resources: deps.resources, targets });
+  const backups = createBackupQueries({ db, targets, restores: restoreQueries });
   const pins = createPinService(deps);
   const audit = createAuditLog(db);
   const admin = createResourceAdmin(deps);
@@ -63,7 +65,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, sandboxRestores, log: deps.log });
-      const graph = { db, targets, backups, restores, changes, audit, clock: deps.clock, inventory: (id: string) => readInventory(deps, id), settings: () => readSettings(db, deps.resources) };
+      const graph = { db, targets, backups, restores: restoreQueries, changes, audit, clock: deps.clock, inventory: (id: string) => readInventory(deps, id), settings: () => readSettings(db, deps.resources) };
       await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers(graph), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
     },
     handlers: {
@@ -102,14 +104,14 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
         setAuditObject(`BackupStore/${params.ns}/${params.name}`);
         return ok(await deps.lifecycle.gc(params.ns, params.name, query.dryRun === true));
       },
-      listRestores: async ({ query }) => ok({ restores: await restores.list(Number(query.limit ?? 100), query.target) }),
+      listRestores: async ({ principal, query }) => ok({ restores: await restoreQueries.list(principal, Number(query.limit ?? 100), query.target) }),
       createRestore: async ({ principal, body, setAuditObject }) => {
         // Without a mode it is the restore service's: it refuses the request with a 400 naming mode.
         const action = body.mode === 'sandbox' ? await sandboxRestores.request(principal, body) : await restores.request(principal, body);
         setAuditObject(action.name);
         return { status: 202, body: action };
       },
-      getRestore: async ({ params }) => ok({ restore: await restores.get(params.ns, params.name) }),
+      getRestore: async ({ principal, params }) => ok({ restore: await restoreQueries.get(principal, params.ns, params.name) }),
       getActivity: async ({ query }) => ok(await backups.activity(Number(query.limit ?? 50))),
       listAudit: async ({ query }) =>
         ok({ events: await audit.list({ action: query.action, user: query.user, limit: Number(query.limit ?? 100) }) }),

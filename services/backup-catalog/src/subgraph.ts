@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Resolvers } from './gen/graphql.ts';
 import { backupResolvers, type BackupGraphDeps } from './subgraph/backups.ts';
 import { consoleResolvers, type ConsoleGraphDeps } from './subgraph/console.ts';
+import { restoreResolvers, type RestoreGraphDeps } from './subgraph/restores.ts';
 import { createScope, type ScopeDeps } from './subgraph/scope.ts';
 import { targetResolvers, type TargetGraphDeps } from './subgraph/targets.ts';
 
@@ -10,7 +11,7 @@ export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url
 export type { BackupNode, RestoreNode, TargetNode } from './subgraph/scope.ts';
 
 /** The console API's use cases the resolvers call: the same functions its REST handlers call. */
-export type CatalogGraphDeps = ScopeDeps & TargetGraphDeps & BackupGraphDeps & ConsoleGraphDeps;
+export type CatalogGraphDeps = ScopeDeps & TargetGraphDeps & BackupGraphDeps & RestoreGraphDeps & ConsoleGraphDeps;
 
 /**
  * The catalog's subgraph over the console API's use cases. Every resolver needs the role viewer (the audit log
@@ -21,12 +22,13 @@ export function createResolvers(deps: CatalogGraphDeps): Resolvers {
   const scope = createScope(deps);
   const targets = targetResolvers(deps, scope);
   const backups = backupResolvers(deps, scope);
+  const restores = restoreResolvers(deps, scope);
   const consolePages = consoleResolvers(deps, scope);
   return {
-    Query: { ...targets.Query, ...backups.Query, ...consolePages.Query },
+    Query: { ...targets.Query, ...backups.Query, ...restores.Query, ...consolePages.Query },
     Target: targets.Target,
     Backup: backups.Backup,
-    Restore: backups.Restore,
+    Restore: restores.Restore,
     JSON: consolePages.JSON,
   };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backupPrefix, manifestKey, pinKeyOfManifest } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, objectExists, readSmallObject } from '@strata/stream';
@@ -6,7 +7,9 @@ import { s3Env, stackDocuments } from './fixtures.ts';
 
 /** Pins through the console API: how `expires` is read, what cannot be pinned, and the pin kept in the store. */
 let h: CatalogHarness;
-const bucket = 'strata-pins-test';
+// A bucket of its own per run: applying the store mirrors what its bucket holds, and a run before this one in the same
+// test infrastructure left bk-pin-stored there (created again below, it would collide with the mirrored row).
+const bucket = `strata-pins-${randomBytes(4).toString('hex')}`;
 const s3 = () => createS3Client({ ...s3Env(), accessKeyId: s3Env().accessKey, secretAccessKey: s3Env().secretKey, pathStyle: true });
 
 async function backupRow(id: string, phase: string) {
@@ -18,7 +21,7 @@ async function backupRow(id: string, phase: string) {
 beforeAll(async () => {
   h = await startCatalogHarness('pins');
   const { recipient } = await generateAgeIdentity();
-  const docs = stackDocuments({ bucket: 'strata-pins-test', recipients: [recipient], postgres: { host: '127.0.0.1', port: 5432, username: 'postgres' } });
+  const docs = stackDocuments({ bucket, recipients: [recipient], postgres: { host: '127.0.0.1', port: 5432, username: 'postgres' } });
   expect((await h.call('restorer-admin', 'post', '/api/v1/resources', docs, 'application/yaml')).status).toBe(200);
   await backupRow('bk-pin-kept', 'Succeeded');
   await backupRow('bk-pin-gone', 'Expired');

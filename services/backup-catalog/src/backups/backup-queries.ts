@@ -1,12 +1,12 @@
 import { AppError } from '@sigil/kit/errors';
 import type { Db } from '../db.ts';
-import type { RestoreService } from '../restores/restores.ts';
+import type { RestoreQueries } from '../restores/restore-queries.ts';
 import type { TargetService } from '../console/targets.ts';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import { backupRunView, backupView, manifestView, tagsView } from '../console/views.ts';
 
 /** What the console reads about backups: a target's list, one backup in full, the recent activity. */
-export function createBackupQueries(deps: { db: Db; targets: TargetService; restores: RestoreService }) {
+export function createBackupQueries(deps: { db: Db; targets: TargetService; restores: Pick<RestoreQueries, 'recent'> }) {
   const { db } = deps;
   return {
     /** Newest first; the target must exist (and be visible to the caller). */
@@ -22,7 +22,7 @@ export function createBackupQueries(deps: { db: Db; targets: TargetService; rest
     async activity(limit: number) {
       const [backups, restores] = await Promise.all([
         db.backup.findMany({ where: { mirrored: false }, orderBy: [{ queuedAt: 'desc' }, { id: 'desc' }], take: limit }),
-        deps.restores.list(limit),
+        deps.restores.recent(limit),
       ]);
       return { backups: backups.map(backupRunView), restores };
     },

@@ -1,6 +1,7 @@
 import { STRATA } from '@sigil/proto/strata';
 import { BACKUP_PHASES, type BackupRow } from '../backups/backups.ts';
 import type { Db } from '../db.ts';
+import type { RestorePlanRef } from '../restores/restore-steps.ts';
 import type { components } from '@sigil/proto/api/strata';
 
 /** Why retention keeps a backup, in the contract's words. */
@@ -143,9 +144,38 @@ export function backupRunView(row: BackupRow) {
   };
 }
 
+/** RestorePlanRef as the restore recorded it; null for a restore of a backup chosen by id (nothing planned). */
+export function restorePlanView(plan: RestoreRow['plan']) {
+  if (!plan) return null;
+  const { baseBackupID, segments, bytes, message, targetTime, effectiveTime } = plan as unknown as RestorePlanRef;
+  // effectiveTime is absent on restores planned before the catalog recorded it.
+  return { baseBackupID, segments, bytes, message, ...(targetTime ? { targetTime } : {}), ...(effectiveTime ? { effectiveTime } : {}) };
+}
+
+/** RestoreSource: the backup restored and the moment asked (none for latest, whose plan says what it stood for). */
+function restoreSourceView(row: RestoreRow, plan: ReturnType<typeof restorePlanView>) {
+  const asked = !row.latest && plan?.targetTime ? { time: plan.targetTime } : {};
+  return { backupID: row.backupId, latest: row.latest, targetNamespace: row.targetNamespace, ...asked };
+}
+
+/** RestoreDestination, from what each mode recorded (sandbox-restores.ts, in-place.ts, restores.ts). */
+function restoreDestinationView(row: RestoreRow) {
+  const destination = (row.destination ?? {}) as Record<string, unknown>;
+  return {
+    mode: row.mode,
+    ...(typeof destination.database === 'string' ? { database: destination.database } : {}),
+    ...(typeof destination.host === 'string' ? { host: destination.host } : {}),
+    ...(Array.isArray(destination.tables) ? { tables: destination.tables as string[] } : {}),
+    ...(typeof destination.sandboxTTL === 'string' ? { sandboxTTL: destination.sandboxTTL } : {}),
+    ...(typeof destination.expose === 'boolean' ? { expose: destination.expose } : {}),
+    ...(typeof destination.deleteAfter === 'boolean' ? { deleteAfter: destination.deleteAfter } : {}),
+  };
+}
+
 export function restoreView(row: RestoreRow) {
   const destination = (row.destination ?? {}) as Record<string, unknown>;
   const progress = row.progress as { stage?: string; bytes?: number; totalBytes?: number; updatedAt?: string } | null;
+  const plan = restorePlanView(row.plan);
   return {
     namespace: row.namespace,
     name: row.name,
@@ -160,17 +190,10 @@ export function restoreView(row: RestoreRow) {
     created: row.createdAt.toISOString(),
     ...(row.downloadExpires ? { downloadExpires: row.downloadExpires.toISOString() } : {}),
     durationSeconds: row.startedAt && row.completedAt ? Math.round((row.completedAt.getTime() - row.startedAt.getTime()) / 1000) : 0,
-    plan: row.plan ?? null,
+    plan,
     progress: progress ? { stage: progress.stage ?? '', bytes: progress.bytes ?? 0, totalBytes: progress.totalBytes ?? 0, updatedAt: progress.updatedAt ?? '' } : null,
     checks: (row.checks ?? []) as Array<{ name: string; passed: boolean; message: string }>,
-    source: { backupID: row.backupId, latest: false, targetNamespace: row.targetNamespace, ...((row.plan as { targetTime?: string } | null)?.targetTime ? { time: (row.plan as { targetTime: string }).targetTime } : {}) },
-    destination: {
-      mode: row.mode,
-      ...(typeof destination.database === 'string' ? { database: destination.database } : {}),
-      ...(typeof destination.host === 'string' ? { host: destination.host } : {}),
-      ...(Array.isArray(destination.tables) ? { tables: destination.tables } : {}),
-      ...(typeof destination.sandboxTTL === 'string' ? { sandboxTTL: destination.sandboxTTL } : {}),
-      ...(typeof destination.expose === 'boolean' ? { expose: destination.expose } : {}),
-    },
+    source: restoreSourceView(row, plan),
+    destination: restoreDestinationView(row),
   };
 }

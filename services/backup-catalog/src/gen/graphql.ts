@@ -392,6 +392,79 @@ export type Restore = {
   created: Scalars['String']['output'];
   durationSeconds: Scalars['Int']['output'];
   progress: Maybe<RestoreProgress>;
+  /** Mode in-place: the id of the backup taken just before it, empty with skipSafetyBackup; null in the other modes. */
+  safetyBackup: Maybe<Scalars['String']['output']>;
+  /** What it restores from: the backup, and the moment asked or latest. */
+  source: RestoreSource;
+  /** Where it goes. */
+  destination: RestoreDestination;
+  /**
+   * What it was planned to restore: the base backup, the change-log segments replayed, the bytes read, the moment asked
+   * and the moment its data show. Null for a restore of a backup chosen by id (nothing to plan).
+   */
+  plan: Maybe<RestorePlan>;
+  /** The checks run on what it restored, once they ran; empty when none was asked for. */
+  checks: Array<CheckResult>;
+};
+
+/** What a restore restores from. */
+export type RestoreSource = {
+  __typename?: 'RestoreSource';
+  /** The backup restored (for a restore to a moment, its plan's base backup). */
+  backupID: Scalars['String']['output'];
+  /** The moment asked; null for latest and for a backup chosen by id (the plan's targetTime says what latest stood for). */
+  time: Maybe<Scalars['String']['output']>;
+  /** Whether it was asked for at: latest. */
+  latest: Scalars['Boolean']['output'];
+  /** The target's namespace. */
+  targetNamespace: Scalars['String']['output'];
+};
+
+/** Where a restore goes; what a mode does not use is null. */
+export type RestoreDestination = {
+  __typename?: 'RestoreDestination';
+  /** sandbox, new, in-place or download. */
+  mode: Scalars['String']['output'];
+  /** Mode sandbox: the lifetime asked (null: the policy's default). */
+  sandboxTTL: Maybe<Scalars['String']['output']>;
+  /** Mode sandbox: whether its server is reachable through the tunnel. */
+  expose: Maybe<Scalars['Boolean']['output']>;
+  /** Mode sandbox: true when the sandbox is deleted once the restore finished (verification restores). */
+  deleteAfter: Maybe<Scalars['Boolean']['output']>;
+  /** Mode new: the database created; mode download: the database downloaded. */
+  database: Maybe<Scalars['String']['output']>;
+  /** The server restored into, host:port (modes new and in-place; a sandbox's once its server runs). */
+  host: Maybe<Scalars['String']['output']>;
+  /** The tables restored; null for all of them. */
+  tables: Maybe<Array<Scalars['String']['output']>>;
+};
+
+/** What a restore was planned to restore. */
+export type RestorePlan = {
+  __typename?: 'RestorePlan';
+  /** The full backup it starts from. */
+  baseBackupID: Scalars['String']['output'];
+  /** Change-log segments replayed after it. */
+  segments: Scalars['Int']['output'];
+  /** Bytes read from the store: the base and the segments. */
+  bytes: Scalars['Float']['output'];
+  /** The moment asked (for latest with change capture, the end of the newest window then); null for latest without. */
+  targetTime: Maybe<Scalars['String']['output']>;
+  /**
+   * The moment the restored data show: the moment asked with change capture, else the base backup's consistent time (the
+   * newest full at or before the moment asked). Null on restores planned before the catalog recorded it.
+   */
+  effectiveTime: Maybe<Scalars['String']['output']>;
+  /** The plan in words. */
+  message: Scalars['String']['output'];
+};
+
+/** The outcome of one check run on what a restore restored. */
+export type CheckResult = {
+  __typename?: 'CheckResult';
+  name: Scalars['String']['output'];
+  passed: Scalars['Boolean']['output'];
+  message: Scalars['String']['output'];
 };
 
 /** What restoring a target to a moment takes: the base backup, the segments to replay, the bytes, or why it cannot be. */
@@ -756,6 +829,10 @@ export type ResolversTypes = {
   InventoryTable: ResolverTypeWrapper<InventoryTable>;
   InventoryExactCounts: ResolverTypeWrapper<InventoryExactCounts>;
   Restore: ResolverTypeWrapper<RestoreNode>;
+  RestoreSource: ResolverTypeWrapper<RestoreSource>;
+  RestoreDestination: ResolverTypeWrapper<RestoreDestination>;
+  RestorePlan: ResolverTypeWrapper<RestorePlan>;
+  CheckResult: ResolverTypeWrapper<CheckResult>;
   Plan: ResolverTypeWrapper<Plan>;
   StrataActivity: ResolverTypeWrapper<Omit<StrataActivity, 'restores'> & { restores: Array<ResolversTypes['Restore']> }>;
   BackupRun: ResolverTypeWrapper<BackupRun>;
@@ -800,6 +877,10 @@ export type ResolversParentTypes = {
   InventoryTable: InventoryTable;
   InventoryExactCounts: InventoryExactCounts;
   Restore: RestoreNode;
+  RestoreSource: RestoreSource;
+  RestoreDestination: RestoreDestination;
+  RestorePlan: RestorePlan;
+  CheckResult: CheckResult;
   Plan: Plan;
   StrataActivity: Omit<StrataActivity, 'restores'> & { restores: Array<ResolversParentTypes['Restore']> };
   BackupRun: BackupRun;
@@ -1113,7 +1194,44 @@ export type RestoreResolvers<ContextType = StrataSubgraphContext, ParentType ext
   created?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   durationSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   progress?: Resolver<Maybe<ResolversTypes['RestoreProgress']>, ParentType, ContextType>;
+  safetyBackup?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['RestoreSource'], ParentType, ContextType>;
+  destination?: Resolver<ResolversTypes['RestoreDestination'], ParentType, ContextType>;
+  plan?: Resolver<Maybe<ResolversTypes['RestorePlan']>, ParentType, ContextType>;
+  checks?: Resolver<Array<ResolversTypes['CheckResult']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type RestoreSourceResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['RestoreSource'] = ResolversParentTypes['RestoreSource']> = {
+  backupID?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  time?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  latest?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  targetNamespace?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RestoreDestinationResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['RestoreDestination'] = ResolversParentTypes['RestoreDestination']> = {
+  mode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sandboxTTL?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expose?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  deleteAfter?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  database?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  host?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tables?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+};
+
+export type RestorePlanResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['RestorePlan'] = ResolversParentTypes['RestorePlan']> = {
+  baseBackupID?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  segments?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  bytes?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  targetTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  effectiveTime?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CheckResultResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['CheckResult'] = ResolversParentTypes['CheckResult']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  passed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type PlanResolvers<ContextType = StrataSubgraphContext, ParentType extends ResolversParentTypes['Plan'] = ResolversParentTypes['Plan']> = {
@@ -1271,6 +1389,10 @@ export type Resolvers<ContextType = StrataSubgraphContext> = {
   InventoryTable?: InventoryTableResolvers<ContextType>;
   InventoryExactCounts?: InventoryExactCountsResolvers<ContextType>;
   Restore?: RestoreResolvers<ContextType>;
+  RestoreSource?: RestoreSourceResolvers<ContextType>;
+  RestoreDestination?: RestoreDestinationResolvers<ContextType>;
+  RestorePlan?: RestorePlanResolvers<ContextType>;
+  CheckResult?: CheckResultResolvers<ContextType>;
   Plan?: PlanResolvers<ContextType>;
   StrataActivity?: StrataActivityResolvers<ContextType>;
   BackupRun?: BackupRunResolvers<ContextType>;

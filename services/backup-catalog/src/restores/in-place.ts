@@ -4,7 +4,7 @@ import { BACKUP_PHASES, queueBackup, type BackupDeps, type BackupRow } from '../
 import { enqueueJob, newRunId } from '../backups/job-queue.ts';
 import type { Tx } from '../db.ts';
 import type { RestorePlan } from './plans.ts';
-import { chooseBackup, databasesOf, momentToReplan, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
+import { asksLatest, chooseBackup, databasesOf, momentToReplan, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 import { loadTargetBundle, type TargetBundle } from '../resources/stores.ts';
 import type { RestoreRow } from '../console/views.ts';
 
@@ -84,6 +84,7 @@ export function createInPlaceRestores(deps: BackupDeps) {
       const row = await tx.restore.create({
         data: {
           id, namespace: named.namespace, name, targetNamespace, targetName, backupId: chosen.backup.id, mode: 'in-place', reason: request.reason ?? '', requestedBy: principal.email || principal.id,
+          latest: asksLatest(request),
           phase: safety ? 'Pending' : 'Running',
           message: safety ? `waiting for the safety backup ${safety.name}` : 'no safety backup (skipSafetyBackup)',
           destination: destination as never,

@@ -41,6 +41,14 @@ export async function explicitBackup(tx: Tx, namespace: string, target: string, 
   return row;
 }
 
+/**
+ * Whether a request asks for `at: latest` (RestoreSource.latest): no backup named and no moment, or `latest` itself,
+ * as chooseBackup and planFor read it.
+ */
+export function asksLatest(request: Pick<RestoreRequest, 'backupID' | 'at'>): boolean {
+  return !request.backupID && (request.at === undefined || request.at === '' || request.at === 'latest');
+}
+
 /** The backup and, for a time, the plan that restores it exactly (with change capture) or as near before it as there is. */
 export async function chooseBackup(resources: BackupDeps['resources'], tx: Tx, bundle: TargetBundle, request: Pick<RestoreRequest, 'backupID' | 'at'>): Promise<{ backup: BackupRow; plan?: RestorePlan }> {
   const { namespace, name } = bundle.target.metadata;
@@ -103,11 +111,21 @@ export function momentToReplan(plan: RestorePlan | undefined): string | undefine
   return plan?.choice ? 'latest' : undefined;
 }
 
-/** What the Restore records of its plan (RestorePlanRef). */
+/** What the Restore records of its plan (RestorePlanRef), the moment its data will show (effectiveTime) included. */
 export function planRefOf(backup: BackupRow, plan: RestorePlan | undefined) {
   if (!plan) return undefined;
-  return { baseBackupID: backup.id, segments: segmentsOf(plan).length, ...(plan.targetTime ? { targetTime: plan.targetTime } : {}), bytes: plan.bytes, message: planMessage(plan) };
+  return {
+    baseBackupID: backup.id,
+    segments: segmentsOf(plan).length,
+    ...(plan.targetTime ? { targetTime: plan.targetTime } : {}),
+    ...(plan.effectiveTime ? { effectiveTime: plan.effectiveTime } : {}),
+    bytes: plan.bytes,
+    message: planMessage(plan),
+  };
 }
+
+/** What a Restore records of its plan (its `plan` column), written by planRefOf alone. */
+export type RestorePlanRef = NonNullable<ReturnType<typeof planRefOf>>;
 
 /** What the plan restores, in words: exactly to a time, or the effective time of the newest full before it. */
 export function planMessage(plan: RestorePlan): string {

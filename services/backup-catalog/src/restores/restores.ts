@@ -10,9 +10,9 @@ import { DEFAULT_ENGINE_PORTS as DEFAULT_PORTS } from '@sigil/proto/strata';
 import { loadTargetBundle, storeAccess, type TargetBundle } from '../resources/stores.ts';
 import type { RestorePlan } from './plans.ts';
 import { createInPlaceRestores } from './in-place.ts';
-import { chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, planMessage, segmentsOf, type ManifestObject, type RestoreRequest } from './restore-steps.ts';
+import { asksLatest, chooseBackup, databasesOf, planRefOf, refuseTablesWithBinlogs, requestedChecks, restoreEvent, restoreJob, splitTarget, planMessage, segmentsOf, type ManifestObject, type RestorePlanRef, type RestoreRequest } from './restore-steps.ts';
 import { replayStart, writeBinlogBundle, writeDownloadBundle, writeRecoveryBundle, type ExportObject } from './recovery-bundle.ts';
-import { restoreView, type RestoreRow } from '../console/views.ts';
+import type { RestoreRow } from '../console/views.ts';
 
 export interface RestoreDeps extends BackupDeps {
   downloadTtlSeconds: number;
@@ -34,10 +34,13 @@ interface Chosen {
   id: string;
   namespace: string;
   name: string;
-  base: { id: string; namespace: string; name: string; targetNamespace: string; targetName: string; backupId: string; mode: string; reason: string; requestedBy: string; plan?: NonNullable<ReturnType<typeof planRefOf>> };
+  base: { id: string; namespace: string; name: string; targetNamespace: string; targetName: string; backupId: string; mode: string; reason: string; requestedBy: string; latest: boolean; plan?: RestorePlanRef };
 }
 
-/** Restore phases: Running (handed to a mover), Succeeded, Failed. A download succeeds at once. */
+/**
+ * Restores in modes new, in-place and download. Phases: Running (handed to a mover), Succeeded, Failed. A download
+ * succeeds at once. What the console reads of them is in restore-queries.ts.
+ */
 export function createRestoreService(deps: RestoreDeps) {
   const { db, resources } = deps;
   const inPlace = createInPlaceRestores(deps);
@@ -66,7 +69,7 @@ export function createRestoreService(deps: RestoreDeps) {
       bundle, backup, plan, id, namespace, name,
       base: {
         id, namespace, name, targetNamespace, targetName, backupId: backup.id, mode: request.mode,
-        reason: request.reason ?? '', requestedBy: principal.email || principal.id,
+        reason: request.reason ?? '', requestedBy: principal.email || principal.id, latest: asksLatest(request),
         ...(planRef ? { plan: planRef } : {}),
       },
     };
@@ -136,6 +139,7 @@ export function createRestoreService(deps: RestoreDeps) {
           database: request.database,
           databases: restoredDatabaseNames(request.database, databases),
           credentialsSecret: `${secretNamespace}/${secretName}`,
+          ...(request.tables?.length ? { tables: request.tables } : {}),
         },
       },
     });
@@ -184,16 +188,6 @@ export function createRestoreService(deps: RestoreDeps) {
       return 'created' as const;
     },
     afterSafetyBackup: (tx: Tx, backup: BackupRow) => inPlace.afterSafetyBackup(tx, backup),
-    async list(limit: number, target?: string) {
-      const [namespace, name] = target ? splitTarget(target) : [];
-      const rows = await db.restore.findMany({ where: target ? { targetNamespace: namespace, targetName: name } : {}, orderBy: { createdAt: 'desc' }, take: limit });
-      return rows.map(restoreView);
-    },
-    async get(namespace: string, name: string) {
-      const row = await db.restore.findUnique({ where: { namespace_name: { namespace, name } } });
-      if (!row) throw new AppError('not-found', `Restore ${namespace}/${name} was not found.`);
-      return restoreView(row);
-    },
   };
 }
 

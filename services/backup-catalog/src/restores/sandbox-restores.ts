@@ -7,7 +7,7 @@ import type { BackupDeps } from '../backups/backups.ts';
 import { enqueueJob, newRunId } from '../backups/job-queue.ts';
 import { bumpCatalogVersion, type Tx } from '../db.ts';
 import { loadTargetBundle } from '../resources/stores.ts';
-import { chooseBackup, databasesOf, momentToReplan, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
+import { asksLatest, chooseBackup, databasesOf, momentToReplan, planRefOf, requestedChecks, restoreEvent, restoreJob, splitTarget, type RestoreRequest } from './restore-steps.ts';
 
 type SandboxCreateJob = StrataJobs['sandbox.create'];
 
@@ -58,6 +58,7 @@ export function createSandboxRestores(deps: BackupDeps & { targets: TargetServic
       data: {
         id, namespace: input.sandbox.namespace, name, targetNamespace, targetName, backupId: backup.id, mode: 'sandbox', phase: 'Pending',
         message: `waiting for sandbox ${input.sandbox.name} to start`, reason: input.request.reason ?? '', requestedBy: input.requestedBy,
+        latest: asksLatest(input.request),
         destination: {
           mode: 'sandbox', sandbox: input.sandbox.name, backupID: backup.id, ...(at ? { at } : {}),
           ...(input.request.ttl ? { sandboxTTL: input.request.ttl } : {}), expose: input.request.expose === true,

@@ -6,7 +6,7 @@ import type { ChainSummary } from '../change-capture/chain-inputs.ts';
 import type { TargetRecord, TargetService, TargetView } from '../console/targets.ts';
 import { backupView, type restoreView } from '../console/views.ts';
 import type { Db } from '../db.ts';
-import type { RestoreService } from '../restores/restores.ts';
+import type { RestoreQueries } from '../restores/restore-queries.ts';
 
 /** What the Target resolvers return: the console's target, with what its chain and its resource say besides. */
 export type TargetNode = TargetView & {
@@ -41,7 +41,7 @@ export function targetNode({ view, resource, chain }: TargetRecord): TargetNode 
 export interface ScopeDeps {
   db: Db;
   targets: TargetService;
-  restores: RestoreService;
+  restores: RestoreQueries;
 }
 
 /**
@@ -67,10 +67,9 @@ export function createScope(deps: ScopeDeps) {
     return { ...backupView(row), namespace: row.namespace };
   }
 
-  async function restoreOrNull(principal: StrataPrincipal, namespace: string, name: string): Promise<RestoreNode | null> {
-    const restore = await nullWhenNotFound(() => restores.get(namespace, name));
-    return restore && (await mayRead(principal, restore.target)) ? restore : null;
-  }
+  /** The restore, or null when it does not exist or its target is not one the caller may see (restore-queries.ts). */
+  const restoreOrNull = (principal: StrataPrincipal, namespace: string, name: string): Promise<RestoreNode | null> =>
+    nullWhenNotFound(() => restores.get(principal, namespace, name));
 
   /** The items whose target (`namespace/name`) the caller may read, each target looked up once. */
   async function readable<T>(principal: StrataPrincipal, items: T[], targetOfItem: (item: T) => string): Promise<T[]> {
