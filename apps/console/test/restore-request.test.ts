@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { momentsOf } from '../src/pages/restores/restore-moments.ts';
 import { EMPTY_DESTINATION, restoreCallOf, shownFieldsOf, type DestinationChoice } from '../src/pages/restores/request.ts';
 
 const destination = (d: Partial<DestinationChoice> & Pick<DestinationChoice, 'mode'>): DestinationChoice => ({ ...EMPTY_DESTINATION, ...d });
@@ -42,19 +41,5 @@ describe('the request the wizard sends', () => {
     expect(shownFieldsOf('download', false)).toEqual(['target', 'at', 'reason']);
     expect(shownFieldsOf('download', true)).toContain('database');
     expect(shownFieldsOf('in-place', false)).toContain('confirm');
-  });
-});
-
-describe('the moments of a restore', () => {
-  const backupTime = '2026-11-28T05:48:01.960Z';
-  it('replaying the change log, the data are as of the moment asked', () => {
-    expect(momentsOf({ targetTime: '2026-11-28T05:48:17Z', segments: 2 }, backupTime)).toEqual({ asked: Date.parse('2026-11-28T05:48:17Z'), effective: Date.parse('2026-11-28T05:48:17Z') });
-  });
-  it('without replay, as of the base backup, earlier than asked', () => {
-    expect(momentsOf({ targetTime: '2026-11-28T06:00:00Z', segments: 0 }, backupTime)).toEqual({ asked: Date.parse('2026-11-28T06:00:00Z'), effective: Date.parse(backupTime) });
-  });
-  it('a backup chosen by id asks for no moment', () => {
-    expect(momentsOf(null, backupTime)).toEqual({ effective: Date.parse(backupTime) });
-    expect(momentsOf(undefined, null)).toEqual({});
   });
 });

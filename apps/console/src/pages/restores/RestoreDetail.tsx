@@ -8,7 +8,6 @@ import { refusalOf } from '../../api/graphql-refusal.ts';
 import { RestoreFacts } from './RestoreFacts.tsx';
 import { RestoreProgress } from './RestoreProgress.tsx';
 import { RestoreQuery, SandboxFollowQuery, type RestoreView } from './restore-queries.ts';
-import { useRestRestore } from './use-rest-restores.ts';
 import './restores.css';
 
 const MODE_WORDS: Record<string, string> = { sandbox: 'into a sandbox', new: 'into a new database', 'in-place': 'in place', download: 'as a download' };
@@ -24,12 +23,10 @@ export default function RestoreDetail() {
   const restore = data?.strataRestore;
   const sandboxName = restore?.mode === 'sandbox' ? restore.sandbox : '';
   const [{ data: sandboxData }, refetchSandbox] = useQuery({ query: SandboxFollowQuery, variables: { name: sandboxName }, pause: !sandboxName });
-  const rest = useRestRestore(ns, name);
   useStrataEvents(
     () => {
       refetch({ requestPolicy: 'network-only' });
       if (sandboxName) refetchSandbox({ requestPolicy: 'network-only' });
-      rest.reload();
     },
     { kinds: ['restore', 'sandbox'], filter: (event) => event.name === name || (sandboxName !== '' && event.name === sandboxName) },
   );
@@ -60,8 +57,7 @@ export default function RestoreDetail() {
         <h2 id="rst-detail-progress">Progress</h2>
         <RestoreProgress restore={restore} {...(filled ? { sandbox: filled } : {})} />
       </section>
-      <FormError error={rest.error} />
-      <RestoreFacts restore={restore} detail={rest.data} sandboxGone={sandboxGone} />
+      <RestoreFacts restore={restore} sandboxGone={sandboxGone} />
     </Page>
   );
 }

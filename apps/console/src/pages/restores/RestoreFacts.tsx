@@ -1,52 +1,50 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-aria-components';
-import { Loading } from '@sigil/web-ui';
 import { bytes, duration, formatMoment } from '../../format.ts';
 import { momentsOf } from './restore-moments.ts';
 import type { RestoreView } from './restore-queries.ts';
-import type { RestRestore } from './use-rest-restores.ts';
 
-/** Where a restore came from, where it went, its plan and its checks (`detail`: the console API's restore). */
-export function RestoreFacts({ restore, detail, sandboxGone }: { restore: RestoreView; detail: RestRestore | undefined; sandboxGone: boolean }) {
-  if (!detail) return <Loading what="the restore’s plan and checks" />;
-  const { asked, effective } = momentsOf(detail.plan, restore.backup?.time);
+/** Where a restore came from, where it went, its plan and its checks. */
+export function RestoreFacts({ restore, sandboxGone }: { restore: RestoreView; sandboxGone: boolean }) {
+  const { source, plan } = restore;
+  const { asked, effective } = momentsOf(plan, restore.backup?.time);
   return (
     <div className="rst-detail-grid">
       <Facts title="Source">
         <Fact term="Target">{`${restore.target.namespace}/${restore.target.name}`} <span className="muted small">({restore.target.engine})</span></Fact>
         <Fact term="Backup">
-          <code>{detail.source?.backupID ?? restore.backup?.id ?? '—'}</code>
+          <code>{source.backupID || '—'}</code>
           {restore.backup?.time && <div className="muted small">consistent at {formatMoment(Date.parse(restore.backup.time))}{restore.backup.mode ? `, ${restore.backup.mode}` : ''}</div>}
         </Fact>
-        <Fact term="Moment asked">{asked !== undefined ? formatMoment(asked) : detail.source?.latest ? 'latest' : 'the backup itself (chosen by id)'}</Fact>
+        <Fact term="Moment asked">{asked !== undefined ? formatMoment(asked) : source.latest ? 'latest' : 'the backup itself (chosen by id)'}</Fact>
         <Fact term="Data as of">
           {effective !== undefined ? <strong className={asked !== undefined && effective !== asked ? 'rst-differs' : undefined}>{formatMoment(effective)}</strong> : '—'}
           {asked !== undefined && effective !== undefined && effective !== asked && <div className="small">{duration((asked - effective) / 1000)} before the moment asked: the newest full backup at or before it.</div>}
         </Fact>
       </Facts>
       <Facts title="Destination">
-        <Destination restore={restore} detail={detail} sandboxGone={sandboxGone} />
+        <Destination restore={restore} sandboxGone={sandboxGone} />
       </Facts>
       <Facts title="Plan">
-        {detail.plan ? (
+        {plan ? (
           <>
-            <Fact term="Base backup"><code>{detail.plan.baseBackupID}</code></Fact>
-            <Fact term="Change log replayed">{(detail.plan.segments ?? 0) > 0 ? `${detail.plan.segments} segments` : 'none'}</Fact>
-            <Fact term="Read from the store">{bytes(detail.plan.bytes ?? 0)}</Fact>
-            {detail.plan.message && <Fact term="In words">{detail.plan.message}</Fact>}
+            <Fact term="Base backup"><code>{plan.baseBackupID}</code></Fact>
+            <Fact term="Change log replayed">{plan.segments > 0 ? `${plan.segments} segments` : 'none'}</Fact>
+            <Fact term="Read from the store">{bytes(plan.bytes)}</Fact>
+            {plan.message && <Fact term="In words">{plan.message}</Fact>}
           </>
         ) : (
           <Fact term="Plan">{restore.phase === 'Pending' ? 'not made yet' : 'the backup as it is, nothing replayed'}</Fact>
         )}
         {restore.durationSeconds > 0 && <Fact term="Took">{duration(restore.durationSeconds)}</Fact>}
       </Facts>
-      <Checks checks={detail.checks ?? []} phase={restore.phase} />
+      <Checks checks={restore.checks} phase={restore.phase} />
     </div>
   );
 }
 
-function Destination({ restore, detail, sandboxGone }: { restore: RestoreView; detail: RestRestore; sandboxGone: boolean }) {
-  const d = detail.destination ?? {};
+function Destination({ restore, sandboxGone }: { restore: RestoreView; sandboxGone: boolean }) {
+  const d = restore.destination;
   return (
     <>
       <Fact term="Mode">{restore.mode}</Fact>
@@ -60,7 +58,7 @@ function Destination({ restore, detail, sandboxGone }: { restore: RestoreView; d
       {d.host && <Fact term="Server">{d.host}</Fact>}
       {d.database && <Fact term="Database">{d.database}</Fact>}
       {restore.mode === 'in-place' && (
-        <Fact term="Safety backup">{detail.safetyBackup ? <code>{detail.safetyBackup}</code> : <span className="rst-differs">none (skipped)</span>}</Fact>
+        <Fact term="Safety backup">{restore.safetyBackup ? <code>{restore.safetyBackup}</code> : <span className="rst-differs">none (skipped)</span>}</Fact>
       )}
       <Fact term="Tables">{d.tables?.length ? d.tables.join(', ') : 'all'}</Fact>
       {restore.phase !== 'Failed' && restore.message && <Fact term="Message">{restore.message}</Fact>}
@@ -68,7 +66,7 @@ function Destination({ restore, detail, sandboxGone }: { restore: RestoreView; d
   );
 }
 
-function Checks({ checks, phase }: { checks: NonNullable<RestRestore['checks']>; phase: string }) {
+function Checks({ checks, phase }: { checks: RestoreView['checks']; phase: string }) {
   return (
     <section className="rst-facts-box" aria-labelledby="rst-checks">
       <h2 id="rst-checks">Checks</h2>

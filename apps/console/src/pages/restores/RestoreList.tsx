@@ -1,4 +1,3 @@
-import { useMemo } from 'react';
 import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
@@ -6,9 +5,8 @@ import { useStrataEvents } from '../../api/events.ts';
 import { useSession } from '../../app/session.tsx';
 import { duration, formatMoment } from '../../format.ts';
 import { refusalOf } from '../../api/graphql-refusal.ts';
-import { momentsOf, type RestPlan } from './restore-moments.ts';
+import { momentsOf } from './restore-moments.ts';
 import { RestoresQuery, type RestoreRow } from './restore-queries.ts';
-import { useRestRestores } from './use-rest-restores.ts';
 import './restores.css';
 
 const LIMIT = 200;
@@ -17,15 +15,7 @@ const LIMIT = 200;
 export default function RestoreList() {
   const { can } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: RestoresQuery, variables: { limit: LIMIT } });
-  const plans = useRestRestores(LIMIT);
-  useStrataEvents(
-    () => {
-      refetch({ requestPolicy: 'network-only' });
-      plans.reload();
-    },
-    { kinds: ['restore', 'sandbox'] },
-  );
-  const planOf = useMemo(() => new Map((plans.data ?? []).map((r) => [`${r.namespace}/${r.name}`, r.plan])), [plans.data]);
+  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['restore', 'sandbox'] });
   const restores = data?.strataRestores;
   return (
     <Page
@@ -41,12 +31,12 @@ export default function RestoreList() {
     >
       <FormError error={refusalOf(error)} />
       {!restores && fetching && <Loading what="the restores" />}
-      {restores && <RestoreTable restores={restores} planOf={(r) => planOf.get(`${r.namespace}/${r.name}`)} canRestore={can('restorer')} />}
+      {restores && <RestoreTable restores={restores} canRestore={can('restorer')} />}
     </Page>
   );
 }
 
-function RestoreTable({ restores, planOf, canRestore }: { restores: readonly RestoreRow[]; planOf(r: RestoreRow): RestPlan | null | undefined; canRestore: boolean }) {
+function RestoreTable({ restores, canRestore }: { restores: readonly RestoreRow[]; canRestore: boolean }) {
   return (
     <div className="table-wrap" role="region" aria-label="Restores (scrolls sideways)" tabIndex={0}>
       <table className="table rst-list" aria-label="Restores">
@@ -68,7 +58,7 @@ function RestoreTable({ restores, planOf, canRestore }: { restores: readonly Res
             </tr>
           )}
           {restores.map((r) => (
-            <RestoreRowView key={`${r.namespace}/${r.name}`} restore={r} plan={planOf(r)} />
+            <RestoreRowView key={`${r.namespace}/${r.name}`} restore={r} />
           ))}
         </tbody>
       </table>
@@ -76,8 +66,8 @@ function RestoreTable({ restores, planOf, canRestore }: { restores: readonly Res
   );
 }
 
-function RestoreRowView({ restore: r, plan }: { restore: RestoreRow; plan: RestPlan | null | undefined }) {
-  const { asked, effective } = momentsOf(plan, r.backup?.time);
+function RestoreRowView({ restore: r }: { restore: RestoreRow }) {
+  const { asked, effective } = momentsOf(r.plan, r.backup?.time);
   return (
     <tr>
       <th scope="row">
@@ -95,7 +85,7 @@ function RestoreRowView({ restore: r, plan }: { restore: RestoreRow; plan: RestP
         {r.phase === 'Failed' && r.message && <div className="small rst-clamp">{r.message}</div>}
       </td>
       <td className="rst-moment">
-        {asked !== undefined ? formatMoment(asked) : effective !== undefined ? <span className="muted">a backup chosen by id</span> : '—'}
+        <MomentAsked restore={r} asked={asked} effective={effective} />
         {effective !== undefined && effective !== asked && <div className={asked !== undefined ? 'rst-differs small' : 'small'}>data as of {formatMoment(effective)}</div>}
       </td>
       <td>{r.requestedBy ? <Email address={r.requestedBy} /> : <span className="muted">—</span>}</td>
@@ -105,6 +95,13 @@ function RestoreRowView({ restore: r, plan }: { restore: RestoreRow; plan: RestP
       </td>
     </tr>
   );
+}
+
+/** The moment asked; a restore to latest without change capture has none in its plan, nor one chosen by id. */
+function MomentAsked({ restore: r, asked, effective }: { restore: RestoreRow; asked: number | undefined; effective: number | undefined }) {
+  if (asked !== undefined) return <>{formatMoment(asked)}</>;
+  if (r.source.latest) return <span className="muted">latest</span>;
+  return effective !== undefined ? <span className="muted">a backup chosen by id</span> : <>—</>;
 }
 
 /** How long it took; a download is ready at once (its link is the result). */

@@ -32,6 +32,35 @@ export const RestoreQuery = graphql(`
         time
         mode
       }
+      safetyBackup
+      source {
+        backupID
+        time
+        latest
+        targetNamespace
+      }
+      destination {
+        mode
+        sandboxTTL
+        expose
+        deleteAfter
+        database
+        host
+        tables
+      }
+      plan {
+        baseBackupID
+        segments
+        bytes
+        targetTime
+        effectiveTime
+        message
+      }
+      checks {
+        name
+        passed
+        message
+      }
     }
   }
 `);
@@ -68,6 +97,15 @@ export const RestoresQuery = graphql(`
       }
       backup {
         id
+        time
+      }
+      plan {
+        targetTime
+        effectiveTime
+        segments
+      }
+      source {
+        latest
         time
       }
     }
