@@ -79,6 +79,22 @@ export interface StreamControlMessage {
   /** The target is gone: drop its replication slot when stopping. */
   release?: boolean;
 }
+/**
+ * Plain NATS: the console's change events (spec part 6, `Event`), which every catalog replica relays on
+ * `GET /api/v1/events`; the sandbox service tells its sandboxes' phase changes there too. Best effort: the catalog and
+ * the sandbox service hold the truth, a page reads it again on each event.
+ */
+export const strataConsoleSubject = (cell = ''): string => `strata.console${cell ? `.${cell}` : ''}`;
+export interface StrataConsoleEvent {
+  kind: 'backup' | 'restore' | 'sandbox' | 'target' | 'catalog';
+  namespace: string;
+  name: string;
+  phase: string;
+  stage: string;
+  message: string;
+  bytes: number;
+  version: number;
+}
 /** Every progress subject of a cell. */
 export const strataProgressWildcard = (cell = ''): string => `${STRATA_PROGRESS_SUBJECT_PREFIX}${cellToken(cell)}*.*`;
 

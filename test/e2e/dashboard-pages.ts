@@ -17,9 +17,13 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 /**
  * Every run takes the pictures (a page that cannot be drawn fails the run); they replace the ones kept in
- * docs/dashboard/ only when asked (UPDATE_SCREENSHOTS=1), so a test run leaves the clone as it was.
+ * docs/<app>/ (docs/dashboard/, docs/console/) only when asked (UPDATE_SCREENSHOTS=1), so a test run leaves the clone
+ * as it was.
  */
-const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/dashboard') : path.join(tmpdir(), 'sigil-dashboard-screenshots');
+/** Where an app's pictures go (the console's end-to-end test photographs parts of long pages with it too). */
+export function screenshotDir(app: 'dashboard' | 'console'): string {
+  return process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs', app) : path.join(tmpdir(), `sigil-${app}-screenshots`);
+}
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export function launchChromium(): Promise<Browser> {
@@ -69,16 +73,17 @@ export class Accessibility {
 }
 
 /**
- * The page from its top at desktop and phone widths into <SCREENSHOTS>/<name>-desktop.png and -phone.png (the
+ * The page from its top at desktop and phone widths into <the app's folder>/<name>-desktop.png and -phone.png (the
  * viewport only: long pages would make large files), back at the desktop width after.
  */
-export async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
+export async function screenshots(page: Page, name: string, app: 'dashboard' | 'console' = 'dashboard'): Promise<void> {
+  const folder = screenshotDir(app);
+  mkdirSync(folder, { recursive: true });
   for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     await page.setViewportSize(viewport);
     // Fonts and a layout at the new width before the picture (pdf.js canvases redraw on resize).
     await page.evaluate('scrollTo(0, 0); document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))');
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({ path: path.join(folder, `${name}-${size}.png`), animations: 'disabled', caret: 'hide' });
   }
   await page.setViewportSize(DESKTOP);
 }

@@ -9,6 +9,7 @@ import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlData
 import { stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { serve, startSandboxHarness, type SandboxHarness } from '@strata/sandbox/testing';
 import { waitFor } from './wait.ts';
+import { strataConsoleSubject } from '@sigil/proto/strata-jobs';
 
 /**
  * Sandboxes for real: the catalog, a mover and the sandbox service in this process; the sandbox service starts real
@@ -240,12 +241,16 @@ describe.each([
     expect((await s.call('viewer', 'get', '/api/v1/sandboxes')).status).toBe(200);
   });
 
-  it('is deleted: its server stops, its data goes, and it answers 404', async () => {
+  it('is deleted: its server stops, its data goes, it answers 404, and the console hears it gone', async () => {
     const row = await s.db.sandbox.findFirstOrThrow({ where: { name } });
     const dir = (row.runtime as { dir: string }).dir;
+    const heard: Array<{ kind: string; name: string; phase: string }> = [];
+    const listening = await s.bus.listen(strataConsoleSubject(h.cell), (event) => void heard.push(event as (typeof heard)[number]));
     const res = await s.call('restorer', 'delete', `/api/v1/sandboxes/${name}`);
     expect(res.status).toBe(200);
     await s.untilPhase(name, ['Gone']);
+    await expect.poll(() => heard.some((e) => e.kind === 'sandbox' && e.name === name && e.phase === 'Deleted'), { timeout: 5000 }).toBe(true);
+    listening.unsubscribe();
     const { existsSync } = await import('node:fs');
     expect(existsSync(dir)).toBe(false);
   });

@@ -6,6 +6,7 @@ import { createDb, type Db } from './db.ts';
 import { connectEventFeed, createEventHub, type EventHub } from './console/events.ts';
 import { mirrorStore, mirrorStores } from './scheduling/mirror.ts';
 import type { BackupStoreSpec as StoreSpec } from '@sigil/proto/resources';
+import { strataConsoleSubject } from '@sigil/proto/strata-jobs';
 import { followProgress, startReportConsumer } from './backups/reports.ts';
 import { createResourceRepository } from './resources/resources.ts';
 import { createRestoreService, type RestoreService } from './restores/restores.ts';
@@ -52,7 +53,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const secrets = createSecretStore(secretsKey);
   const resources = createResourceRepository(db, secrets);
   const hub = createEventHub();
-  const feed = await connectEventFeed(bus, hub, `strata.console${config.CONSUMER_PREFIX ? `.${config.CONSUMER_PREFIX}` : ''}`);
+  const feed = await connectEventFeed(bus, hub, strataConsoleSubject(config.CONSUMER_PREFIX));
   const clock = options.clock ?? (() => new Date());
   let ticking: Promise<void> | undefined;
   let again = false;

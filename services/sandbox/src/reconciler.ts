@@ -6,6 +6,7 @@ import type { Db, SandboxRow } from './db.ts';
 import { formatQuantity } from './quantity.ts';
 import type { RuntimeState, SandboxRuntime, ServerSpec } from './runtime/types.ts';
 import { LIVING, PHASES, passwordContext } from './sandboxes.ts';
+import type { StrataConsoleEvent } from '@sigil/proto/strata-jobs';
 
 export interface ReconcilerDeps {
   db: Db;
@@ -14,6 +15,8 @@ export interface ReconcilerDeps {
   secretsKey: Buffer;
   clock: () => Date;
   log: Logger;
+  /** Tells the console a sandbox's phase changed (`strataConsoleSubject`): open pages read again, e.g. drop a deleted one. */
+  notify?: (event: StrataConsoleEvent) => void;
 }
 
 /**
@@ -24,6 +27,8 @@ export interface ReconcilerDeps {
  */
 export function createReconciler(deps: ReconcilerDeps) {
   const { db, runtime, log } = deps;
+  const changed = (row: SandboxRow, phase: string, message: string) =>
+    deps.notify?.({ kind: 'sandbox', namespace: row.namespace, name: row.name, phase, stage: '', message, bytes: 0, version: deps.clock().getTime() });
   /** Sandboxes a pass is working on: a slow start (MariaDB's install takes seconds) never runs twice. */
   const busy = new Set<string>();
 
@@ -59,6 +64,7 @@ export function createReconciler(deps: ReconcilerDeps) {
    */
   async function end(row: SandboxRow, phase: string, message: string): Promise<void> {
     await db.sandbox.update({ where: { id: row.id }, data: { phase, message } });
+    changed(row, phase, message);
     const state = stateOf(row);
     if (state) await runtime.wipe(state);
     if (!(await giveBackRestore(row, restoreEndedBecause(row, phase, message)))) return;
@@ -77,7 +83,8 @@ export function createReconciler(deps: ReconcilerDeps) {
         // Started by a pass that stopped before it could record it: the mover has it already.
         if (!(error instanceof AppError && error.status === 409)) throw error;
       }
-      await db.sandbox.updateMany({ where: { id: row.id, phase: PHASES.pending }, data: { phase: PHASES.restoring, message: `restoring backup ${row.backupId}` } });
+      const restoring = await db.sandbox.updateMany({ where: { id: row.id, phase: PHASES.pending }, data: { phase: PHASES.restoring, message: `restoring backup ${row.backupId}` } });
+      if (restoring.count) changed(row, PHASES.restoring, `restoring backup ${row.backupId}`);
     } catch (error) {
       const message = `the sandbox could not start: ${(error as Error).message}`;
       if (error instanceof AppError && error.status === 503) {

@@ -18,6 +18,7 @@ import { startSandboxJobConsumer } from '../src/jobs.ts';
 import { createLocalRuntime } from '../src/runtime/local.ts';
 import type { SandboxRuntime } from '../src/runtime/types.ts';
 import type { sandboxView } from '../src/views.ts';
+import { strataConsoleSubject } from '@sigil/proto/strata-jobs';
 
 export type SandboxView = ReturnType<typeof sandboxView>;
 
@@ -69,7 +70,7 @@ export async function startSandboxHarness(options: {
   const clock = () => now ?? new Date();
   const catalog = options.catalog ?? createCatalogClient({ baseUrl: options.catalogUrl as string, sign: options.auth.sign });
   const runtime = createLocalRuntime({ baseDir });
-  const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log });
+  const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify: (event) => bus.notify(strataConsoleSubject(options.cell), event) });
   const kick = () => undefined;
   const reports: RunningConsumer = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: options.cell, kick }, bus);
   const { app, sandboxes } = await createApp({

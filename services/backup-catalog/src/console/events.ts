@@ -1,16 +1,8 @@
 import type { Bus } from '@sigil/kit/bus';
+import { strataConsoleSubject, type StrataConsoleEvent } from '@sigil/proto/strata-jobs';
 
-/** The console's Event object (spec 2.1). */
-export interface ConsoleEvent {
-  kind: 'backup' | 'restore' | 'sandbox' | 'target' | 'catalog';
-  namespace: string;
-  name: string;
-  phase: string;
-  stage: string;
-  message: string;
-  bytes: number;
-  version: number;
-}
+/** The console's Event object (spec 2.1); other services (the sandbox service) send it too (proto/src/strata-jobs.ts). */
+export type ConsoleEvent = StrataConsoleEvent;
 
 export type EventListener = (events: ConsoleEvent[]) => void;
 
@@ -62,7 +54,7 @@ export function createEventHub(intervalMs = COALESCE_INTERVAL_MS): EventHub {
 }
 
 /** Console events cross replicas on plain NATS: every replica's hub hears every replica's changes. */
-export const CONSOLE_SUBJECT = 'strata.console';
+export const CONSOLE_SUBJECT = strataConsoleSubject();
 
 export interface EventFeed {
   notify(event: ConsoleEvent): void;
