@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@sigil/kit/testing';
 import { startPostgres, type PostgresHandle } from '@sigil/local-stack';
-import { startWorker, type Worker } from '@strata/mover';
+import { runBackup, runRestore, runStream, startWorker, type Worker, type WorkerOptions } from '@strata/mover';
 import { createS3Client, listKeys, removeObjects } from '@strata/stream';
 import { s3Env, stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 import { expectChangeLogRebuilt } from './rebuilt-change-log.ts';
@@ -41,6 +41,21 @@ let writer: Promise<void>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+
+/**
+ * The mover's jobs, with restores held while `restoresHeld` is pending: what lets a test change the store between a
+ * restore's plan and the mover fetching what it names.
+ */
+let restoresHeld: Promise<void> = Promise.resolve();
+const runJobs: WorkerOptions['run'] = async (job, reporter, signal, control) => {
+  if (job.type === 'stream.run') return runStream(job.payload, reporter, signal, control);
+  if (job.type === 'restore.run') {
+    await restoresHeld;
+    return runRestore(job.payload, reporter, signal);
+  }
+  return runBackup(job.payload, reporter, signal);
+};
+const startMover = () => startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000], run: runJobs });
 
 /** One row per transaction, 40 ms apart, with a WAL switch every 50 rows so several segments complete. */
 async function write(url: string): Promise<void> {
@@ -119,7 +134,7 @@ beforeAll(async () => {
   const identity = execFileSync('cat', [path.join(dir, 'identity.txt')]).toString();
   const recipient = execFileSync('age-keygen', ['-y', path.join(dir, 'identity.txt')]).toString().trim();
   h = await startCatalogHarness('pitr');
-  worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+  worker = await startMover();
   docs = stackDocuments({
     bucket,
     recipients: [recipient],
@@ -213,7 +228,7 @@ describe('point-in-time restore (postgres)', () => {
     writing = true;
     writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
     await sleep(3000); // rows committed while no streamer runs stay in the slot
-    worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+    worker = await startMover();
     const resumedAt = Date.now() + 4000;
     await waitFor('the window to pass the outage', async () => {
       const t = await target();
@@ -343,6 +358,56 @@ describe('point-in-time restore (postgres)', () => {
     writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
   }, 600_000);
 
+  it('restores what the plan named when the partial segment it named is superseded before the mover fetches it', async () => {
+    writing = false;
+    await writer;
+    const shop = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, '/shop') });
+    await shop.connect();
+    try {
+      const startedAt = Date.now();
+      const { rows } = await shop.query<{ id: number }>(`INSERT INTO events (note) VALUES ('planned') RETURNING id`);
+      written.push({ id: rows[0]!.id, startedAt, committedAt: Date.now() });
+      const planned = await idsIn('shop');
+      await waitFor('the window to cover the planned row', async () => (Date.parse((await target()).windows.at(-1).to) > written.at(-1)!.committedAt + 500 ? true : undefined), 60_000);
+      const segments = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/segments')).body.segments as Array<{ name: string; partial: boolean; key: string }>;
+      const last = segments.at(-1)!;
+      expect(last).toMatchObject({ partial: true });
+
+      let release!: () => void;
+      restoresHeld = new Promise((resolve) => (release = resolve));
+      const database = `pitr_superseded_${randomBytes(2).toString('hex')}`;
+      const res = await h.call('restorer', 'post', '/api/v1/restores', { target: 'default/postgres-main', mode: 'new', at: 'latest', host: '127.0.0.1', port: server.port, database, credentialsSecret: 'postgres-credentials' });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      restored.push(database);
+      // After the plan: a row it must not restore, and the file completes; the streamer then removes its partial uploads.
+      const afterAt = Date.now();
+      const after = await shop.query<{ id: number }>(`INSERT INTO events (note) VALUES ('after the plan') RETURNING id`);
+      written.push({ id: after.rows[0]!.id, startedAt: afterAt, committedAt: Date.now() });
+      await shop.query('SELECT pg_switch_wal()');
+      const s3 = s3Env();
+      const client = createS3Client({ endpoint: s3.endpoint, region: s3.region, pathStyle: true, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey });
+      const prefix = last.key.split('.partial.')[0]!;
+      await waitFor(`the partial uploads of ${last.name} replaced by its complete upload`, async () => {
+        const keys: string[] = [];
+        for await (const key of listKeys(client, bucket, prefix)) keys.push(key);
+        return keys.some((k) => k.endsWith('.age') && !k.includes('.partial.')) && !keys.some((k) => k.includes('.partial.')) ? true : undefined;
+      }, 60_000);
+      release();
+      const row = await waitFor(`restore ${res.body.name}`, async () => {
+        const r = await h.runtime.db.restore.findFirst({ where: { name: res.body.name } });
+        return r && (r.phase === 'Succeeded' || r.phase === 'Failed') ? r : undefined;
+      });
+      expect(row.phase, row.message).toBe('Succeeded');
+      expect(row.message).toContain(`${last.name}: its complete upload, cut at`);
+      expect(await idsIn(database)).toEqual(planned);
+    } finally {
+      restoresHeld = Promise.resolve();
+      await shop.end();
+    }
+    writing = true;
+    writer = write(server.adminUrl.replace(/\/postgres$/, '/shop'));
+  }, 300_000);
+
   it('brings the segments and the window back after the catalog database is lost', async () => {
     await expectChangeLogRebuilt(h, docs, 'default/postgres-main', 4);
   });
@@ -396,7 +461,7 @@ describe('point-in-time restore (postgres)', () => {
       return rows[0]?.status === 'lost' ? true : undefined;
     }, 60_000);
     expect(lost).toBe(true);
-    worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell, retryDelaysMs: [500, 1000] });
+    worker = await startMover();
     const detail = await waitFor('the broken chain', async () => {
       const d = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body;
       return d.target.chainBroken && /lost WAL/.test(d.status.pitr.brokenReason ?? '') ? d : undefined;

@@ -330,6 +330,10 @@ export interface SegmentObject {
   partial: boolean;
   compression: "zstd" | "none";
   size?: number;
+  /**
+   * Where the segment's valid records end (postgres: an LSN X/Y; binlogs: file:offset). A partial upload removed before the restore fetched it (its file's complete upload superseded it) is replaced by the complete upload cut here, so the replay stops where the plan said.
+   */
+  endPos?: string;
 }
 /**
  * mover -> catalog: the data of a restore.started report.

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeChain, bestSegments, chainFrom, chainsFrom, type FullBase, type SegmentRow, type StreamCoverage } from '../src/change-capture/chain.ts';
+import { formatLsn } from '../src/change-capture/chain-inputs.ts';
 
 const MB16 = 16n * 1024n * 1024n;
 const T0 = Date.UTC(2026, 0, 1);
@@ -54,6 +55,7 @@ function rowOf(s: SegmentSpec, index: number): SegmentRow {
     timeline: s.line.timeline,
     startLsn: start,
     endLsn: s.partial && !s.partialReachesEnd ? start + 1000n + BigInt(index) : start + MB16,
+    endPos: formatLsn(s.partial && !s.partialReachesEnd ? start + 1000n + BigInt(index) : start + MB16),
     firstTime: s.first === undefined ? null : t(s.first),
     lastTime: last === undefined ? null : t(last),
     coveredUntil: s.covered === undefined || last === undefined ? null : t(last + s.covered),

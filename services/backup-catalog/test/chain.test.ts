@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeChain, chooseChain, type FullBase, type SegmentRow } from '../src/change-capture/chain.ts';
+import { formatLsn } from '../src/change-capture/chain-inputs.ts';
 
 const MB16 = 16n * 1024n * 1024n;
 const t = (seconds: number) => new Date(Date.UTC(2026, 10, 25, 12, 0, seconds));
@@ -13,6 +14,7 @@ function segment(n: number, times: { first?: number; last?: number; covered?: nu
     timeline: 1,
     startLsn: start,
     endLsn: partialEnd ?? start + MB16,
+    endPos: formatLsn(partialEnd ?? start + MB16),
     firstTime: times.first !== undefined ? t(times.first) : null,
     lastTime: times.last !== undefined ? t(times.last) : null,
     coveredUntil: times.covered !== undefined ? t(times.covered) : null,

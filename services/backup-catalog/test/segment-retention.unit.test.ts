@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeChain, bestSegments, chainFrom, type FullBase, type SegmentRow, type StreamCoverage } from '../src/change-capture/chain.ts';
+import { formatLsn } from '../src/change-capture/chain-inputs.ts';
 import { expiredSegments } from '../src/lifecycle/segment-retention.ts';
 
 const MB16 = 16n * 1024n * 1024n;
@@ -35,6 +36,7 @@ function seg(line: Line, n: number, s: Seg = {}): SegmentRow {
     timeline: line.timeline,
     startLsn: start,
     endLsn: s.partialEnd ?? start + MB16,
+    endPos: formatLsn(s.partialEnd ?? start + MB16),
     firstTime: s.first !== undefined ? t(s.first) : null,
     lastTime: s.last !== undefined ? t(s.last) : null,
     coveredUntil: s.covered !== undefined ? t(s.covered) : null,

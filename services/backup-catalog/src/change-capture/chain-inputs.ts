@@ -19,6 +19,11 @@ export function parseLsn(position: string): bigint {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
+/** A Postgres LSN as Postgres writes it (`X/Y`, upper-case hex). */
+export function formatLsn(lsn: bigint): string {
+  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
+}
+
 /** What the chain reads of a succeeded backup: the manifest's members it needs, picked out by the database. */
 interface FullRow {
   id: string;
@@ -105,15 +110,15 @@ export async function loadSegments(conn: DbOrTx, namespace: string, targetName: 
 /** The segments with their objects in the store (checksum, size, compression), in the order given: a restore's. */
 export async function segmentObjects(conn: DbOrTx, segments: LoadedSegment[]): Promise<SegmentRow[]> {
   if (segments.length === 0) return [];
-  const objects = await conn.$queryRawUnsafe<Array<{ seq: bigint; sha256: string; size: bigint; compression: string }>>(
-    'SELECT seq, sha256, size, compression FROM segments WHERE seq = ANY($1::bigint[])',
+  const objects = await conn.$queryRawUnsafe<Array<{ seq: bigint; sha256: string; size: bigint; compression: string; endPos: string }>>(
+    'SELECT seq, sha256, size, compression, end_pos AS "endPos" FROM segments WHERE seq = ANY($1::bigint[])',
     segments.map((s) => s.seq.toString()),
   );
   const bySeq = new Map(objects.map((o) => [o.seq, o]));
   return segments.map((segment) => {
     const object = bySeq.get(segment.seq);
     if (!object) throw new Error(`segment ${segment.key} left the catalog while its restore was planned`);
-    return { ...segment, sha256: object.sha256, size: object.size, compression: object.compression };
+    return { ...segment, sha256: object.sha256, size: object.size, compression: object.compression, endPos: object.endPos };
   });
 }
 

@@ -49,6 +49,8 @@ export interface SegmentRow extends ChainSegment {
   sha256: string;
   size: bigint;
   compression: string;
+  /** As reported (an LSN, or `file:offset` of a binlog): where a restore cuts the complete upload standing in for a removed partial one. */
+  endPos: string;
 }
 
 /** What the streamer last said: everything committed before `coveredUntil` is in segments ending by `coveredLsn`. */

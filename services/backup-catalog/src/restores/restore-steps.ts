@@ -98,7 +98,7 @@ export function databasesOf(manifest: { objects?: ManifestObject[]; databases?: 
 }
 
 export function segmentsOf(plan: RestorePlan | undefined): SegmentObject[] {
-  return (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size) }));
+  return (plan?.choice?.segments ?? []).map((s) => ({ name: s.name, key: s.key, sha256: s.sha256, partial: s.partial, compression: s.compression === 'none' ? 'none' : 'zstd', size: Number(s.size), endPos: s.endPos }));
 }
 
 /**

@@ -8,6 +8,7 @@ import { extractTar, startRecovery } from '../engines/postgres/recover.ts';
 import type { Reporter } from '../reports.ts';
 import type { ManifestObject } from './backup.ts';
 import { copyPostgres, placementOf } from './placement.ts';
+import { fetchSegment } from './segment-fetch.ts';
 import { runTogether } from '../engines/together.ts';
 
 export interface PhysicalManifest {
@@ -45,10 +46,12 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
     const walDir = path.join(workDir, 'wal');
     fs.mkdirSync(walDir);
     let done = base.rawSize;
+    const replaced: string[] = [];
     for (const segment of segments) {
       stage(`fetch WAL ${segment.name}`, done);
       // A partial segment stands in for the whole file: recovery stops at the end of its valid records.
-      await fetchObject(job, client, segment, fs.createWriteStream(path.join(walDir, segment.name)), signal, () => undefined);
+      const fetched = await fetchSegment(job, client, segment, path.join(walDir, segment.name), signal);
+      if (fetched.replaced) replaced.push(fetched.label);
       done += segment.size ?? 0;
     }
     stage(job.at ? `recover to ${job.at}` : 'recover to the end of the backup', done);
@@ -61,7 +64,7 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
         await copyPostgres(server.access, source, job.destination, target, placement);
         if (!placement.inPlace) created.push(target);
       }
-      return { names, stoppedAt: server.stoppedAt };
+      return { names, stoppedAt: [server.stoppedAt, ...replaced].join('; ') };
     } finally {
       await server.stop();
     }

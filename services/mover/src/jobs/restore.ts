@@ -10,6 +10,7 @@ import type { Reporter } from '../reports.ts';
 import { messageOf, type ManifestObject } from './backup.ts';
 import { recoverPhysical, type PhysicalManifest } from './recover.ts';
 import { runRestoreChecks } from './restore-checks.ts';
+import { fetchSegment } from './segment-fetch.ts';
 import { copyPostgres, placementOf, postgresDatabaseExists, scratchName } from './placement.ts';
 import { runTogether } from '../engines/together.ts';
 
@@ -115,11 +116,8 @@ async function replayChanges(job: RestoreJob, client: S3Client, manifest: { posi
     const files: Array<{ name: string; file: string; label: string }> = [];
     for (const segment of job.segments ?? []) {
       const file = path.join(dir, segment.name);
-      await runDownloadPipeline({
-        client, bucket: job.store.bucket, key: segment.key, expectedSha256: segment.sha256, identity: job.store.identity, compression: segment.compression,
-        sink: fs.createWriteStream(file), bandwidthBytesPerSecond: job.bandwidthBytesPerSecond, stallTimeoutMs: job.stallTimeoutMs, signal,
-      });
-      files.push({ name: segment.name, file, label: `${segment.name}${segment.partial ? ' (partial)' : ''}` });
+      const { label } = await fetchSegment(job, client, segment, file, signal);
+      files.push({ name: segment.name, file, label });
     }
     for (const [source, target] of names) {
       reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: `replay binlogs into ${target}`, bytes: 0, totalBytes: 0 });

@@ -62,7 +62,7 @@ async function storedReport(job: StreamJob, client: S3Client, segment: Pick<Segm
 }
 
 /** A kept report, or undefined when there is none or it is not one (it is then written anew with the upload). */
-function parseReport(bytes: Buffer | undefined): StrataReports['segment.uploaded'] | undefined {
+export function parseReport(bytes: Buffer | undefined): StrataReports['segment.uploaded'] | undefined {
   if (!bytes) return undefined;
   try {
     const data: unknown = JSON.parse(bytes.toString('utf8'));
