@@ -29,6 +29,13 @@ let worker: Worker;
 let catalogServer: { url: string; close(): Promise<void> };
 let docsOptions: Parameters<typeof stackDocuments>[0];
 
+/** What the console hears about sandboxes (`strataConsoleSubject`) from now on: each event, in order. */
+async function consoleEvents() {
+  const heard: Array<{ kind: string; name: string; phase: string; message: string }> = [];
+  const listening = await s.bus.listen(strataConsoleSubject(h.cell), (event) => void heard.push(event as (typeof heard)[number]));
+  return { of: (name: string) => heard.filter((e) => e.kind === 'sandbox' && e.name === name), stop: () => listening.unsubscribe() };
+}
+
 async function backupNow(target: string) {
   const res = await h.call('operator', 'post', `/api/v1/targets/default/${target}/backup-now`, { reason: 'sandbox test' });
   expect(res.status).toBe(202);
@@ -106,6 +113,7 @@ describe.each([
 
   it('restores the latest backup into a server of its own and becomes Ready', async () => {
     backupId = (await backupNow(target)).id;
+    const events = await consoleEvents();
     name = await createSandbox({ target: `default/${target}` });
     const pending = await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`);
     expect(pending.body.sandbox).toMatchObject({ name, namespace: 'default', engine, target: `default/${target}`, backupID: backupId, owner: 'restorer@example.test' });
@@ -113,6 +121,9 @@ describe.each([
     expect(sandbox.phase, sandbox.message).toBe('Ready');
     expect(sandbox).toMatchObject({ database, databases: [database], host: '127.0.0.1', port: expect.any(Number), sizeLimit: '1Gi', restore: expect.stringContaining(name) });
     expect(sandbox.message).toContain('ran 1 post-restore statement');
+    // Open console pages hear it appear, start restoring and become Ready, without reading it again meanwhile.
+    await expect.poll(() => events.of(name).map((e) => e.phase).join(' '), { timeout: 5000 }).toMatch(/^Pending.*Restoring.*Ready$/);
+    events.stop();
     expect(Date.parse(sandbox.expires) - Date.parse(sandbox.created)).toBe(2 * 3600_000);
     const restore = await h.call('viewer', 'get', `/api/v1/restores/default/${sandbox.restore}`);
     expect(restore.body.restore).toMatchObject({ mode: 'sandbox', sandbox: name, phase: 'Succeeded' });
@@ -175,8 +186,11 @@ describe.each([
 
   it('extends up to the policy\'s maxTTL and records each extension', async () => {
     const before = (await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`)).body.sandbox;
+    const events = await consoleEvents();
     const res = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/extend`, { by: '1h', reason: 'more testing' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await expect.poll(() => events.of(name).map((e) => e.message), { timeout: 5000 }).toEqual([res.body.message]);
+    events.stop();
     const after = (await s.call('viewer', 'get', `/api/v1/sandboxes/${name}`)).body.sandbox;
     expect(Date.parse(after.expires) - Date.parse(before.expires)).toBe(3600_000);
     const capped = await s.call('restorer', 'post', `/api/v1/sandboxes/${name}/extend`, { by: '30d' });

@@ -11,6 +11,7 @@ import { createCatalogClient } from './catalog-client.ts';
 import { sandboxConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { createReconciler } from './reconciler.ts';
+import type { TellConsole } from './console-events.ts';
 import { strataConsoleSubject } from '@sigil/proto/strata-jobs';
 import { startRestoreReportConsumer } from './restore-reports.ts';
 import { startSandboxJobConsumer } from './jobs.ts';
@@ -30,9 +31,10 @@ const secretsKey = parseSecretsKey(config.STRATA_SECRETS_KEY);
 const clock = () => new Date();
 const catalog = createCatalogClient({ baseUrl: config.BACKUP_CATALOG_URL, sign: await createStrataPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const runtime = config.SANDBOX_RUNTIME === 'kubernetes' ? await kubernetesRuntime() : createLocalRuntime({ baseDir: config.SANDBOX_DIR });
-const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify: (event) => bus.notify(strataConsoleSubject(config.CONSUMER_PREFIX), event) });
+const notify: TellConsole = (event) => bus.notify(strataConsoleSubject(config.CONSUMER_PREFIX), event);
+const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify });
 const kick = () => void setImmediate(() => void reconciler.pass().catch((error: unknown) => log.error({ err: error }, 'sandbox pass failed')));
-const reports = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: config.CONSUMER_PREFIX, kick }, bus);
+const reports = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: config.CONSUMER_PREFIX, kick, notify }, bus);
 const timer = setInterval(kick, config.SANDBOX_INTERVAL_MS);
 kick();
 const verifyPrincipal = await createStrataPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY));
@@ -46,6 +48,7 @@ const { app, health, sandboxes } = await createApp({
   defaultTtl: config.SANDBOX_DEFAULT_TTL,
   maxTtl: config.SANDBOX_MAX_TTL,
   kick,
+  notify,
   queryTimeoutMs: config.SANDBOX_QUERY_TIMEOUT_MS,
   verifyPrincipal,
   readiness: { nats: async () => void (await bus.nc.flush()) },

@@ -6,7 +6,7 @@ import type { Db, SandboxRow } from './db.ts';
 import { formatQuantity } from './quantity.ts';
 import type { RuntimeState, SandboxRuntime, ServerSpec } from './runtime/types.ts';
 import { LIVING, PHASES, passwordContext } from './sandboxes.ts';
-import type { StrataConsoleEvent } from '@sigil/proto/strata-jobs';
+import { sandboxChanged, type TellConsole } from './console-events.ts';
 
 export interface ReconcilerDeps {
   db: Db;
@@ -16,7 +16,7 @@ export interface ReconcilerDeps {
   clock: () => Date;
   log: Logger;
   /** Tells the console a sandbox's phase changed (`strataConsoleSubject`): open pages read again, e.g. drop a deleted one. */
-  notify?: (event: StrataConsoleEvent) => void;
+  notify?: TellConsole;
 }
 
 /**
@@ -27,8 +27,7 @@ export interface ReconcilerDeps {
  */
 export function createReconciler(deps: ReconcilerDeps) {
   const { db, runtime, log } = deps;
-  const changed = (row: SandboxRow, phase: string, message: string) =>
-    deps.notify?.({ kind: 'sandbox', namespace: row.namespace, name: row.name, phase, stage: '', message, bytes: 0, version: deps.clock().getTime() });
+  const changed = (row: SandboxRow, phase: string, message: string) => sandboxChanged(deps.notify, row, phase, message, deps.clock());
   /** Sandboxes a pass is working on: a slow start (MariaDB's install takes seconds) never runs twice. */
   const busy = new Set<string>();
 

@@ -6,6 +6,7 @@ import { decodeStrataReport } from '@sigil/proto/strata-wire';
 import type { Db, Tx } from './db.ts';
 import { runStatements } from './post-restore.ts';
 import { PHASES, passwordContext } from './sandboxes.ts';
+import { sandboxChanged, type TellConsole } from './console-events.ts';
 
 export interface RestoreReportDeps {
   db: Db;
@@ -15,6 +16,8 @@ export interface RestoreReportDeps {
   cell: string;
   /** A failed restore leaves nothing worth keeping: the reconciler wipes the server. */
   kick: () => void;
+  /** Tells open console pages the sandbox is Ready (or failed). */
+  notify?: TellConsole;
 }
 
 /**
@@ -41,7 +44,9 @@ export async function applyRestoreReport(deps: RestoreReportDeps, tx: Tx, report
   const row = await tx.sandbox.findFirst({ where: { restoreId: data.restoreId } });
   if (!row || row.phase !== PHASES.restoring) return;
   if (report.type === 'restore.failed') {
-    await tx.sandbox.updateMany({ where: { id: row.id, phase: PHASES.restoring }, data: { phase: PHASES.failed, message: `the restore failed: ${data.message}` } });
+    const message = `the restore failed: ${data.message}`;
+    await tx.sandbox.updateMany({ where: { id: row.id, phase: PHASES.restoring }, data: { phase: PHASES.failed, message } });
+    sandboxChanged(deps.notify, row, PHASES.failed, message, deps.clock());
     deps.kick();
     return;
   }
@@ -66,4 +71,5 @@ export async function applyRestoreReport(deps: RestoreReportDeps, tx: Tx, report
     return;
   }
   await tx.sandbox.updateMany({ where: { id: row.id, phase: PHASES.restoring }, data: { phase: PHASES.ready, message, readyAt: deps.clock() } });
+  sandboxChanged(deps.notify, row, PHASES.ready, message, deps.clock());
 }

@@ -12,6 +12,7 @@ import type { CatalogClient } from './catalog-client.ts';
 import type { Db, SandboxRow } from './db.ts';
 import { recordAudit } from './audit.ts';
 import { sandboxView } from './views.ts';
+import { sandboxChanged, type TellConsole } from './console-events.ts';
 
 export const PHASES = { pending: 'Pending', restoring: 'Restoring', ready: 'Ready', expired: 'Expired', failed: 'Failed', deleting: 'Deleting', deleted: 'Deleted' } as const;
 /** Phases in which the sandbox still lives (and may be extended). */
@@ -36,6 +37,8 @@ export interface SandboxDeps {
   /** Asks the reconciler for a pass (a sandbox to start, to delete). */
   kick: () => void;
   log: Logger;
+  /** Tells open console pages a sandbox was created, extended or reset. */
+  notify?: TellConsole;
 }
 
 export const passwordContext = (row: Pick<SandboxRow, 'namespace' | 'name'>) => `sandbox:${row.namespace}/${row.name}`;
@@ -92,6 +95,7 @@ export function createSandboxService(deps: SandboxDeps) {
         masks: plan.target.mask, postRestoreSql: plan.target.sandbox.postRestoreSQL ?? [], source: plan.source ?? { backupID: plan.backupID }, createdAt: now,
       },
     });
+    sandboxChanged(deps.notify, row, row.phase, row.message, now);
     deps.kick();
     return row;
   }
@@ -139,7 +143,7 @@ export function createSandboxService(deps: SandboxDeps) {
       if (!body.by) throw new AppError('validation-failed', 'by: is required (a duration such as 2h)');
       const by = durationOf('by', body.by);
       if (by <= 0) throw new AppError('validation-failed', 'by: must be longer than zero');
-      return await db.$transaction(async (tx) => {
+      const extended = await db.$transaction(async (tx) => {
         const rows = await tx.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id FROM sandboxes WHERE name = $1 AND phase <> 'Deleted' FOR UPDATE`, name);
         const row = rows[0] ? await tx.sandbox.findUnique({ where: { id: rows[0].id } }) : null;
         if (!row) throw new AppError('not-found', `Sandbox ${name} was not found.`);
@@ -153,8 +157,11 @@ export function createSandboxService(deps: SandboxDeps) {
         const extension = { by: body.by, granted: formatDuration(granted), reason: body.reason ?? '', user: principal.email || principal.id, at: now.toISOString() };
         await tx.sandbox.update({ where: { id: row.id }, data: { expiresAt: new Date(expires), extensions: [...(row.extensions as object[]), extension] } });
         const capped = granted < by ? ` (capped: the policy allows at most ${formatDuration(row.maxTtlSeconds * 1000)} from now)` : '';
-        return { message: `Sandbox ${name} now expires at ${new Date(expires).toISOString()}, ${formatDuration(granted)} later${capped}.`, kind: 'Sandbox', namespace: row.namespace, name, link: `/sandboxes/${name}` };
+        const message = `Sandbox ${name} now expires at ${new Date(expires).toISOString()}, ${formatDuration(granted)} later${capped}.`;
+        return { row, message };
       });
+      sandboxChanged(deps.notify, extended.row, extended.row.phase, extended.message, deps.clock());
+      return { message: extended.message, kind: 'Sandbox', namespace: extended.row.namespace, name, link: `/sandboxes/${name}` };
     },
 
     /**
@@ -188,6 +195,7 @@ export function createSandboxService(deps: SandboxDeps) {
         await giveBack(plan.restore, name, `sandbox ${name} changed while it was being reset`);
         throw new AppError('conflict', `Sandbox ${name} changed while it was being reset (deleted, expired or reset by someone else); look at it again.`);
       }
+      sandboxChanged(deps.notify, row, PHASES.pending, `reset ${generation}`, deps.clock());
       deps.kick();
       return { message: `Sandbox ${name} is being reset: its server is recreated empty and backup ${plan.backupID} (${plan.time}) restored into it again.`, kind: 'Sandbox', namespace: row.namespace, name, link: `/sandboxes/${name}` };
     },

@@ -13,6 +13,7 @@ import { closeQueryPools } from '../src/query/index.ts';
 import { createCatalogClient, type CatalogClient } from '../src/catalog-client.ts';
 import { createDb, type Db } from '../src/db.ts';
 import { createReconciler, type Reconciler } from '../src/reconciler.ts';
+import type { TellConsole } from '../src/console-events.ts';
 import { startRestoreReportConsumer } from '../src/restore-reports.ts';
 import { startSandboxJobConsumer } from '../src/jobs.ts';
 import { createLocalRuntime } from '../src/runtime/local.ts';
@@ -70,11 +71,12 @@ export async function startSandboxHarness(options: {
   const clock = () => now ?? new Date();
   const catalog = options.catalog ?? createCatalogClient({ baseUrl: options.catalogUrl as string, sign: options.auth.sign });
   const runtime = createLocalRuntime({ baseDir });
-  const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify: (event) => bus.notify(strataConsoleSubject(options.cell), event) });
+  const notify: TellConsole = (event) => bus.notify(strataConsoleSubject(options.cell), event);
+  const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify });
   const kick = () => undefined;
-  const reports: RunningConsumer = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: options.cell, kick }, bus);
+  const reports: RunningConsumer = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: options.cell, kick, notify }, bus);
   const { app, sandboxes } = await createApp({
-    db, log, catalog, secretsKey, clock, cell: options.cell, defaultTtl: '1h', maxTtl: options.maxTtl ?? '6h', kick, queryTimeoutMs: 5000, verifyPrincipal: options.auth.verify,
+    db, log, catalog, secretsKey, clock, cell: options.cell, defaultTtl: '1h', maxTtl: options.maxTtl ?? '6h', kick, notify, queryTimeoutMs: 5000, verifyPrincipal: options.auth.verify,
   });
   const jobs = await startSandboxJobConsumer({ bus, log, secretsKey, cell: options.cell, sandboxes });
   let stopped = false;
