@@ -46,12 +46,13 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
     const walDir = path.join(workDir, 'wal');
     fs.mkdirSync(walDir);
     let done = base.rawSize;
-    const replaced: string[] = [];
+    /** What the restore's message adds: segments that stood in for others, keys left out. */
+    const notes: string[] = [];
     for (const segment of segments) {
       stage(`fetch WAL ${segment.name}`, done);
       // A partial segment stands in for the whole file: recovery stops at the end of its valid records.
       const fetched = await fetchSegment(job, client, segment, path.join(walDir, segment.name), signal);
-      if (fetched.replaced) replaced.push(fetched.label);
+      if (fetched.replaced) notes.push(fetched.label);
       done += segment.size ?? 0;
     }
     stage(job.at ? `recover to ${job.at}` : 'recover to the end of the backup', done);
@@ -61,10 +62,11 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
       const placement = placementOf(job);
       for (const [source, target] of names) {
         stage(`copy ${placement.tables ? `${placement.tables.join(', ')} of ` : ''}${source} into ${target}${placement.inPlace ? ' (in place)' : ''}`, done);
-        await copyPostgres(server.access, source, job.destination, target, placement);
+        const note = await copyPostgres(server.access, source, job.destination, target, placement);
+        if (note) notes.push(`${target}: ${note}`);
         if (!placement.inPlace) created.push(target);
       }
-      return { names, stoppedAt: [server.stoppedAt, ...replaced].join('; ') };
+      return { names, stoppedAt: [server.stoppedAt, ...notes].join('; ') };
     } finally {
       await server.stop();
     }

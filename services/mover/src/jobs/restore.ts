@@ -40,6 +40,8 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
     const total = objects.reduce((sum, o) => sum + o.rawSize, 0);
     let done = 0;
     const placement = placementOf(job);
+    /** What the restore's message adds (keys left out). */
+    const notes: string[] = [];
     for (const object of objects) {
       const final = names.get(object.database ?? '') as string;
       // Postgres tables go through a scratch copy of the whole dump, so they keep their indexes and constraints.
@@ -71,7 +73,8 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       );
       if (viaScratch) {
         try {
-          await copyPostgres(job.destination, target, job.destination, final, placement);
+          const note = await copyPostgres(job.destination, target, job.destination, final, placement);
+          if (note) notes.push(`${final}: ${note}`);
         } finally {
           await driver.dropDatabase(job.destination, target).catch(() => undefined);
         }
@@ -80,7 +83,7 @@ export async function runRestore(job: RestoreJob, reporter: Reporter, signal: Ab
       done += object.rawSize;
     }
     const replayed = engine === 'mysql' && job.segments?.length ? await replayChanges(job, client, manifest as { position?: Position; objects?: ManifestObject[] }, names, reporter, signal) : '';
-    await succeeded(job, reporter, client, manifest, names, replayed, signal);
+    await succeeded(job, reporter, client, manifest, names, `${replayed}${notes.map((n) => `; ${n}`).join('')}`, signal);
   } catch (error) {
     if (engine !== 'mongodb') {
       const driver = driverFor(engine);
