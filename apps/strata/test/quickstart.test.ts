@@ -102,6 +102,7 @@ describe('strata quickstart', () => {
   it('--apply sends the file to the console API and prints what was applied', async () => {
     const sent: Array<{ url: string; type: string | null; body: string }> = [];
     const fakeFetch = (async (input: Request) => {
+      if (input.method === 'GET') return Response.json({ error: 'BackupStore default/local was not found.' }, { status: 404 });
       sent.push({ url: input.url, type: input.headers.get('content-type'), body: await input.text() });
       return Response.json({ applied: [{ kind: 'BackupTarget', namespace: 'default', name: 'postgres', action: 'created' }] });
     }) as unknown as typeof fetch;
@@ -112,5 +113,18 @@ describe('strata quickstart', () => {
     expect(sent[0]!.body).toEqual(await readFile(path.join(dir, 'stack.yaml'), 'utf8'));
     expect(run.out).toMatch(/backuptarget\/default\/postgres created/);
     expect(run.out).toMatch(/next: strata backup-now default\/postgres --watch/);
+  });
+
+  it('--apply changes nothing where the quickstart was applied before: a new key would strand the backups made with the old one', async () => {
+    const asked: string[] = [];
+    const fakeFetch = (async (input: Request) => {
+      asked.push(`${input.method} ${new URL(input.url).pathname}`);
+      return Response.json({ kind: 'BackupStore', metadata: { namespace: 'default', name: 'local' } });
+    }) as unknown as typeof fetch;
+    const run = await strata(['--server', 'http://127.0.0.1:8080', 'quickstart', '--apply'], fakeFetch);
+    expect(run.code, run.err).toBe(0);
+    expect(asked).toEqual(['GET /api/v1/resources/BackupStore/default/local']);
+    expect(run.out).toMatch(/already applied: BackupStore default\/local exists/);
+    await expect(stat(path.join(dir, 'stack.yaml'))).rejects.toThrow(/ENOENT/);
   });
 });

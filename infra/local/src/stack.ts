@@ -52,6 +52,8 @@ export interface Stack {
   serviceUrls: Record<StackService, string>;
   infra: Infra;
   seed: SeedResult;
+  /** Whether the stack keeps its demo database `shop` in its own Postgres and MariaDB (not in servers the environment named). */
+  demo: { postgres: boolean; mysql: boolean };
   processes: Array<{ name: string; pid: number }>;
   stop(): Promise<void>;
 }
@@ -164,6 +166,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       serviceUrls,
       infra,
       seed,
+      demo,
       processes: children.map(({ name, child }) => ({ name, pid: child.pid ?? -1 })),
       stop,
     };

@@ -2,11 +2,13 @@
 import path from 'node:path';
 import { DEFAULT_STATE_DIR } from './infra.ts';
 import { startStack } from './stack.ts';
+import { applyQuickstartOnce } from './quickstart.ts';
 
 const started = performance.now();
 const stateDir = process.env.SIGIL_STATE_DIR ?? path.join(DEFAULT_STATE_DIR, 'stack');
 console.log(`Starting the Sigil and Strata platform (state in ${stateDir}) ...`);
 const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}`), gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080), logLevel: process.env.LOG_LEVEL ?? 'info' });
+const quickstart = await applyQuickstartOnce({ stateDir, gatewayUrl: stack.gatewayUrl, demo: stack.demo, env: process.env }).catch((error: unknown) => `failed: ${(error as Error).message}`);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
 console.log(`
@@ -14,6 +16,7 @@ Sigil and Strata are running (started in ${seconds} s).
 
   Dashboard        ${stack.gatewayUrl}/app (sign in with the owner below, or create an organization)
   Strata console   ${stack.gatewayUrl}/console (sign in with any e-mail and pick a role: the dev issuer stands in for the access proxy)
+  Strata quickstart ${quickstart}
   Gateway (REST)   ${stack.gatewayUrl}/v1
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json

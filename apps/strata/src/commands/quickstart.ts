@@ -45,6 +45,14 @@ async function readFacts(dir: string): Promise<StackFacts> {
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
+/** Whether the quickstart's store is in the catalog already. */
+async function storeExists(c: Awaited<ReturnType<CommandContext['connect']>>, namespace: string): Promise<boolean> {
+  const { response } = await c.api.GET('/resources/{kind}/{ns}/{name}', { params: { path: { kind: 'BackupStore', ns: namespace, name: 'local' } } });
+  if (response.status === 404) return false;
+  if (response.ok) return true;
+  throw new UsageError(`cannot tell whether the quickstart was applied: GET /resources/BackupStore/${namespace}/local answered ${response.status}`);
+}
+
 export function registerQuickstart(program: Command, ctx: CommandContext): void {
   const { io, out, connect, emit } = ctx;
   program
@@ -72,6 +80,11 @@ Examples:
       const facts = await readFacts(findStackDir(opts.stack, io.env, cwd));
       const file = path.resolve(cwd, opts.file);
       if (existsSync(file) && !opts.force) throw new UsageError(`${opts.file} exists: pass --force to overwrite it, or --file another.yaml`);
+      if (opts.apply && (await storeExists(await connect(cmd), opts.namespace))) {
+        // Applying again would give the store a new age key: backups made with the old one could not be restored.
+        out(`already applied: BackupStore ${opts.namespace}/local exists (the local stack applies the quickstart on its first start); nothing changed. \`strata targets\` lists what it backs up.\n`);
+        return;
+      }
       const { identity, recipient } = await generateAgeIdentity();
       const documents = quickstartDocuments(facts, {
         namespace: opts.namespace,
