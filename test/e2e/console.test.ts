@@ -268,7 +268,7 @@ describe('the Strata console in Chromium', () => {
     await expect.poll(() => listed(watching), SOON).toBe('listed');
     await open(page, '/sandboxes', 'Sandboxes');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: sandbox, exact: true }) });
-    await row.getByRole('cell', { name: 'Ready', exact: true }).waitFor();
+    await row.getByRole('cell', { name: /^Ready \d/ }).waitFor(); // "Phase and time left": Ready, then the time left
     await record(page, 'sandboxes');
 
     await row.getByRole('link', { name: sandbox, exact: true }).click();

@@ -25,3 +25,42 @@ export function formatMoment(at: number): string {
   const local = date.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
   return `${local} (${date.toISOString().slice(11, 19)} UTC)`;
 }
+
+/** A count with its noun, singular for exactly one: "1 backup", "3 backups", "0 tables"; `plural` for irregular nouns. */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? singular : plural}`;
+}
+
+/** The multipliers of a Kubernetes quantity's suffixes: binary (Ki = 1024) and decimal (k = 1000, m = a thousandth). */
+const QUANTITY_SUFFIXES: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
+
+/**
+ * The bytes of a Kubernetes-style quantity (`1Gi`, `1664672Ki`, `500M`, `1e9`, `1000`), as a sandbox's size limit is
+ * written; undefined when it is not one.
+ */
+export function quantityBytes(quantity: string): number | undefined {
+  const match = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([KMGTPE]i|[mkMGTPE])|[eE]([+-]?\d+))?$/.exec(quantity.trim());
+  if (!match) return undefined;
+  const value = Number(match[1]) * (match[2] ? QUANTITY_SUFFIXES[match[2]]! : 10 ** Number(match[3] ?? 0));
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** A quantity as people read sizes ("1664672Ki" → "1.7 GB"); one that is not a quantity as it was written. */
+export function quantity(value: string): string {
+  const parsed = quantityBytes(value);
+  return parsed === undefined ? value : bytes(parsed);
+}

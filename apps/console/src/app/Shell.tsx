@@ -1,8 +1,9 @@
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Button } from 'react-aria-components';
-import { NavLink, Outlet, useNavigate } from 'react-router';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Role } from './roles.ts';
 import { useSession } from './session.tsx';
+import { useOverflowEdges } from './use-overflow-edges.ts';
 
 interface NavItem {
   to: string;
@@ -35,6 +36,9 @@ const NAV: { heading: string; items: NavItem[] }[] = [
 export function Shell() {
   const { principal, can, devSignIn, signOut } = useSession();
   const navigate = useNavigate();
+  const nav = useRef<HTMLElement>(null);
+  // On a phone the navigation is one row that scrolls sideways: its cut-off edge fades, and the current page shows.
+  useOverflowEdges(nav, "a[aria-current='page']", `${useLocation().pathname} ${principal?.role ?? ''}`);
   if (!principal) return null;
   return (
     <div className="shell">
@@ -61,7 +65,7 @@ export function Shell() {
         </div>
       </header>
       <div className="layout">
-        <nav aria-label="Main" className="sidebar">
+        <nav aria-label="Main" className="sidebar" ref={nav}>
           {NAV.map((group) => (
             <section key={group.heading}>
               <h2>{group.heading}</h2>

@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 import { Button } from 'react-aria-components';
-import { formatMoment } from '../../format.ts';
+import { count, formatMoment } from '../../format.ts';
 import { gapsOf, isRestorable, keyStep, panned, ticksOf, zoomed, type TimeRange, type TimelineData } from './model.ts';
 import './timeline.css';
 
 const HEIGHT = 112;
+/** About half the width of a tick's label ("09:10 AM" at 11 px). */
+const TICK_LABEL_HALF_PX = 28;
 const LANES = { windows: [4, 18], backups: [26, 46], spans: [54, 66], verifications: [72, 84], axis: 92 } as const;
 
 export interface TimelineProps {
@@ -105,7 +107,7 @@ export function Timeline({ data, range, limit, onRangeChange, selected, onSelect
         ))}
         {data.spans.filter((s) => s.to >= range.from && s.from <= range.to).map((s) => (
           <rect key={`s-${s.from}`} className={s.partial ? 'tl-span partial' : 'tl-span'} x={Math.max(0, x(s.from))} width={Math.max(2, Math.min(width, x(s.to)) - Math.max(0, x(s.from)))} y={LANES.spans[0]} height={LANES.spans[1] - LANES.spans[0]}>
-            <title>{`Change log: ${s.segments} segment${s.segments === 1 ? '' : 's'}, ${s.commits} commits, ${formatMoment(s.from)} to ${formatMoment(s.to)}${s.partial ? ' (still being written)' : ''}`}</title>
+            <title>{`Change log: ${count(s.segments, 'segment')}, ${count(s.commits, 'commit')}, ${formatMoment(s.from)} to ${formatMoment(s.to)}${s.partial ? ' (still being written)' : ''}`}</title>
           </rect>
         ))}
         {inRange(data.backups).map((b) => (
@@ -127,7 +129,7 @@ export function Timeline({ data, range, limit, onRangeChange, selected, onSelect
         {ticks.map((tick) => (
           <g key={tick.at} className="tl-tick" transform={`translate(${x(tick.at)} ${LANES.axis})`}>
             <line y2={4} />
-            <text y={16} textAnchor="middle">
+            <text y={16} textAnchor={tickAnchor(x(tick.at), width)}>
               {tick.label}
             </text>
           </g>
@@ -137,6 +139,12 @@ export function Timeline({ data, range, limit, onRangeChange, selected, onSelect
       <TimelineLegend />
     </div>
   );
+}
+
+/** A tick's label centred on it, but kept whole near an edge (the view ends at now, often right on a round minute). */
+function tickAnchor(px: number, width: number): 'start' | 'middle' | 'end' {
+  if (px > width - TICK_LABEL_HALF_PX) return 'end';
+  return px < TICK_LABEL_HALF_PX ? 'start' : 'middle';
 }
 
 function Lane({ y }: { y: readonly [number, number] }) {

@@ -62,9 +62,17 @@ export function timelineDataOf(timeline: TimelineParts): TimelineData {
   };
 }
 
-/** The whole history an answer covers, a little wider so the first and last marks are not on the edge. */
-export function historyRange(timeline: Pick<TimelineParts, 'from' | 'to'>): TimeRange {
+/** How far past the answer's end (the server's now) the newest window's end may still stretch the view. */
+export const WINDOW_END_SLACK_MS = 5_000;
+
+/**
+ * The whole history an answer covers: a margin before its start so the first mark is not on the edge, and an end at
+ * now (the answer's `to`), or at the newest window's end when that is later, by at most WINDOW_END_SLACK_MS (a
+ * window ends at the newest change the log has seen, which another clock may put a moment after now).
+ */
+export function historyRange(timeline: Pick<TimelineParts, 'from' | 'to'> & { windows?: ReadonlyArray<{ to: string }> }): TimeRange {
   const { from, to } = rangeOf(timeline);
+  const newestWindowEnd = Math.max(...(timeline.windows ?? []).map((w) => time(w.to)), to);
   const margin = Math.max(60_000, (to - from) * 0.02);
-  return { from: from - margin, to: to + margin };
+  return { from: from - margin, to: Math.min(newestWindowEnd, to + WINDOW_END_SLACK_MS) };
 }

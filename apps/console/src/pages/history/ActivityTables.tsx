@@ -44,7 +44,7 @@ export function newestFirst<T extends { created: string }>(rows: readonly T[]): 
   return [...rows].sort((a, b) => Date.parse(b.created) - Date.parse(a.created));
 }
 
-/** Backup runs, newest first: target, phase, why, when, how long, how much; progress while running, the message when failed. */
+/** Backup runs, newest first: target, phase, why, when, how long, how much data read; progress while running, the message when failed. */
 export function BackupRunsTable({ runs }: { runs: readonly BackupRunRow[] }) {
   return (
     <Scroller label="Backup runs">
@@ -55,7 +55,8 @@ export function BackupRunsTable({ runs }: { runs: readonly BackupRunRow[] }) {
           <th scope="col">Reason</th>
           <th scope="col">Created</th>
           <th scope="col">Duration</th>
-          <th scope="col">Size</th>
+          {/* Raw bytes read from the database (so far, or all of them once it succeeded): not what the store keeps. */}
+          <th scope="col">Data read</th>
         </tr>
       </thead>
       <tbody>

@@ -1,5 +1,5 @@
 import { Loading } from '@sigil/web-ui';
-import { bytes, duration, formatMoment } from '../../format.ts';
+import { bytes, count, duration, formatMoment } from '../../format.ts';
 import type { Moment } from './moment.ts';
 import type { Plan } from './wizard-queries.ts';
 
@@ -46,7 +46,7 @@ export function PlanStep({ plan, loading, problem, moment }: { plan: Plan | null
         </div>
         <div>
           <dt>Change log to replay</dt>
-          <dd>{plan.segments > 0 ? `${plan.segments} segment${plan.segments === 1 ? '' : 's'}, up to the moment` : 'none: the backup as it was'}</dd>
+          <dd>{plan.segments > 0 ? `${count(plan.segments, 'segment')}, up to the moment` : 'none: the backup as it was'}</dd>
         </div>
         <div>
           <dt>Read from the store</dt>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-aria-components';
-import { bytes, duration, formatMoment } from '../../format.ts';
+import { bytes, count, duration, formatMoment } from '../../format.ts';
 import { momentsOf } from './restore-moments.ts';
 import type { RestoreView } from './restore-queries.ts';
 
@@ -29,7 +29,7 @@ export function RestoreFacts({ restore, sandboxGone }: { restore: RestoreView; s
         {plan ? (
           <>
             <Fact term="Base backup"><code>{plan.baseBackupID}</code></Fact>
-            <Fact term="Change log replayed">{plan.segments > 0 ? `${plan.segments} segments` : 'none'}</Fact>
+            <Fact term="Change log replayed">{plan.segments > 0 ? count(plan.segments, 'segment') : 'none'}</Fact>
             <Fact term="Read from the store">{bytes(plan.bytes)}</Fact>
             {plan.message && <Fact term="In words">{plan.message}</Fact>}
           </>

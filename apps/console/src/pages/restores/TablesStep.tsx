@@ -1,5 +1,6 @@
 import { Checkbox, CheckboxGroup, Label, Text } from 'react-aria-components';
 import { ApiError, FormError, Loading } from '@sigil/web-ui';
+import { count } from '../../format.ts';
 import { pointerOf } from './refusal.ts';
 import type { BaseBackup } from './wizard-queries.ts';
 
@@ -66,7 +67,7 @@ function DatabaseTables({ name, tables, value, onChange }: { name: string; table
           <Checkbox key={tableId(t)} value={tableId(t)} className="checkbox rst-checkbox">
             <span className="rst-box" aria-hidden="true" />
             <span>
-              {tableId(t)} <span className="muted small">{t.kind && t.kind !== 'table' ? `${t.kind}, ` : ''}about {Math.round(t.rowsEstimate).toLocaleString()} rows</span>
+              {tableId(t)} <span className="muted small">{t.kind && t.kind !== 'table' ? `${t.kind}, ` : ''}about {count(Math.round(t.rowsEstimate), 'row')}</span>
             </span>
           </Checkbox>
         ))}

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { count } from '../../format.ts';
 import type { components } from '@sigil/proto/api/strata';
 
 export type QueryResult = components['schemas']['QueryResult'];
@@ -76,12 +77,11 @@ const READS = new Set(['SELECT', 'SHOW', 'EXPLAIN', 'VALUES', 'TABLE', 'DESCRIBE
 function ResultSummary({ result, truncatedNote }: { result: QueryResult; truncatedNote: string }) {
   const command = result.command ?? '';
   const changed = command !== '' && !READS.has(command.toUpperCase());
-  const count = (n: number) => `${n} ${n === 1 ? 'row' : 'rows'}`;
-  const parts = [result.columns.length > 0 && count(result.rows.length), changed && `${count(result.affected ?? 0)} affected`].filter(Boolean);
+  const parts = [result.columns.length > 0 && count(result.rows.length, 'row'), changed && `${count(result.affected ?? 0, 'row')} affected`].filter(Boolean);
   return (
     <p role="status" className="sbx-summary">
       {parts.join(', ') || 'Done'}
-      {result.truncated && <strong>{` — showing the first ${result.rows.length} rows; ${truncatedNote}`}</strong>}
+      {result.truncated && <strong>{` — showing the first ${count(result.rows.length, 'row')}; ${truncatedNote}`}</strong>}
       <span className="muted">{` · ${command ? `${command} in ` : ''}${result.ms} ms`}</span>
     </p>
   );

@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { Link } from 'react-aria-components';
 import { useLocation } from 'react-router';
 import { useQuery } from 'urql';
@@ -61,25 +62,24 @@ export default function SandboxList() {
   );
 }
 
+/** Five columns, so the table fits beside the navigation at 1280 px: the owner under the name, time left under the phase. */
 function SandboxTable({ sandboxes, canCreate }: { sandboxes: readonly SandboxRow[]; canCreate: boolean }) {
   return (
     <div className="table-wrap" role="region" aria-label="Sandboxes (scrolls sideways)" tabIndex={0}>
-      <table className="table" aria-label="Sandboxes">
+      <table className="table sbx-table" aria-label="Sandboxes">
         <thead>
           <tr>
             <th scope="col">Sandbox</th>
             <th scope="col">Target</th>
             <th scope="col">Data as of</th>
-            <th scope="col">Phase</th>
-            <th scope="col">Time left</th>
-            <th scope="col">Owner</th>
+            <th scope="col">Phase and time left</th>
             <th scope="col">Size used</th>
           </tr>
         </thead>
         <tbody>
           {sandboxes.length === 0 && (
             <tr>
-              <td colSpan={7}>No sandbox is running. {canCreate ? 'Create one from a target’s timeline with “New sandbox”.' : 'A restorer creates them from a target’s timeline.'}</td>
+              <td colSpan={5}>No sandbox is running. {canCreate ? 'Create one from a target’s timeline with “New sandbox”.' : 'A restorer creates them from a target’s timeline.'}</td>
             </tr>
           )}
           {sandboxes.map((s) => (
@@ -95,26 +95,47 @@ function SandboxRowView({ sandbox: s }: { sandbox: SandboxRow }) {
   return (
     <tr>
       <th scope="row">
-        <Link href={`/sandboxes/${s.name}`} className="react-aria-Link sbx-nowrap">
+        <Link href={`/sandboxes/${s.name}`}>
           {s.name}
         </Link>
-        <div className="muted small">{s.engine}</div>
+        <div className="muted small">
+          {s.engine}, owned by <span className="sbx-owner">{s.owner ? <EmailAddress text={s.owner} /> : 'no one'}</span>
+        </div>
       </th>
-      <td>{s.target ? <Link href={`/targets/${s.target.namespace}/${s.target.name}`}>{`${s.target.namespace}/${s.target.name}`}</Link> : <span className="muted">not visible to you</span>}</td>
-      <td className="sbx-moment">{s.time ? formatMoment(Date.parse(s.time)) : <span className="muted">not known yet</span>}</td>
       <td>
+        {s.target ? (
+          <Link href={`/targets/${s.target.namespace}/${s.target.name}`}>
+            {s.target.namespace}/<wbr />
+            {s.target.name}
+          </Link>
+        ) : (
+          <span className="muted">not visible to you</span>
+        )}
+      </td>
+      <td className="sbx-moment">{s.time ? formatMoment(Date.parse(s.time)) : <span className="muted">not known yet</span>}</td>
+      <td className="sbx-moment">
         <StatusBadge status={s.phase} />
         {s.phase === 'Failed' && s.message && <div className="small">{s.message}</div>}
-      </td>
-      <td className="sbx-moment">
-        <TimeLeft expires={s.expires} phase={s.phase} />
+        <div>
+          <TimeLeft expires={s.expires} phase={s.phase} />
+        </div>
         <div className="muted small">until {formatMoment(Date.parse(s.expires))}</div>
       </td>
-      <td>{s.owner}</td>
-      <td className="sbx-nowrap">
-        {bytes(s.usedBytes)}
+      <td>
+        <span className="sbx-nowrap">{bytes(s.usedBytes)}</span>
         <div className="muted small">{limitShare(s.usedBytes, s.sizeLimit)}</div>
       </td>
     </tr>
   );
+}
+
+/** An e-mail address that may wrap before its `@` and after its dots, as people split one, instead of anywhere. */
+function EmailAddress({ text }: { text: string }) {
+  const parts = text.split(/(?=@)|(?<=\.)/);
+  return parts.map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
 }

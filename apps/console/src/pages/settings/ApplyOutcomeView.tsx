@@ -1,8 +1,8 @@
+import { count as plural } from '../../format.ts';
 import type { ApplyOutcome, ApplyResult } from './applyResources.ts';
 import { ProblemList, SyntaxList } from './ProblemList.tsx';
 import type { PlacedProblem, SyntaxProblem } from './yamlLines.ts';
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 const beside = (count: number, mark: string) => `marked ${mark} beside ${count === 1 ? 'its line' : 'their lines'}`;
 
 /** The sentence an outcome is summed up in (the editor is described by it while it marks lines). */

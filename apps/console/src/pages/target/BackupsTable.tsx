@@ -60,7 +60,7 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
                 <th scope="col">Data as of</th>
                 <th scope="col">Phase</th>
                 <th scope="col">Mode</th>
-                <th scope="col">Size</th>
+                <th scope="col">Stored</th>
                 <th scope="col">Verified</th>
                 <th scope="col">Kept because</th>
                 <th scope="col">Expires</th>

@@ -3,7 +3,7 @@ import { Button } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { FormError, Loading } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
-import { bytes } from '../../format.ts';
+import { bytes, count } from '../../format.ts';
 import { graphql } from '../../gql';
 
 const InventoryQuery = graphql(`
@@ -69,7 +69,7 @@ function InventoryTables({ backupId }: { backupId: string }) {
         <div key={db.name} className="table-wrap">
           <table className="table">
             <caption>
-              Database <strong>{db.name}</strong>, {bytes(db.sizeBytes)}, {db.tables.length} tables
+              Database <strong>{db.name}</strong>, {bytes(db.sizeBytes)}, {count(db.tables.length, 'table')}
             </caption>
             <thead>
               <tr>

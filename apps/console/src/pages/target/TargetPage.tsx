@@ -4,7 +4,7 @@ import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useStrataEvents } from '../../api/events.ts';
-import { bytes, duration, formatMoment } from '../../format.ts';
+import { bytes, count, duration, formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
 import { BackupsTable } from './BackupsTable.tsx';
 import { Conditions } from './Conditions.tsx';
@@ -97,7 +97,7 @@ export default function TargetPage() {
         </div>
         <div>
           <dt>Change log</dt>
-          <dd>{!target.pitr ? 'off' : target.chainBroken ? <strong className="danger">broken: {target.chainBrokenReason}</strong> : `lag ${duration(target.lagSeconds)}, ${target.segmentCount} segments${target.gaps ? `, ${target.gaps} gaps` : ''}`}</dd>
+          <dd>{!target.pitr ? 'off' : target.chainBroken ? <strong className="danger">broken: {target.chainBrokenReason}</strong> : `lag ${duration(target.lagSeconds)}, ${count(target.segmentCount, 'segment')}${target.gaps ? `, ${count(target.gaps, 'gap')}` : ''}`}</dd>
         </div>
         <div>
           <dt>Last backup</dt>
@@ -119,7 +119,7 @@ export default function TargetPage() {
         <div>
           <dt>Stored</dt>
           <dd>
-            {bytes(target.storedBytes)} in {target.backupCount} backup{target.backupCount === 1 ? '' : 's'}
+            {bytes(target.storedBytes)} in {count(target.backupCount, 'backup')}
           </dd>
         </div>
       </dl>

@@ -40,7 +40,8 @@ export function TargetTimeline({ namespace, name }: { namespace: string; name: s
   const shown = useRef<TimelinePartsFragment>(undefined);
   const answer = data?.strataTarget?.timeline;
   if (answer) shown.current = answer;
-  if (answer && !limit.current) limit.current = historyRange(answer);
+  // An answer for the whole history (no range asked) sets how far the view reaches: from its start to now.
+  if (answer && (!limit.current || !range)) limit.current = historyRange(answer);
   const timeline = useMemo(() => (shown.current ? timelineDataOf(shown.current) : undefined), [shown.current]);
 
   if (!timeline || !limit.current) return error ? <FormError error={refusalOf(error)} /> : <Loading what="the timeline" />;

@@ -7,7 +7,7 @@ import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useStrataEvents } from '../../api/events.ts';
 import { graphql } from '../../gql';
 import { TimeBar } from '../../components/timeline/TimeBar.tsx';
-import { bytes, duration } from '../../format.ts';
+import { bytes, count, duration } from '../../format.ts';
 import { TargetFilters, filtersFrom, searchOf } from './TargetFilters.tsx';
 
 const TargetsQuery = graphql(`
@@ -136,7 +136,7 @@ export default function TargetList() {
                   </td>
                   <td>
                     {bytes(t.storedBytes)}
-                    <div className="muted small">{t.backupCount} backups</div>
+                    <div className="muted small">{count(t.backupCount, 'backup')}</div>
                   </td>
                 </tr>
               ))}
