@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { DEMO_DATABASE, ensureDemoDatabases } from './demo.ts';
+import { stopSandboxServers } from './sandbox-servers.ts';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createWriteStream, existsSync } from 'node:fs';
@@ -69,6 +70,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   let tsa: LocalTsa | undefined;
   const stop = async () => {
     await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
+    await stopSandboxServers(path.join(options.stateDir, 'sandboxes'));
     await tsa?.stop();
     await infra.stop();
   };
