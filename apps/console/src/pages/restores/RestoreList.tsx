@@ -7,6 +7,7 @@ import { duration, formatMoment } from '../../format.ts';
 import { refusalOf } from '../../api/graphql-refusal.ts';
 import { momentsOf } from './restore-moments.ts';
 import { RestoresQuery, type RestoreRow } from './restore-queries.ts';
+import { Scroller } from '../../components/Scroller.tsx';
 import './restores.css';
 
 const LIMIT = 200;
@@ -38,31 +39,29 @@ export default function RestoreList() {
 
 function RestoreTable({ restores, canRestore }: { restores: readonly RestoreRow[]; canRestore: boolean }) {
   return (
-    <div className="table-wrap" role="region" aria-label="Restores (scrolls sideways)" tabIndex={0}>
-      <table className="table rst-list" aria-label="Restores">
-        <thead>
+    <Scroller label="Restores" className="rst-list">
+      <thead>
+        <tr>
+          <th scope="col">Restore</th>
+          <th scope="col">Target</th>
+          <th scope="col">Mode</th>
+          <th scope="col">Phase</th>
+          <th scope="col">Moment asked / data as of</th>
+          <th scope="col">Requested by</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {restores.length === 0 && (
           <tr>
-            <th scope="col">Restore</th>
-            <th scope="col">Target</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Phase</th>
-            <th scope="col">Moment asked / data as of</th>
-            <th scope="col">Requested by</th>
-            <th scope="col">Created</th>
+            <td colSpan={7}>No restore yet. {canRestore ? 'Start one with “New restore”.' : 'Restorers start them.'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {restores.length === 0 && (
-            <tr>
-              <td colSpan={7}>No restore yet. {canRestore ? 'Start one with “New restore”.' : 'Restorers start them.'}</td>
-            </tr>
-          )}
-          {restores.map((r) => (
-            <RestoreRowView key={`${r.namespace}/${r.name}`} restore={r} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+        )}
+        {restores.map((r) => (
+          <RestoreRowView key={`${r.namespace}/${r.name}`} restore={r} />
+        ))}
+      </tbody>
+    </Scroller>
   );
 }
 

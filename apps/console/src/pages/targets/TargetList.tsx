@@ -7,6 +7,7 @@ import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useStrataEvents } from '../../api/events.ts';
 import { graphql } from '../../gql';
 import { TimeBar } from '../../components/timeline/TimeBar.tsx';
+import { Scroller } from '../../components/Scroller.tsx';
 import { bytes, count, duration } from '../../format.ts';
 import { TargetFilters, filtersFrom, searchOf } from './TargetFilters.tsx';
 
@@ -70,79 +71,77 @@ export default function TargetList() {
       <FormError error={refusalOf(error)} />
       {!targets && fetching && <Loading what="the targets" />}
       {targets && (
-        <div className="table-wrap">
-          <table className="table" aria-label="Targets">
-            <thead>
+        <Scroller label="Targets">
+          <thead>
+            <tr>
+              <th scope="col">Target</th>
+              <th scope="col">Health</th>
+              <th scope="col">Last backup</th>
+              <th scope="col">Restorable, last {duration((barRange.to - barRange.from) / 1000)}</th>
+              <th scope="col">Change log</th>
+              <th scope="col">Stored</th>
+            </tr>
+          </thead>
+          <tbody>
+            {targets.length === 0 && (
               <tr>
-                <th scope="col">Target</th>
-                <th scope="col">Health</th>
-                <th scope="col">Last backup</th>
-                <th scope="col">Restorable, last {duration((barRange.to - barRange.from) / 1000)}</th>
-                <th scope="col">Change log</th>
-                <th scope="col">Stored</th>
+                <td colSpan={6}>No target matches. Targets appear when a BackupTarget resource is applied (Settings, or `strata apply`).</td>
               </tr>
-            </thead>
-            <tbody>
-              {targets.length === 0 && (
-                <tr>
-                  <td colSpan={6}>No target matches. Targets appear when a BackupTarget resource is applied (Settings, or `strata apply`).</td>
-                </tr>
-              )}
-              {targets.map((t) => (
-                <tr key={`${t.namespace}/${t.name}`}>
-                  <th scope="row">
-                    <Link href={`/targets/${t.namespace}/${t.name}`}>
-                      {t.namespace}/{t.name}
-                    </Link>
+            )}
+            {targets.map((t) => (
+              <tr key={`${t.namespace}/${t.name}`}>
+                <th scope="row">
+                  <Link href={`/targets/${t.namespace}/${t.name}`}>
+                    {t.namespace}/{t.name}
+                  </Link>
+                  <div className="muted small">
+                    {t.engine} · {[t.org, t.project, t.env].filter(Boolean).join(' / ') || 'no labels'}
+                  </div>
+                </th>
+                <td>
+                  <StatusBadge status={t.health} />
+                  {t.health !== 'ok' && t.healthReason && <div className="small">{t.healthReason}</div>}
+                </td>
+                <td>
+                  <When at={t.lastBackup?.time ?? t.lastSuccess} />
+                  {t.lastBackup && (
                     <div className="muted small">
-                      {t.engine} · {[t.org, t.project, t.env].filter(Boolean).join(' / ') || 'no labels'}
+                      {t.lastBackup.mode}, {t.lastBackup.verifyFailed ? 'verification failed' : t.lastBackup.verified ? 'verified' : 'not verified'}
                     </div>
-                  </th>
-                  <td>
-                    <StatusBadge status={t.health} />
-                    {t.health !== 'ok' && t.healthReason && <div className="small">{t.healthReason}</div>}
-                  </td>
-                  <td>
-                    <When at={t.lastBackup?.time ?? t.lastSuccess} />
-                    {t.lastBackup && (
-                      <div className="muted small">
-                        {t.lastBackup.mode}, {t.lastBackup.verifyFailed ? 'verification failed' : t.lastBackup.verified ? 'verified' : 'not verified'}
-                      </div>
-                    )}
-                  </td>
-                  <td>
-                    {t.pitr ? (
-                      <TimeBar
-                        range={barRange}
-                        windows={t.windows.map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) }))}
-                        broken={t.chainBroken ? { at: t.chainBrokenSince ? Date.parse(t.chainBrokenSince) : undefined, reason: t.chainBrokenReason } : undefined}
-                        label={`${t.namespace}/${t.name}`}
-                      />
+                  )}
+                </td>
+                <td>
+                  {t.pitr ? (
+                    <TimeBar
+                      range={barRange}
+                      windows={t.windows.map((w) => ({ from: Date.parse(w.from), to: Date.parse(w.to) }))}
+                      broken={t.chainBroken ? { at: t.chainBrokenSince ? Date.parse(t.chainBrokenSince) : undefined, reason: t.chainBrokenReason } : undefined}
+                      label={`${t.namespace}/${t.name}`}
+                    />
+                  ) : (
+                    <span>to each full backup</span>
+                  )}
+                  <div className="muted small">
+                    {t.lastVerification ? (
+                      <>
+                        verification {t.lastVerificationPassed ? 'passed' : 'failed'} <When at={t.lastVerification} />
+                      </>
                     ) : (
-                      <span>to each full backup</span>
+                      'never verified'
                     )}
-                    <div className="muted small">
-                      {t.lastVerification ? (
-                        <>
-                          verification {t.lastVerificationPassed ? 'passed' : 'failed'} <When at={t.lastVerification} />
-                        </>
-                      ) : (
-                        'never verified'
-                      )}
-                    </div>
-                  </td>
-                  <td>
-                    {!t.pitr ? <span className="muted">off</span> : t.chainBroken ? <strong className="danger">broken: {t.chainBrokenReason}</strong> : <span>lag {duration(t.lagSeconds)}</span>}
-                  </td>
-                  <td>
-                    {bytes(t.storedBytes)}
-                    <div className="muted small">{count(t.backupCount, 'backup')}</div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  </div>
+                </td>
+                <td>
+                  {!t.pitr ? <span className="muted">off</span> : t.chainBroken ? <strong className="danger">broken: {t.chainBrokenReason}</strong> : <span>lag {duration(t.lagSeconds)}</span>}
+                </td>
+                <td>
+                  {bytes(t.storedBytes)}
+                  <div className="muted small">{count(t.backupCount, 'backup')}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Scroller>
       )}
     </Page>
   );
