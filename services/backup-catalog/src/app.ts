@@ -20,6 +20,7 @@ import { readSettings } from './console/settings.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
 import type { SandboxRestores } from './restores/sandbox-restores.ts';
 import { streamEvents } from './console/sse.ts';
+import { createVisibility } from './console/visibility.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import type { StatusWriter } from './resources/status.ts';
 import type { TargetService } from './console/targets.ts';
@@ -49,7 +50,8 @@ export interface CatalogAppDeps extends BackupDeps {
 export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; health: Health }> {
   const { db, targets, restores } = deps;
   const restoreQueries = createRestoreQueries({ db, resources: deps.resources, targets });
-  const backups = createBackupQueries({ db, targets, restores: restoreQueries });
+  const visibility = createVisibility({ db, targets });
+  const backups = createBackupQueries({ db, targets, restores: restoreQueries, visibility });
   const pins = createPinService(deps);
   const audit = createAuditLog(db);
   const admin = createResourceAdmin(deps);
@@ -65,7 +67,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, sandboxRestores, log: deps.log });
-      const graph = { db, targets, backups, restores: restoreQueries, changes, audit, clock: deps.clock, inventory: (id: string) => readInventory(deps, id), settings: () => readSettings(db, deps.resources) };
+      const graph = { db, targets, backups, restores: restoreQueries, changes, audit, visibility, clock: deps.clock, inventory: (id: string) => readInventory(deps, id), settings: () => readSettings(db, deps.resources) };
       await mountStrataSubgraph(app, { typeDefs, resolvers: createResolvers(graph), verifyStrataPrincipal: deps.verifyPrincipal, log: deps.log });
     },
     handlers: {
@@ -88,14 +90,19 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since)),
       listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns, params.name, query.since)),
       planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns, params.name, query.at)),
-      getBackup: async ({ params }) => ok(await backups.get(params.id)),
-      getBackupInventory: async ({ params }) => ok(await readInventory(deps, params.id)),
+      getBackup: async ({ principal, params }) => ok(await backups.get(principal, params.id)),
+      getBackupInventory: async ({ principal, params }) => {
+        await visibility.backup(principal, params.id);
+        return ok(await readInventory(deps, params.id));
+      },
       pinBackup: async ({ principal, params, body, setAuditObject }) => {
+        await visibility.backup(principal, params.id);
         const action = await pins.pin(principal, params.id, body ?? {});
         setAuditObject(action.name);
         return ok(action);
       },
-      unpinBackup: async ({ params, setAuditObject }) => {
+      unpinBackup: async ({ principal, params, setAuditObject }) => {
+        await visibility.backup(principal, params.id);
         const action = await pins.unpin(params.id);
         setAuditObject(action.name);
         return ok(action);
@@ -112,9 +119,9 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
         return { status: 202, body: action };
       },
       getRestore: async ({ principal, params }) => ok({ restore: await restoreQueries.get(principal, params.ns, params.name) }),
-      getActivity: async ({ query }) => ok(await backups.activity(Number(query.limit ?? 50))),
-      listAudit: async ({ query }) =>
-        ok({ events: await audit.list({ action: query.action, user: query.user, limit: Number(query.limit ?? 100) }) }),
+      getActivity: async ({ principal, query }) => ok(await backups.activity(principal, Number(query.limit ?? 50))),
+      listAudit: async ({ principal, query }) =>
+        ok({ events: await visibility.auditEvents(principal, await audit.list({ action: query.action, user: query.user, limit: Number(query.limit ?? 100) })) }),
       streamEvents: async ({ req, res }) => streamEvents(req, res, deps.hub),
       applyResources: async ({ principal, body, setAuditObject }) => {
         const result = await admin.apply(body, principal);

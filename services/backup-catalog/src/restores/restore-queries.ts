@@ -59,10 +59,7 @@ export function createRestoreQueries(deps: RestoreQueryDeps) {
       if (!row || !(await mayRead(principal, row.targetNamespace, row.targetName))) throw new AppError('not-found', `Restore ${namespace}/${name} was not found.`);
       return restoreView(row);
     },
-    /**
-     * The newest restores of every target, for the activity feed: GET /activity does not scope its answer (its backups
-     * neither); the subgraph's strataActivity keeps those of the targets the caller may see.
-     */
+    /** The newest restores of every target, for the activity feed, which keeps those the caller may see (visibility.ts). */
     recent: (limit: number) => rows({}, limit),
   };
 }

@@ -1,12 +1,12 @@
 import { nullWhenNotFound, strataPrincipalWith, type StrataSubgraphContext } from '@sigil/kit/graphql';
 import type { ResourceCondition } from '@sigil/proto/resources';
 import type { StrataPrincipal } from '@sigil/proto/strata';
-import { findBackup } from '../backups/backup-queries.ts';
 import type { ChainSummary } from '../change-capture/chain-inputs.ts';
 import type { TargetRecord, TargetService, TargetView } from '../console/targets.ts';
 import { backupView, type restoreView } from '../console/views.ts';
 import type { Db } from '../db.ts';
 import type { RestoreQueries } from '../restores/restore-queries.ts';
+import type { Visibility } from '../console/visibility.ts';
 
 /** What the Target resolvers return: the console's target, with what its chain and its resource say besides. */
 export type TargetNode = TargetView & {
@@ -42,6 +42,7 @@ export interface ScopeDeps {
   db: Db;
   targets: TargetService;
   restores: RestoreQueries;
+  visibility: Visibility;
 }
 
 /**
@@ -54,30 +55,16 @@ export function createScope(deps: ScopeDeps) {
   const operator = (context: StrataSubgraphContext) => strataPrincipalWith(context, 'operator');
   const targetOf = async (principal: StrataPrincipal, namespace: string, name: string) => targetNode(await targets.record(principal, namespace, name));
   const targetOrNull = (principal: StrataPrincipal, namespace: string, name: string) => nullWhenNotFound(() => targetOf(principal, namespace, name));
-  /** Whether `target` (`namespace/name`, as records carry it) names a target the caller may see. */
-  async function mayRead(principal: StrataPrincipal, target: string): Promise<boolean> {
-    const [namespace, name] = target.split('/');
-    if (!namespace || !name || target.split('/').length !== 2) return false;
-    return (await nullWhenNotFound(() => targets.visibleTarget(principal, namespace, name))) !== null;
-  }
+  const { mayRead, readable } = deps.visibility;
 
   async function backupOrNull(principal: StrataPrincipal, id: string): Promise<BackupNode | null> {
-    const row = await nullWhenNotFound(() => findBackup(deps.db, id));
-    if (!row || !(await mayRead(principal, `${row.namespace}/${row.targetName}`))) return null;
-    return { ...backupView(row), namespace: row.namespace };
+    const row = await nullWhenNotFound(() => deps.visibility.backup(principal, id));
+    return row && { ...backupView(row), namespace: row.namespace };
   }
 
   /** The restore, or null when it does not exist or its target is not one the caller may see (restore-queries.ts). */
   const restoreOrNull = (principal: StrataPrincipal, namespace: string, name: string): Promise<RestoreNode | null> =>
     nullWhenNotFound(() => restores.get(principal, namespace, name));
-
-  /** The items whose target (`namespace/name`) the caller may read, each target looked up once. */
-  async function readable<T>(principal: StrataPrincipal, items: T[], targetOfItem: (item: T) => string): Promise<T[]> {
-    const verdicts = new Map<string, Promise<boolean>>();
-    const verdictOf = (target: string) => verdicts.get(target) ?? verdicts.set(target, mayRead(principal, target)).get(target);
-    const flags = await Promise.all(items.map((item) => verdictOf(targetOfItem(item))));
-    return items.filter((_, index) => flags[index]);
-  }
 
   return { viewer, operator, targetOf, targetOrNull, mayRead, backupOrNull, restoreOrNull, readable };
 }
