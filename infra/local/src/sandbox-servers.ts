@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { pidAlive } from './process.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -15,15 +16,6 @@ async function processesUnder(dir: string): Promise<Array<{ pid: number; args: s
     .map((match) => ({ pid: Number(match[1]), args: match[2]! }));
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * The sandbox service starts each sandbox's server detached, so that a restart of the service finds it still running.
  * When the whole stack stops they must stop too (nothing would stop them, and their ports and memory stay taken); the
@@ -36,7 +28,7 @@ export async function stopSandboxServers(sandboxDir: string, timeoutMs = 15_000)
   for (const { pid, args } of servers) process.kill(pid, /mariadbd|mysqld/.test(args) ? 'SIGTERM' : 'SIGINT');
   const pids = servers.map((s) => s.pid);
   const deadline = Date.now() + timeoutMs;
-  while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  while (pids.some((pid) => pidAlive(pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const pid of pids.filter((pid) => pidAlive(pid))) process.kill(pid, 'SIGKILL');
   return pids.length;
 }

@@ -4,15 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stopSandboxServers } from '../src/sandbox-servers.ts';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive } from './helpers.ts';
 
 /** A detached process started on a data folder, as the sandbox runtime starts a server; `ignoreInt` stands for mariadbd. */
 function server(dataDir: string, ignoreInt = false) {
