@@ -1,34 +1,16 @@
 // The baseline of the page measurement: a static page (HTML, one external script, the timeline answer as a JSON file)
 // listing the same windows, backups, change-log spans, verifications and breaks as plain <li> rows of one <ul>,
 // served by a plain local HTTP server in the bench's process.
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TimelineAnswer } from './console-browser.ts';
+import { serveStaticSite } from './dashboard-browser.ts';
 
 /** Serves the baseline page for this answer; its <ul id="history"> holds a `row` <li> for each thing listed. */
-export async function startBaselineSite(timeline: TimelineAnswer): Promise<{ url: string; close(): Promise<void> }> {
-  const files: Record<string, { type: string; body: string }> = {
+export function startBaselineSite(timeline: TimelineAnswer): Promise<{ url: string; close(): Promise<void> }> {
+  return serveStaticSite({
     '/index.html': { type: 'text/html; charset=utf-8', body: BASELINE_HTML },
     '/render.js': { type: 'text/javascript; charset=utf-8', body: BASELINE_SCRIPT },
     '/timeline.json': { type: 'application/json', body: JSON.stringify(timeline) },
-  };
-  const server: Server = createServer((req, res) => {
-    const file = files[new URL(req.url ?? '/', 'http://x').pathname];
-    if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/index.html`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** The rows the baseline draws for an answer: what its <ul> holds once drawn. */

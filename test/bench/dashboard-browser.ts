@@ -126,12 +126,16 @@ function interactiveCheck(): number | false {
  * The baseline: a static page (HTML, one external script, the rows as a JSON file) drawing the same rows into a
  * table with the same columns, under a search field, from a plain local HTTP server.
  */
-export async function startBaselineSite(rows: unknown[]): Promise<{ url: string; close(): Promise<void> }> {
-  const files: Record<string, { type: string; body: string }> = {
+export function startBaselineSite(rows: unknown[]): Promise<{ url: string; close(): Promise<void> }> {
+  return serveStaticSite({
     '/index.html': { type: 'text/html; charset=utf-8', body: BASELINE_HTML },
     '/render.js': { type: 'text/javascript; charset=utf-8', body: BASELINE_SCRIPT },
     '/rows.json': { type: 'application/json', body: JSON.stringify(rows) },
-  };
+  });
+}
+
+/** A plain local HTTP server of a few files (no caching), for a bench's baseline page; `url` is its index.html. */
+export async function serveStaticSite(files: Record<string, { type: string; body: string }>): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const file = files[new URL(req.url ?? '/', 'http://x').pathname];
     if (!file) return void res.writeHead(404).end();
