@@ -6,7 +6,8 @@ import type { Stack } from '@sigil/local-stack';
 import { serviceNodeFlags } from '@sigil/local-stack';
 
 /** The V8 flags every service runs with (`STACK_NODE_FLAGS` replaces the stack's defaults). */
-export const serviceFlags = () => `${serviceNodeFlags().join(' ')}${process.env.STACK_NODE_FLAGS ? ' (STACK_NODE_FLAGS)' : " (the stack's defaults)"}`;
+export const serviceFlags = () =>
+  `${serviceNodeFlags().join(' ')}${process.env.STACK_NODE_FLAGS ? ' (STACK_NODE_FLAGS)' : ` (the stack's defaults; the catalog's ${serviceNodeFlags('backup-catalog').find((flag) => flag.startsWith('--max-old-space-size')) ?? ''})`}`;
 
 const alive = (pid: number) => {
   try {

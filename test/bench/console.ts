@@ -17,8 +17,9 @@
 // BENCH_PAGE_ROUNDS (10), BENCH_SUSPEND=1 to suspend the target once seeded (its change-log streamer stops),
 // BENCH_PROFILE=1 to profile one load of the page afterwards (console-profile.ts), BENCH_VARIANT=<a modified copy of
 // apps/console, its node_modules linked to the repository's> to measure (b) again with it, BENCH_KEEP_STATE=1 to keep the
-// stack's state folder; STACK_NODE_FLAGS (the stack's) replaces the services' V8 flags (heap size).
-import { mkdtemp, rm } from 'node:fs/promises';
+// stack's state folder, BENCH_HOLD=1 to keep the stack up after the figures (to profile a service) until kill -INT;
+// STACK_NODE_FLAGS (the stack's) replaces the services' V8 flags (heap size).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -134,6 +135,15 @@ async function benchmark(stack: Stack, browser: Browser): Promise<void> {
   console.log(`summary ${load()}`);
   console.log(`  timeline query p50 ≤ 100 ms: ${queryP50 === undefined ? 'not measured' : `${queryP50 <= 100 ? 'met' : 'missed'} (worst p50 ${ms(queryP50)})`}`);
   console.log(`  timeline render ≤ 300 ms of script (cold p50): ${scriptP50 <= 300 ? 'met' : 'missed'} (${ms(scriptP50)})`);
+  if (process.env.BENCH_HOLD) await holdStack(stack, captured.whole, viewer);
+}
+
+/** BENCH_HOLD=1: the stack stays up with its history (to profile a service by hand) until `kill -INT`. */
+async function holdStack(stack: Stack, whole: CapturedRequest, cookie: string): Promise<never> {
+  const request = path.join(stateDir, 'whole-history.json');
+  await writeFile(request, JSON.stringify({ query: whole.query, variables: whole.variables }));
+  console.log(`BENCH_HOLD: the stack stays up at ${stack.gatewayUrl} until kill -INT ${process.pid}; the whole-history request is in ${request}, the viewer's cookie: ${cookie}`);
+  return await interrupted;
 }
 
 function describeAnswer(label: string, request: CapturedRequest): void {

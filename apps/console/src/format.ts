@@ -22,9 +22,14 @@ export function duration(seconds: number): string {
 /** A moment in the person's time zone, to the second, with its UTC form: "28 Nov 2026, 14:03:07 (13:03:07 UTC)". */
 export function formatMoment(at: number): string {
   const date = new Date(at);
-  const local = date.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  return `${local} (${date.toISOString().slice(11, 19)} UTC)`;
+  return `${localMoment.format(date)} (${date.toISOString().slice(11, 19)} UTC)`;
 }
+
+/**
+ * Made once: `toLocaleString` with options builds a new formatter at every call, and a timeline of 2,000 backups
+ * formats thousands of moments per render (that was most of its script time).
+ */
+const localMoment = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 /** A count with its noun, singular for exactly one: "1 backup", "3 backups", "0 tables"; `plural` for irregular nouns. */
 export function count(n: number, singular: string, plural = `${singular}s`): string {

@@ -223,19 +223,25 @@ async function startNode(stateDir: string, name: string, entry: string, env: Rec
   await rm(listenFile(stateDir, name), { force: true });
   env = { ...env, LISTEN_URL_FILE: listenFile(stateDir, name) };
   const logFile = createWriteStream(path.join(stateDir, 'logs', `${name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(repoRoot, entry)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(name), path.join(repoRoot, entry)], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_COMPILE_CACHE: compileCacheDir(), ...RUNTIME_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(logFile);
   child.stderr?.pipe(logFile);
-  // Asked to stop if this process exits first; the hook goes with the child, so stacks started one after another in a
-  // long-lived process (a shared test worker) leave no listener behind.
-  const stopWithUs = () => child.kill('SIGTERM');
-  process.once('exit', stopWithUs);
-  child.once('exit', () => process.off('exit', stopWithUs));
+  // Asked to stop if this process exits first; a child leaves the set when it exits, so stacks started one after
+  // another in a long-lived process (a shared test worker) leave nothing behind.
+  runningChildren.add(child);
+  child.once('exit', () => runningChildren.delete(child));
+  if (!process.listeners('exit').includes(stopRunningChildren)) process.on('exit', stopRunningChildren);
   return child;
+}
+
+/** The services this process started and that still run: one exit hook stops them all (one per child went past Node's listener limit). */
+const runningChildren = new Set<ChildProcess>();
+function stopRunningChildren(): void {
+  for (const child of runningChildren) child.kill('SIGTERM');
 }
 
 /**
@@ -249,8 +255,17 @@ async function startNode(stateDir: string, name: string, entry: string, env: Rec
  * either way (docs/benchmarks.md). `STACK_NODE_FLAGS` replaces them.
  */
 const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1 --max-old-space-size=96 --heap-growing-percent=15 --max-opt=2 --liftoff-only';
-/** The Node flags the stack runs its services with (benchmarks that start a service alone use the same). */
-export const serviceNodeFlags = (): string[] => (process.env.STACK_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
+/**
+ * The services whose old generation is bigger than 96 MB: the backup catalog holds a target's whole change-log chain
+ * while it computes it (about 25 MB for 50,000 segments, over a resting heap of about 50 MB; docs/benchmarks.md, "Console").
+ */
+const OLD_SPACE_MB: Record<string, number> = { 'backup-catalog': 192 };
+/** The Node flags the stack runs a service with (benchmarks that start a service alone use the same). */
+export const serviceNodeFlags = (service?: string): string[] => {
+  const flags = (process.env.STACK_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
+  const oldSpace = !process.env.STACK_NODE_FLAGS && service ? OLD_SPACE_MB[service] : undefined;
+  return oldSpace ? flags.map((flag) => (flag.startsWith('--max-old-space-size=') ? `--max-old-space-size=${oldSpace}` : flag)) : flags;
+};
 
 /** glibc gives each thread its own malloc arena (up to 8 per CPU); two are plenty for a Node process and save ~7 MiB. */
 const RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' };

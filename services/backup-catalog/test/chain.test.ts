@@ -15,9 +15,9 @@ function segment(n: number, times: { first?: number; last?: number; covered?: nu
     startLsn: start,
     endLsn: partialEnd ?? start + MB16,
     endPos: formatLsn(partialEnd ?? start + MB16),
-    firstTime: times.first !== undefined ? t(times.first) : null,
-    lastTime: times.last !== undefined ? t(times.last) : null,
-    coveredUntil: times.covered !== undefined ? t(times.covered) : null,
+    firstMs: times.first !== undefined ? t(times.first).getTime() : null,
+    lastMs: times.last !== undefined ? t(times.last).getTime() : null,
+    coveredUntilMs: times.covered !== undefined ? t(times.covered).getTime() : null,
     partial: partialEnd !== undefined,
     missing: false,
     sha256: 'a'.repeat(64),
@@ -91,7 +91,7 @@ describe('the change-capture chain', () => {
 
   it('a binlog chain ends at the last second it holds whole: a restore replays to the end of the second asked', () => {
     const dump: FullBase = { ...full, needsChangeLog: true, wholeSeconds: true };
-    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, last: 20 }, 3n * MB16 + 900n), coveredUntil: new Date(t(21).getTime() + 300) }];
+    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, last: 20 }, 3n * MB16 + 900n), coveredUntilMs: t(21).getTime() + 300 }];
     expect(analyzeChain([dump], rows, {}).windows).toEqual([{ from: t(10).toISOString(), to: new Date(t(21).getTime() - 1).toISOString() }]);
   });
 
@@ -109,7 +109,7 @@ describe('the change-capture chain', () => {
   it('a commit in the same millisecond as the time asked counts as after it: the replay stops at the time itself', () => {
     // 12:00:25.123456 is kept as .123; asked for .1234, recovery must still stop before it.
     const last = new Date(t(25).getTime() + 123);
-    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, covered: 30 }, 3n * MB16 + 900n), lastTime: last }];
+    const rows = [segment(2, { first: 5, last: 12 }), { ...segment(3, { first: 13, covered: 30 }, 3n * MB16 + 900n), lastMs: last.getTime() }];
     const choice = chooseChain(analyzeChain([full], rows, {}), new Date(last))!;
     expect(choice.toEnd).toBe(false);
     expect(choice.segments).toHaveLength(2);

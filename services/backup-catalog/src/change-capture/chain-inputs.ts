@@ -81,12 +81,13 @@ export type LoadedSegment = ChainSegment & { seq: bigint; key: string };
 
 /** The times as whole milliseconds (what a Date holds of their microseconds), empty when null. */
 const MS_OF_TIMES = ['first_time', 'last_time', 'covered_until', 'uploaded_at'].map((column) => `coalesce(floor(extract(epoch FROM ${column}) * 1000)::bigint::text, '')`).join(', ');
-const ms = (text: string) => (text === '' ? null : new Date(Number(text)));
+const ms = (text: string) => (text === '' ? null : Number(text));
 
 /**
  * A target's segment rows (not expired; missing ones only when asked), oldest position first. A target may hold
  * tens of thousands: the database sends them as one text, a line per row, and only what the chain reads becomes an
- * object (Prisma's rows of them outgrow a service's heap).
+ * object (Prisma's rows of them outgrow a service's heap). Times stay numbers, and the strings kept are decoded anew
+ * from the text's bytes: a substring of it would keep the whole text alive as long as the row.
  */
 export async function loadSegments(conn: DbOrTx, namespace: string, targetName: string, options: { missing: boolean }): Promise<LoadedSegment[]> {
   const [{ rows } = { rows: null }] = await conn.$queryRawUnsafe<Array<{ rows: string | null }>>(
@@ -95,16 +96,29 @@ export async function loadSegments(conn: DbOrTx, namespace: string, targetName: 
     namespace, targetName,
   );
   if (!rows) return [];
-  const chainIds = new Map<string, string>();
+  const own = ownStrings();
   return rows.split('\n').map((line) => {
     const [seq = '', key = '', chainId = '', timeline = '', name = '', startLsn = '', endLsn = '', first = '', last = '', covered = '', uploaded = '', partial = '', missing = ''] = line.split('\t');
-    // One string per chain, not one per row.
-    const chain = chainIds.get(chainId) ?? chainIds.set(chainId, chainId).get(chainId)!;
+    const uploadedMs = ms(uploaded);
     return {
-      seq: BigInt(seq), key, chainId: chain, timeline: Number(timeline), name, startLsn: BigInt(startLsn), endLsn: BigInt(endLsn),
-      firstTime: ms(first), lastTime: ms(last), coveredUntil: ms(covered), uploadedAt: ms(uploaded) ?? undefined, partial: partial === '1', missing: missing === '1',
+      seq: BigInt(seq), key: own.copy(key), chainId: own.shared(chainId), timeline: Number(timeline), name: own.copy(name), startLsn: BigInt(startLsn), endLsn: BigInt(endLsn),
+      firstMs: ms(first), lastMs: ms(last), coveredUntilMs: ms(covered), ...(uploadedMs === null ? {} : { uploadedMs }), partial: partial === '1', missing: missing === '1',
     };
   });
+}
+
+/** Strings that do not hold on to the text they were cut from: copies, and one string per distinct value for those repeated on every row. */
+function ownStrings() {
+  const seen = new Map<string, string>();
+  const copy = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+  return {
+    copy,
+    shared(text: string): string {
+      let kept = seen.get(text);
+      if (kept === undefined) seen.set(text, (kept = copy(text)));
+      return kept;
+    },
+  };
 }
 
 /** The segments with their objects in the store (checksum, size, compression), in the order given: a restore's. */
@@ -152,8 +166,9 @@ export interface ChainSummary {
   segments: number;
 }
 
-const reachOf = (s: ChainSegment) => s.coveredUntil ?? s.lastTime ?? s.firstTime ?? s.uploadedAt ?? null;
-const startOf = (s: ChainSegment) => s.firstTime ?? s.lastTime ?? s.coveredUntil ?? s.uploadedAt ?? null;
+const dateOf = (ms: number | null | undefined): Date | null => (ms === null || ms === undefined ? null : new Date(ms));
+const reachOf = (s: ChainSegment) => dateOf(s.coveredUntilMs ?? s.lastMs ?? s.firstMs ?? s.uploadedMs);
+const startOf = (s: ChainSegment) => dateOf(s.firstMs ?? s.lastMs ?? s.coveredUntilMs ?? s.uploadedMs);
 
 export function summarize(report: ChainReport<ChainSegment>): ChainSummary {
   const { windows, gaps, chainBroken, brokenReason, brokenSince, segments } = report;
@@ -199,7 +214,20 @@ export async function chainSummary(conn: DbOrTx, target: StoredResource<TargetSp
     remember(id, key, known.summary);
     return known.summary;
   }
-  const summary = summarize(await chainReport(conn, target));
-  if (key) remember(id, key, summary);
-  return summary;
+  // Readers arriving while it is computed wait for that computation: two at once would hold two chains in the heap.
+  const pending = key ? computing.get(`${id} ${key}`) : undefined;
+  if (pending) return await pending;
+  const computation = chainReport(conn, target).then(summarize);
+  if (!key) return await computation;
+  computing.set(`${id} ${key}`, computation);
+  try {
+    const summary = await computation;
+    remember(id, key, summary);
+    return summary;
+  } finally {
+    computing.delete(`${id} ${key}`);
+  }
 }
+
+/** The summaries being computed for readers, by target and inputs key. */
+const computing = new Map<string, Promise<ChainSummary>>();

@@ -34,13 +34,17 @@ export interface ChainSegment {
   timeline: number;
   startLsn: bigint;
   endLsn: bigint;
-  firstTime: Date | null;
-  lastTime: Date | null;
-  coveredUntil: Date | null;
+  /**
+   * Its first and last commit, and the moment the streamer's coverage says it holds everything before, as epoch
+   * milliseconds (numbers, not Dates: a target's chain holds tens of thousands of segments in a service's heap).
+   */
+  firstMs: number | null;
+  lastMs: number | null;
+  coveredUntilMs: number | null;
   partial: boolean;
   missing: boolean;
   /** When it reached the store: the only time a segment without commits or coverage has. */
-  uploadedAt?: Date;
+  uploadedMs?: number;
 }
 
 /** A segment with its object in the store, as a restore fetches it. */
@@ -93,6 +97,8 @@ export interface ChainReport<S extends ChainSegment = SegmentRow> {
 }
 
 const later = (a: Date, b: Date | null | undefined): Date => (b && b > a ? b : a);
+/** The later of a moment and a segment's time in milliseconds (none when null). */
+const laterMs = (a: Date, ms: number | null): Date => (ms !== null && ms > a.getTime() ? new Date(ms) : a);
 
 /** One segment per WAL file: a complete upload wins over partial ones, else the partial that reaches furthest. */
 export function bestSegments<S extends ChainSegment>(rows: S[]): S[] {
@@ -122,10 +128,10 @@ export function chainFrom<S extends ChainSegment>(full: FullBase, best: S[], cov
       if (segment.startLsn !== expected) break;
       segments.push(segment);
       if (segment.partial) {
-        end = later(end, segment.coveredUntil ?? segment.lastTime);
+        end = laterMs(end, segment.coveredUntilMs ?? segment.lastMs);
         break;
       }
-      end = later(end, segment.coveredUntil ?? segment.lastTime);
+      end = laterMs(end, segment.coveredUntilMs ?? segment.lastMs);
       expected = segment.endLsn;
     }
     const last = segments.at(-1);
@@ -164,7 +170,7 @@ function indexLine<S extends ChainSegment>(line: S[]): IndexedLine<S> {
   for (let i = n - 1; i >= 0; i--) {
     const segment = line[i] as S;
     const next = line[i + 1];
-    const own = (segment.coveredUntil ?? segment.lastTime)?.getTime() ?? -Infinity;
+    const own = segment.coveredUntilMs ?? segment.lastMs ?? -Infinity;
     const continues = next !== undefined && !segment.partial && next.startLsn === segment.endLsn;
     runEnd[i] = continues ? (runEnd[i + 1] as number) : i;
     reach[i] = continues ? Math.max(own, reach[i + 1] as number) : own;
@@ -257,7 +263,7 @@ export function analyzeChain<S extends ChainSegment>(fulls: FullBase[], rows: S[
   if (!newestFull) return report;
   const chain = chains[fulls.indexOf(newestFull)] as Chain<S>;
   const system = (chainId: string | undefined) => (chainId ? systemOfChain(chainId) : undefined);
-  const otherCluster = newestFull.chainId ? best.find((s) => s.chainId && system(s.chainId) !== system(newestFull.chainId) && (s.lastTime ?? s.firstTime ?? new Date(0)) > newestFull.time) : undefined;
+  const otherCluster = newestFull.chainId ? best.find((s) => s.chainId && system(s.chainId) !== system(newestFull.chainId) && (s.lastMs ?? s.firstMs ?? 0) > newestFull.time.getTime()) : undefined;
   if (otherCluster) {
     return { ...report, chainBroken: true, brokenReason: `the server behind the endpoint is another cluster (system ${system(otherCluster.chainId)}, the newest full's ${system(newestFull.chainId)}); the next full backup starts a new chain`, brokenSince: chain.end };
   }
@@ -296,7 +302,7 @@ export function chooseChain<S extends ChainSegment>(report: ChainReport<S>, at: 
   const chain = report.chains.filter((c) => c.opens && c.full.time <= time && c.end >= time).sort((a, b) => b.full.time.getTime() - a.full.time.getTime())[0];
   if (!chain) return undefined;
   if (at === 'latest') return { chain, segments: chain.segments, toEnd: true };
-  const after = (s: S) => s.lastTime !== null && s.lastTime.getTime() >= at.getTime();
+  const after = (s: S) => s.lastMs !== null && s.lastMs >= at.getTime();
   const segments: S[] = [];
   for (const segment of chain.segments) {
     segments.push(segment);

@@ -16,6 +16,9 @@ import { collectGarbage, type GcResult } from './gc.ts';
 import { applyRetention } from './retention-pass.ts';
 import { syncPendingPins } from '../backups/pin-sync.ts';
 
+/** How long one target's retention transaction may take (Prisma's default is 5 s). */
+const RETENTION_TRANSACTION_MS = 120_000;
+
 export interface LifecycleDeps extends BackupDeps {
   log: Logger;
   audit: AuditLog;
@@ -31,6 +34,8 @@ export function createLifecycle(deps: LifecycleDeps) {
   /** The pass running on each store in this process: another request waits for it, then makes its own. */
   const running = new Map<string, Promise<GcResult>>();
   let lastRetention: { at: number; version: bigint } | undefined;
+  /** After a pass failed, none starts before this (ms): a pass that cannot finish would otherwise run at every tick. */
+  let retentionRetryAt = 0;
   /** The store's last-pass times are the wall clock's (they are compared with the store's own), so are these. */
   const startedAt = new Date();
   /** Retention expired something in this process since the last scheduled collection: collect now, whatever the clocks say. */
@@ -40,6 +45,7 @@ export function createLifecycle(deps: LifecycleDeps) {
 
   /** Whether the rules may decide differently than last time: the catalog changed, or time moved on. */
   async function retentionDue(now: Date): Promise<boolean> {
+    if (now.getTime() < retentionRetryAt) return false;
     const version = await catalogVersion(deps.db);
     if (lastRetention && lastRetention.version === version && now.getTime() - lastRetention.at < deps.retentionIntervalMs) return false;
     return true;
@@ -49,6 +55,7 @@ export function createLifecycle(deps: LifecycleDeps) {
   async function retention(now: Date): Promise<boolean> {
     let ranAll = true;
     for (const target of await deps.resources.list<TargetSpec>(deps.db, 'BackupTarget')) {
+      // A target of tens of thousands of segments takes seconds to load and mark: more than Prisma's 5 s under load.
       await deps.db.$transaction(async (tx) => {
         const [lock] = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-retention')) AS ok`);
         if (!lock?.ok) {
@@ -58,7 +65,7 @@ export function createLifecycle(deps: LifecycleDeps) {
         const outcome = await applyRetention(deps, tx, target, now);
         if (outcome.expired.length || outcome.segmentsExpired) expiredSinceCollection = true;
         if (outcome.expired.length) deps.log.info({ target: `${target.metadata.namespace}/${target.metadata.name}`, expired: outcome.expired, segments: outcome.segmentsExpired }, 'retention expired backups');
-      });
+      }, { timeout: RETENTION_TRANSACTION_MS });
     }
     return ranAll;
   }
@@ -71,7 +78,12 @@ export function createLifecycle(deps: LifecycleDeps) {
       // Pins the store could not take when they were set (it was down) are written again first.
       await syncPendingPins(deps);
       const version = await catalogVersion(deps.db);
-      if (await retention(now)) lastRetention = { at: now.getTime(), version };
+      try {
+        if (await retention(now)) lastRetention = { at: now.getTime(), version };
+      } catch (error) {
+        retentionRetryAt = now.getTime() + deps.retentionIntervalMs;
+        throw error;
+      }
     })().finally(() => (retaining = undefined));
     await retaining;
   }
@@ -146,6 +158,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       if (!store) throw new AppError('not-found', `BackupStore ${namespace}/${name} not found.`);
       if (store.spec.readOnly) throw new AppError('unprocessable', `Store ${name} is read-only: it is never garbage collected.`);
       lastRetention = undefined;
+      retentionRetryAt = 0;
       await retentionIfDue(deps.clock());
       return await runGc(store, dryRun);
     },

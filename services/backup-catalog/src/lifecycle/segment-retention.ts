@@ -35,25 +35,86 @@ export function expiredSegments(keptFulls: FullBase[], rows: SegmentRow[]): Set<
   return expired;
 }
 
-/** The same match as `chainFrom`'s: a full's timeline, and its server's chain when both are known. */
+/**
+ * The segments a full's chain may run on, as `chainFrom` filters them: its timeline, and its server's chain when both
+ * are known. Many fulls share a filter (`filterId`); each is worked out once.
+ */
 const onLineOf = (full: FullBase) => (s: SegmentRow) => s.timeline === full.timeline && (!full.chainId || !s.chainId || s.chainId === full.chainId);
+const filterId = (full: FullBase) => `${full.timeline}/${full.chainId ?? ''}`;
+
+/** One line (`lineId`) within a full's filtered segments: where it lies there, and whether its starts rise. */
+interface Block {
+  lineId: string;
+  from: number;
+  to: number;
+  sorted: boolean;
+}
+
+/** The segments a filter lets through, cut into their lines (`bestSegments` orders by timeline, chain, then start). */
+interface FilteredLine {
+  segments: SegmentRow[];
+  blocks: Block[];
+  /** The lines of every row the filter lets through (missing and superseded uploads too). */
+  rowLines: Set<string>;
+}
+
+function filterLine(full: FullBase, best: SegmentRow[], rows: SegmentRow[]): FilteredLine {
+  const segments = best.filter(onLineOf(full));
+  const blocks: Block[] = [];
+  segments.forEach((segment, i) => {
+    const block = blocks.at(-1);
+    if (block && block.lineId === lineId(segment)) {
+      block.to = i;
+      if ((segments[i - 1] as SegmentRow).startLsn > segment.startLsn) block.sorted = false;
+    } else blocks.push({ lineId: lineId(segment), from: i, to: i, sorted: true });
+  });
+  return { segments, blocks, rowLines: new Set(rows.filter(onLineOf(full)).map(lineId)) };
+}
+
+/** The last segment of a block starting at or before `lsn`, or -1 (a binary search when the starts rise). */
+function lastStartingBy(segments: SegmentRow[], block: Block, lsn: bigint): number {
+  if (!block.sorted) {
+    let found = -1;
+    for (let i = block.from; i <= block.to; i++) if ((segments[i] as SegmentRow).startLsn <= lsn) found = i;
+    return found;
+  }
+  let [low, high] = [block.from, block.to + 1];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((segments[middle] as SegmentRow).startLsn <= lsn) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1 >= block.from ? low - 1 : -1;
+}
 
 /**
  * Per line, the position from which the kept fulls need its files: each full needs its line from the segment its
- * chain starts with to the end (the whole line when its end lies before every segment). A line reached only past
- * its first needed segment (the lines after it in `chainFrom`'s order, for a full of an unknown server) is needed
- * whole. Lines missing from the map are needed by no kept full.
+ * chain starts with (the last one starting at or before the full's end) to the end, and the whole line when its end
+ * lies before every segment. A line after that first needed segment in `chainFrom`'s order (a full of an unknown
+ * server matches several) is needed whole. Lines missing from the map are needed by no kept full. One binary
+ * search per full: a target keeps thousands of fulls over tens of thousands of segments.
  */
 function neededFrom(keptFulls: FullBase[], best: SegmentRow[], rows: SegmentRow[]): Map<string, bigint> {
   const cutoffs = new Map<string, bigint>();
-  const need = (row: SegmentRow, from: bigint) => cutoffs.set(lineId(row), min(cutoffs.get(lineId(row)) ?? from, from));
+  const need = (line: string, from: bigint) => cutoffs.set(line, min(cutoffs.get(line) ?? from, from));
+  const filtered = new Map<string, FilteredLine>();
   for (const full of keptFulls) {
-    const line = best.filter(onLineOf(full));
+    let line = filtered.get(filterId(full));
+    if (!line) filtered.set(filterId(full), (line = filterLine(full, best, rows)));
+    // The last block holding a segment that starts by the full's end holds the chain's first segment.
+    let startBlock = -1;
     let first = -1;
-    for (let i = 0; i < line.length; i++) if ((line[i] as SegmentRow).startLsn <= full.endLsn) first = i;
-    const start = line[first];
-    if (!start) for (const row of rows.filter(onLineOf(full))) need(row, -1n);
-    else for (const segment of line.slice(first)) need(segment, lineId(segment) === lineId(start) ? start.startLsn : -1n);
+    for (let b = line.blocks.length - 1; b >= 0 && first < 0; b--) {
+      first = lastStartingBy(line.segments, line.blocks[b] as Block, full.endLsn);
+      if (first >= 0) startBlock = b;
+    }
+    if (first < 0) {
+      for (const id of line.rowLines) need(id, -1n);
+      continue;
+    }
+    const block = line.blocks[startBlock] as Block;
+    need(block.lineId, (line.segments[first] as SegmentRow).startLsn);
+    for (const later of line.blocks.slice(startBlock + 1)) need(later.lineId, -1n);
   }
   return cutoffs;
 }
@@ -83,7 +144,7 @@ function linesOf(rows: SegmentRow[]): Map<string, Line> {
     const file = line.files.get(fileId(row)) ?? { startLsn: row.startLsn, rows: [] };
     line.files.set(fileId(row), file);
     file.rows.push(row);
-    for (const moment of [row.firstTime, row.lastTime, row.coveredUntil]) if (moment) line.lastMoment = Math.max(line.lastMoment ?? moment.getTime(), moment.getTime());
+    for (const moment of [row.firstMs, row.lastMs, row.coveredUntilMs]) if (moment !== null) line.lastMoment = Math.max(line.lastMoment ?? moment, moment);
   }
   return lines;
 }

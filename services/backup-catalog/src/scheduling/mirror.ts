@@ -3,7 +3,7 @@ import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { createS3Client, ensureBucket, listKeys, downloadStream, readSmall, type S3Client } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
 import { CONDITION, withConditions, type ConditionInput } from '../resources/conditions.ts';
-import { bumpCatalogVersion } from '../db.ts';
+import { bumpCatalogVersion, type Db } from '../db.ts';
 import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { recordSegment, refreshChain } from '../change-capture/segments.ts';
 import { findPolicy, storeAccess } from '../resources/stores.ts';
@@ -115,7 +115,7 @@ async function readPin(client: S3Client, bucket: string, key: string, backupId: 
  * finished segment is known is left out.
  */
 async function importSegments(deps: BackupDeps, client: S3Client, bucket: string, stored: Set<string>, reportKeys: string[]): Promise<number> {
-  const known = new Set((await deps.db.segment.findMany({ select: { key: true } })).map((r) => r.key));
+  const known = await recordedSegmentKeys(deps.db);
   const unknown = reportKeys.filter((key) => stored.has(segmentKeyOfReport(key)) && !known.has(segmentKeyOfReport(key)));
   if (unknown.length === 0) return 0;
   const reports: Array<StrataReports['segment.uploaded']> = [];
@@ -151,7 +151,7 @@ async function checkSegments(deps: BackupDeps, store: StoredResource<StoreSpec>,
     const policy = await findPolicy(deps.db, deps.resources, namespace, target.spec.policy);
     if (!policy || policy.spec.store !== store.metadata.name) continue;
     // An expired segment's object is garbage collected on purpose: its absence breaks nothing.
-    const rows = await deps.db.segment.findMany({ where: { namespace, targetName: name, expired: false, uploadedAt: { lt: before } }, select: { key: true, missing: true } });
+    const rows = await segmentKeysUploadedBefore(deps.db, namespace, name, before);
     const gone = rows.filter((r) => !stored.has(r.key)).map((r) => r.key);
     const back = rows.filter((r) => r.missing && stored.has(r.key)).map((r) => r.key);
     missing += gone.length;
@@ -165,6 +165,24 @@ async function checkSegments(deps: BackupDeps, store: StoredResource<StoreSpec>,
     });
   }
   return missing;
+}
+
+/**
+ * Every recorded segment key. A catalog holds tens of thousands: the database sends them as one text, which costs a
+ * fraction of Prisma's row objects (this runs every few minutes).
+ */
+async function recordedSegmentKeys(db: Db): Promise<Set<string>> {
+  const [{ keys } = { keys: null }] = await db.$queryRawUnsafe<Array<{ keys: string | null }>>(`SELECT string_agg(key, E'\n') AS keys FROM segments`);
+  return new Set(keys ? keys.split('\n') : []);
+}
+
+/** A target's segments (not expired) uploaded before a time: their keys, and whether each is marked missing. */
+async function segmentKeysUploadedBefore(db: Db, namespace: string, targetName: string, before: Date): Promise<Array<{ key: string; missing: boolean }>> {
+  const [{ rows } = { rows: null }] = await db.$queryRawUnsafe<Array<{ rows: string | null }>>(
+    `SELECT string_agg(missing::int || key, E'\n') AS rows FROM segments WHERE namespace = $1 AND target_name = $2 AND NOT expired AND uploaded_at < $3::timestamptz`,
+    namespace, targetName, before,
+  );
+  return rows ? rows.split('\n').map((row) => ({ key: row.slice(1), missing: row.startsWith('1') })) : [];
 }
 
 /** The mirror's outcome as the store's Mirrored condition; Ready stays the status writer's (it checks the bucket). */

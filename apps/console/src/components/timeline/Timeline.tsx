@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 import { Button } from 'react-aria-components';
 import { count, formatMoment } from '../../format.ts';
 import { gapsOf, isRestorable, keyStep, panned, ticksOf, zoomed, type TimeRange, type TimelineData } from './model.ts';
@@ -33,12 +33,11 @@ export interface TimelineProps {
  */
 export function Timeline({ data, range, limit, onRangeChange, selected, onSelect, label, describedBy }: TimelineProps) {
   const box = useRef<SVGSVGElement>(null);
-  const width = useWidth(box);
+  const measured = useWidth(box);
+  const width = measured ?? 800;
   const x = (at: number) => ((at - range.from) / (range.to - range.from)) * width;
   const at = (px: number) => range.from + (px / width) * (range.to - range.from);
-  const gaps = useMemo(() => gapsOf(range, data.windows), [range, data.windows]);
   const ticks = useMemo(() => ticksOf(range, Math.max(2, Math.floor(width / 110))), [range, width]);
-  const inRange = <T extends { at: number }>(items: readonly T[]) => items.filter((item) => item.at >= range.from && item.at <= range.to);
 
   useWheelZoom(box, (factor, px) => onRangeChange(zoomed(range, factor, at(px), limit)));
 
@@ -95,36 +94,8 @@ export function Timeline({ data, range, limit, onRangeChange, selected, onSelect
       <svg ref={box} className={onSelect ? 'timeline-svg picking' : 'timeline-svg'} width="100%" height={HEIGHT} viewBox={`0 0 ${width} ${HEIGHT}`} aria-label={label} aria-describedby={describedBy} {...sliderProps}>
         <Lane y={LANES.windows} />
         <Lane y={LANES.spans} />
-        {gaps.map((gap) => (
-          <rect key={`gap-${gap.from}`} className="tl-gap" x={x(gap.from)} width={Math.max(1, x(gap.to) - x(gap.from))} y={LANES.windows[0]} height={LANES.windows[1] - LANES.windows[0]}>
-            <title>{`Not restorable: ${formatMoment(gap.from)} to ${formatMoment(gap.to)}`}</title>
-          </rect>
-        ))}
-        {data.windows.filter((w) => w.to >= range.from && w.from <= range.to).map((w) => (
-          <rect key={`w-${w.from}`} className="tl-window" x={Math.max(0, x(w.from))} width={Math.max(2, Math.min(width, x(w.to)) - Math.max(0, x(w.from)))} y={LANES.windows[0]} height={LANES.windows[1] - LANES.windows[0]}>
-            <title>{`Restorable: ${formatMoment(w.from)} to ${formatMoment(w.to)}`}</title>
-          </rect>
-        ))}
-        {data.spans.filter((s) => s.to >= range.from && s.from <= range.to).map((s) => (
-          <rect key={`s-${s.from}`} className={s.partial ? 'tl-span partial' : 'tl-span'} x={Math.max(0, x(s.from))} width={Math.max(2, Math.min(width, x(s.to)) - Math.max(0, x(s.from)))} y={LANES.spans[0]} height={LANES.spans[1] - LANES.spans[0]}>
-            <title>{`Change log: ${count(s.segments, 'segment')}, ${count(s.commits, 'commit')}, ${formatMoment(s.from)} to ${formatMoment(s.to)}${s.partial ? ' (still being written)' : ''}`}</title>
-          </rect>
-        ))}
-        {inRange(data.backups).map((b) => (
-          <path key={b.id} className={`tl-backup${b.verifyFailed ? ' failed' : b.verified ? ' verified' : ''}${b.pinned ? ' pinned' : ''}`} d={`M ${x(b.at)} ${LANES.backups[0]} l 6 10 l -6 10 l -6 -10 z`}>
-            <title>{`Full backup ${b.id} (${b.mode}) at ${formatMoment(b.at)}${b.verified ? ', verified' : ''}${b.verifyFailed ? ', verification failed' : ''}${b.pinned ? ', pinned' : ''}`}</title>
-          </path>
-        ))}
-        {inRange(data.verifications).map((v) => (
-          <circle key={`v-${v.backupId}-${v.at}`} className={v.passed ? 'tl-verify passed' : 'tl-verify failed'} cx={x(v.at)} cy={(LANES.verifications[0] + LANES.verifications[1]) / 2} r={5}>
-            <title>{`Verification of ${v.backupId} ${v.passed ? 'passed' : 'failed'} at ${formatMoment(v.at)}`}</title>
-          </circle>
-        ))}
-        {inRange(data.breaks).map((b) => (
-          <line key={`b-${b.at}`} className="tl-break" x1={x(b.at)} x2={x(b.at)} y1={0} y2={LANES.axis}>
-            <title>{`Chain broken at ${formatMoment(b.at)}: ${b.reason}`}</title>
-          </line>
-        ))}
+        {/* Drawn once the width is known: thousands of marks are not drawn twice. */}
+        {measured !== undefined && <TimelineMarks data={data} range={range} width={measured} />}
         <line className="tl-axis" x1={0} x2={width} y1={LANES.axis} y2={LANES.axis} />
         {ticks.map((tick) => (
           <g key={tick.at} className="tl-tick" transform={`translate(${x(tick.at)} ${LANES.axis})`}>
@@ -140,6 +111,50 @@ export function Timeline({ data, range, limit, onRangeChange, selected, onSelect
     </div>
   );
 }
+
+/**
+ * Every mark of the drawn range, each with its words (`<title>`). Kept apart and memoized: picking a moment re-renders
+ * the timeline, not its thousands of marks.
+ */
+const TimelineMarks = memo(function TimelineMarks({ data, range, width }: { data: TimelineData; range: TimeRange; width: number }) {
+  const x = (at: number) => ((at - range.from) / (range.to - range.from)) * width;
+  const gaps = useMemo(() => gapsOf(range, data.windows), [range, data.windows]);
+  const inRange = <T extends { at: number }>(items: readonly T[]) => items.filter((item) => item.at >= range.from && item.at <= range.to);
+  return (
+    <>
+      {gaps.map((gap) => (
+        <rect key={`gap-${gap.from}`} className="tl-gap" x={x(gap.from)} width={Math.max(1, x(gap.to) - x(gap.from))} y={LANES.windows[0]} height={LANES.windows[1] - LANES.windows[0]}>
+          <title>{`Not restorable: ${formatMoment(gap.from)} to ${formatMoment(gap.to)}`}</title>
+        </rect>
+      ))}
+      {data.windows.filter((w) => w.to >= range.from && w.from <= range.to).map((w) => (
+        <rect key={`w-${w.from}`} className="tl-window" x={Math.max(0, x(w.from))} width={Math.max(2, Math.min(width, x(w.to)) - Math.max(0, x(w.from)))} y={LANES.windows[0]} height={LANES.windows[1] - LANES.windows[0]}>
+          <title>{`Restorable: ${formatMoment(w.from)} to ${formatMoment(w.to)}`}</title>
+        </rect>
+      ))}
+      {data.spans.filter((s) => s.to >= range.from && s.from <= range.to).map((s) => (
+        <rect key={`s-${s.from}`} className={s.partial ? 'tl-span partial' : 'tl-span'} x={Math.max(0, x(s.from))} width={Math.max(2, Math.min(width, x(s.to)) - Math.max(0, x(s.from)))} y={LANES.spans[0]} height={LANES.spans[1] - LANES.spans[0]}>
+          <title>{`Change log: ${count(s.segments, 'segment')}, ${count(s.commits, 'commit')}, ${formatMoment(s.from)} to ${formatMoment(s.to)}${s.partial ? ' (still being written)' : ''}`}</title>
+        </rect>
+      ))}
+      {inRange(data.backups).map((b) => (
+        <path key={b.id} className={`tl-backup${b.verifyFailed ? ' failed' : b.verified ? ' verified' : ''}${b.pinned ? ' pinned' : ''}`} d={`M ${x(b.at)} ${LANES.backups[0]} l 6 10 l -6 10 l -6 -10 z`}>
+          <title>{`Full backup ${b.id} (${b.mode}) at ${formatMoment(b.at)}${b.verified ? ', verified' : ''}${b.verifyFailed ? ', verification failed' : ''}${b.pinned ? ', pinned' : ''}`}</title>
+        </path>
+      ))}
+      {inRange(data.verifications).map((v) => (
+        <circle key={`v-${v.backupId}-${v.at}`} className={v.passed ? 'tl-verify passed' : 'tl-verify failed'} cx={x(v.at)} cy={(LANES.verifications[0] + LANES.verifications[1]) / 2} r={5}>
+          <title>{`Verification of ${v.backupId} ${v.passed ? 'passed' : 'failed'} at ${formatMoment(v.at)}`}</title>
+        </circle>
+      ))}
+      {inRange(data.breaks).map((b) => (
+        <line key={`b-${b.at}`} className="tl-break" x1={x(b.at)} x2={x(b.at)} y1={0} y2={LANES.axis}>
+          <title>{`Chain broken at ${formatMoment(b.at)}: ${b.reason}`}</title>
+        </line>
+      ))}
+    </>
+  );
+});
 
 /** A tick's label centred on it, but kept whole near an edge (the view ends at now, often right on a round minute). */
 function tickAnchor(px: number, width: number): 'start' | 'middle' | 'end' {
@@ -191,13 +206,17 @@ function TimelineLegend() {
   );
 }
 
-/** The drawn width in CSS pixels, following resizes. */
-function useWidth(ref: RefObject<SVGSVGElement | null>): number {
-  const [width, setWidth] = useState(800);
+/** The drawn width in CSS pixels, following resizes: undefined until measured (before the first paint). */
+function useWidth(ref: RefObject<SVGSVGElement | null>): number | undefined {
+  const [width, setWidth] = useState<number>();
+  const widthOf = (pixels: number) => Math.max(200, Math.round(pixels));
+  useLayoutEffect(() => {
+    if (ref.current) setWidth(widthOf(ref.current.getBoundingClientRect().width));
+  }, [ref]);
   useEffect(() => {
     const element = ref.current;
     if (!element) return;
-    const observer = new ResizeObserver(([entry]) => entry && setWidth(Math.max(200, Math.round(entry.contentRect.width))));
+    const observer = new ResizeObserver(([entry]) => entry && setWidth(widthOf(entry.contentRect.width)));
     observer.observe(element);
     return () => observer.disconnect();
   }, [ref]);
