@@ -7,7 +7,9 @@ import { serviceNodeFlags } from '@sigil/local-stack';
 
 /** The V8 flags every service runs with (`STACK_NODE_FLAGS` replaces the stack's defaults). */
 export const serviceFlags = () =>
-  `${serviceNodeFlags().join(' ')}${process.env.STACK_NODE_FLAGS ? ' (STACK_NODE_FLAGS)' : ` (the stack's defaults; the catalog's ${serviceNodeFlags('backup-catalog').find((flag) => flag.startsWith('--max-old-space-size')) ?? ''})`}`;
+  process.env.STACK_NODE_FLAGS
+    ? `${serviceNodeFlags().join(' ')} (STACK_NODE_FLAGS)`
+    : `${serviceNodeFlags().join(' ')} (the stack's defaults; the catalog ${serviceNodeFlags('backup-catalog').join(' ')}, the gateway ${serviceNodeFlags('gateway').join(' ')})`;
 
 const alive = (pid: number) => {
   try {

@@ -256,16 +256,19 @@ function stopRunningChildren(): void {
  */
 const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1 --max-old-space-size=96 --heap-growing-percent=15 --max-opt=2 --liftoff-only';
 /**
- * The services whose old generation is bigger than 96 MB: the backup catalog holds a target's whole change-log chain
- * while it computes it (about 25 MB for 50,000 segments, over a resting heap of about 50 MB; docs/benchmarks.md, "Console").
+ * The flags a service runs with instead of the defaults above, where its work needs them: the backup catalog and the
+ * gateway answer the console's timeline (a target's 2,000 backups and 50,000 change-log segments) within 100 ms only
+ * with a 16 MiB young generation, V8's own heap growth and TurboFan (their CPU per answer halves), and the catalog
+ * holds a target's whole change-log chain while computing it (about 25 MB for 50,000 segments over a resting heap of
+ * about 50 MB). They cost those two processes more resident memory (docs/benchmarks.md, "Console").
  */
-const OLD_SPACE_MB: Record<string, number> = { 'backup-catalog': 192 };
-/** The Node flags the stack runs a service with (benchmarks that start a service alone use the same). */
-export const serviceNodeFlags = (service?: string): string[] => {
-  const flags = (process.env.STACK_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
-  const oldSpace = !process.env.STACK_NODE_FLAGS && service ? OLD_SPACE_MB[service] : undefined;
-  return oldSpace ? flags.map((flag) => (flag.startsWith('--max-old-space-size=') ? `--max-old-space-size=${oldSpace}` : flag)) : flags;
+const SERVICE_NODE_FLAGS: Record<string, string> = {
+  'backup-catalog': '--max-semi-space-size=16 --max-old-space-size=192',
+  gateway: '--max-semi-space-size=16 --max-old-space-size=128',
 };
+/** The Node flags the stack runs a service with (benchmarks that start a service alone use the same). */
+export const serviceNodeFlags = (service?: string): string[] =>
+  (process.env.STACK_NODE_FLAGS ?? (service ? SERVICE_NODE_FLAGS[service] : undefined) ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
 
 /** glibc gives each thread its own malloc arena (up to 8 per CPU); two are plenty for a Node process and save ~7 MiB. */
 const RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' };

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strataPrincipal } from '@sigil/kit/testing';
 import type { StrataPrincipal } from '@sigil/proto/strata';
+import { Prisma } from '../src/generated/prisma/client.ts';
 import { FAILED, FULL_1, FULL_2, PITR, SEGMENT, SEGMENTS, graph as graphOf, iso, startConsoleGraph, type ConsoleGraph } from './console-graph-fixtures.ts';
 
 const VIEWER = strataPrincipal('viewer');
@@ -107,6 +108,23 @@ describe("a target's timeline", () => {
     for (const maxSpans of [1, 2, 3, 4, 5]) expect((await spans(maxSpans)).length).toBeLessThanOrEqual(maxSpans);
   });
 
+  it('answers spans read again from what the segments are now: a segment written in between counts at once', async () => {
+    const db = c.h.runtime.db;
+    const counts = async (args: string) => (await timeline(args)).segmentSpans.map((s) => s.segments);
+    const range = `(from: "${iso(0)}", to: "${iso(120)}", maxSpans: 1)`;
+    expect(await counts(range)).toEqual([7]);
+    expect(await counts('(maxSpans: 1)')).toEqual([7]);
+    const first = await db.segment.findFirstOrThrow({ where: { missing: false }, orderBy: { startLsn: 'asc' } });
+    try {
+      await db.segment.update({ where: { seq: first.seq }, data: { missing: true } });
+      expect(await counts(range)).toEqual([6]);
+      expect(await counts('(maxSpans: 1)')).toEqual([6]);
+    } finally {
+      await db.segment.update({ where: { seq: first.seq }, data: { missing: false } });
+    }
+    expect(await counts(range)).toEqual([7]);
+  });
+
   it('keeps to the range: a zoom on one hour shows what overlaps it', async () => {
     const line = await timeline(`(from: "${iso(65)}", to: "${iso(95)}")`);
     expect(line.windows).toEqual([{ from: iso(61), to: iso(86) }]);
@@ -114,6 +132,21 @@ describe("a target's timeline", () => {
     expect((line.verifications as Array<{ restore: string }>).map((v) => v.restore)).toEqual(['pg-pitr-verify-2']);
     expect(line.segmentSpans.map((s) => [s.firstTime, s.lastTime, s.segments])).toEqual([[iso(60), iso(86), 3]]);
     expect((line.breaks as Array<{ kind: string; from: string }>).map((b) => [b.kind, b.from])).toEqual([['gap', iso(86)], ['chain', iso(86)]]);
+  });
+
+  it("places a run where its manifest says as it is now: a manifest written again moves it and changes its mode", async () => {
+    const db = c.h.runtime.db;
+    const runOf = async () => ((await timeline(`(from: "${iso(0)}", to: "${iso(120)}")`)).backups as Array<{ id: string; time: string; mode: string }>).find((b) => b.id === FAILED);
+    try {
+      await db.backup.update({ where: { id: FAILED }, data: { manifest: { mode: 'physical', consistentAt: iso(92) } } });
+      expect(await runOf()).toMatchObject({ time: iso(92), mode: 'physical' });
+      await db.backup.update({ where: { id: FAILED }, data: { manifest: { mode: 'logical', consistentAt: iso(93) } } });
+      expect(await runOf()).toMatchObject({ time: iso(93), mode: 'logical' });
+    } finally {
+      // As seeded: a failed run without a manifest.
+      await db.backup.update({ where: { id: FAILED }, data: { manifest: Prisma.DbNull } });
+    }
+    expect(await runOf()).toMatchObject({ time: iso(91), mode: 'logical' });
   });
 
   it('runs from the oldest run or window to now without a range', async () => {

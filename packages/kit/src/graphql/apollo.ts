@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { ApolloServer, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse, type GraphQLFormattedError } from 'graphql';
@@ -19,7 +19,9 @@ export async function startSubgraphServer<TContext extends BaseContext>(definiti
     introspection: true,
     // Traces for Apollo's usage reporting, which the gateway never asks for: not loading them saves the protobuf
     // library (~0.7 MiB of heap per process).
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    // Cache hints (`@cacheControl`) are not used: without the plugin no hook runs for every resolved field, which is
+    // a tenth of the catalog's time on a timeline of 2,000 backups.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await server.start();
   return express.Router().use(express.json(), expressMiddleware(server, { context: ({ req }) => contextOf(req) }));

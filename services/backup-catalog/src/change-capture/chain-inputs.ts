@@ -182,10 +182,15 @@ const remembered = new Map<string, { key: string; summary: ChainSummary }>();
 
 /** The token of the target's inputs and the coverage: undefined before anything was ever written for it. */
 async function inputsKey(conn: DbOrTx, target: StoredResource<TargetSpec>): Promise<string | undefined> {
-  const { namespace, name } = target.metadata;
-  const inputs = await conn.chainInputs.findUnique({ where: { namespace_targetName: { namespace, targetName: name } }, select: { token: true } });
-  if (!inputs) return undefined;
-  return `${inputs.token} ${JSON.stringify(coverageOf(target), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
+  const token = await inputsToken(conn, target.metadata.namespace, target.metadata.name);
+  if (token === undefined) return undefined;
+  return `${token} ${JSON.stringify(coverageOf(target), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
+}
+
+/** The token of a target's inputs (its segments and backups), renewed by every write to them; undefined before any. */
+export async function inputsToken(conn: DbOrTx, namespace: string, targetName: string): Promise<string | undefined> {
+  const inputs = await conn.chainInputs.findUnique({ where: { namespace_targetName: { namespace, targetName } }, select: { token: true } });
+  return inputs?.token;
 }
 
 function remember(id: string, key: string, summary: ChainSummary): void {

@@ -71,16 +71,53 @@ const SLICES = `SELECT floor((greatest(s, $3::float8) - $3::float8) * 1000 / $5:
 /** A time of microseconds, as ms in double precision (…122.9999 for …123), back to the whole milliseconds a Date keeps. */
 const wholeMs = (ms: number) => Math.floor(Math.round(ms * 1000) / 1000);
 
+/** How a spans read may be shared: the target's inputs token, and whether its range ends at "now" (none was asked). */
+export interface SpansReuse {
+  /** The target's `chain_inputs` token, read before the segments: every write to its segments renews it. */
+  token?: string;
+  /** The range ends at the moment of the read, not at a time the caller gave. */
+  openEnd?: boolean;
+}
+
 /**
  * The target's segments overlapping the range, oldest first, merged into spans: a segment joins the span before it
  * when it starts at most (to - from) / maxSpans after everything before it ended. Spans are then more than that
  * apart, so at most maxSpans of them fit in the range.
+ *
+ * A range ending now is sliced as if it ended at the next whole minute (the spans are still cut at its end), so the
+ * reads of one minute slice it alike; with the inputs token, reads that find the same token reuse the database's
+ * slices: a whole history of 50,000 segments costs the database about 40 ms to slice, and a console page asks it on
+ * every visit.
  */
-export async function segmentSpans(conn: DbOrTx, target: { namespace: string; name: string }, range: TimeRange, maxSpans: number): Promise<SegmentSpan[]> {
+export async function segmentSpans(conn: DbOrTx, target: { namespace: string; name: string }, range: TimeRange, maxSpans: number, reuse: SpansReuse = {}): Promise<SegmentSpan[]> {
   const [from, to] = [range.from.getTime(), range.to.getTime()];
-  const gapMs = (to - from) / maxSpans;
-  const slices = await conn.$queryRawUnsafe<Array<Omit<SpanBucket, 'start' | 'end'>>>(SLICES, target.namespace, target.name, from / 1000, to / 1000, gapMs);
-  return mergeBuckets(slices.map((slice) => ({ ...slice, first: wholeMs(slice.first), last: wholeMs(slice.last), start: Math.max(slice.first, from), end: Math.min(slice.last, to) })), gapMs);
+  const gridTo = reuse.openEnd ? Math.ceil(to / 60_000) * 60_000 : to;
+  const gapMs = (gridTo - from) / maxSpans;
+  const slices = await slicesOf(conn, target, from, gridTo, gapMs, reuse.token);
+  return mergeBuckets(slices.filter((slice) => slice.first <= to).map((slice) => ({ ...slice, start: Math.max(slice.first, from), end: Math.min(slice.last, to) })), gapMs);
+}
+
+type Slice = Omit<SpanBucket, 'start' | 'end'>;
+
+/** Slices read lately, by target, inputs token and slicing; the least recently used goes first past the limit. */
+const SLICES_KEPT = 128;
+const slicesKept = new Map<string, Slice[]>();
+
+async function slicesOf(conn: DbOrTx, target: { namespace: string; name: string }, from: number, to: number, gapMs: number, token: string | undefined): Promise<Slice[]> {
+  const key = token === undefined ? undefined : `${target.namespace}/${target.name} ${token} ${from} ${to} ${gapMs}`;
+  const kept = key === undefined ? undefined : slicesKept.get(key);
+  if (key !== undefined && kept) {
+    slicesKept.delete(key);
+    slicesKept.set(key, kept);
+    return kept;
+  }
+  const rows = await conn.$queryRawUnsafe<Slice[]>(SLICES, target.namespace, target.name, from / 1000, to / 1000, gapMs);
+  const slices = rows.map((slice) => ({ ...slice, first: wholeMs(slice.first), last: wholeMs(slice.last) }));
+  if (key !== undefined) {
+    slicesKept.set(key, slices);
+    if (slicesKept.size > SLICES_KEPT) slicesKept.delete(slicesKept.keys().next().value as string);
+  }
+  return slices;
 }
 
 /** Merges consecutive slices (ordered by start) whose gap is at most `gapMs`. */

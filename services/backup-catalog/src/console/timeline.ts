@@ -3,7 +3,7 @@
  * verification restores, its change log merged into spans and where that log breaks. Each part is one query that
  * reads only what it shows; the windows and breaks come from the target's chain summary, which the caller holds.
  */
-import type { ChainSummary } from '../change-capture/chain-inputs.ts';
+import { inputsToken, type ChainSummary } from '../change-capture/chain-inputs.ts';
 import type { Window } from '../change-capture/chain.ts';
 import { segmentSpans, type SegmentSpan, type TimeRange } from '../change-capture/segment-times.ts';
 import { BACKUP_PHASES } from '../backups/backups.ts';
@@ -37,7 +37,9 @@ interface RunRow {
   stored_bytes: bigint;
 }
 
-const RUNS = `SELECT id, phase, manifest->>'mode' AS mode, manifest->>'consistentAt' AS consistent_at, completed_at, queued_at,
+// The manifest's members come from columns a trigger keeps (migration backup_timeline_columns): reading them from the
+// manifests themselves opens every one, about 35 ms for 2,000 backups.
+const RUNS = `SELECT id, phase, manifest_mode AS mode, manifest_consistent_at AS consistent_at, completed_at, queued_at,
   verified, verify_failed, pinned, stored_bytes FROM backups WHERE namespace = $1 AND target_name = $2`;
 
 /** Where a run sits: the moment its data show once known, else when it finished, else when it was queued. */
@@ -124,11 +126,13 @@ export interface Timeline {
 
 /** The target's timeline; the caller has checked the caller may see the target. */
 export async function readTimeline(conn: DbOrTx, target: TimelineTarget, request: TimelineRequest, now: Date): Promise<Timeline> {
+  // Read before the segments: a spans answer kept under it is never newer than what it stands for.
+  const token = await inputsToken(conn, target.namespace, target.name);
   const reading = conn.$queryRawUnsafe<RunRow[]>(RUNS, target.namespace, target.name).then((rows) => rows.map((run) => ({ run, time: timeOf(run) })));
   // A range asked is known at once: the three reads go together. Without one, its start is the oldest run's.
   const known = request.from ? { from: request.from, to: request.to ?? now } : undefined;
   const range = known ?? rangeOf(request, await reading, target.windows, now);
-  const [runs, verifications, spans] = await Promise.all([reading, verificationsIn(conn, target, range), segmentSpans(conn, target, range, request.maxSpans)]);
+  const [runs, verifications, spans] = await Promise.all([reading, verificationsIn(conn, target, range), segmentSpans(conn, target, range, request.maxSpans, { ...(token ? { token } : {}), openEnd: !request.to })]);
   const inRange = runs.filter(({ time }) => overlaps(range, time.getTime(), time.getTime()));
   return {
     from: range.from.toISOString(),
