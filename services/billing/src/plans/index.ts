@@ -1,0 +1,4 @@
+export * from './catalog.ts';
+export * from './entitlements.ts';
+export * from './invoice.ts';
+export * from './period.ts';
