@@ -20,6 +20,12 @@ export async function expectChangeLogRebuilt(h: CatalogHarness, docs: string, ta
     const rebuilt = new Map((await fresh.runtime.db.segment.findMany()).map((row) => [row.key, row]));
     const fields = ({ key, chainId, timeline, name, startPos, endPos, firstTime, lastTime, commits, sha256, size, rawSize, partial, uploadedAt }: (typeof original)[number]) =>
       ({ key, chainId, timeline, name, startPos, endPos, firstTime, lastTime, commits, sha256, size, rawSize, partial, uploadedAt });
+    const lost = original.filter((row) => !rebuilt.has(row.key));
+    // What a failure needs to be understood: the rows not brought back, and what the fresh catalog's pass said of the store.
+    if (lost.length) {
+      const stores = (await fresh.call('viewer', 'get', '/api/v1/resources?kind=BackupStore')).body;
+      expect.fail(`not brought back: ${JSON.stringify(lost.map(({ key, uploadedAt, missing, expired }) => ({ key, uploadedAt, missing, expired })))}; rebuilt ${rebuilt.size} of ${original.length}; stores: ${JSON.stringify(stores).slice(0, 1500)}`);
+    }
     for (const row of original) expect(fields(rebuilt.get(row.key)!)).toEqual(fields(row));
     const view = await waitFor('the rebuilt window', async () => {
       const t = (await fresh.call('viewer', 'get', `/api/v1/targets/${target}`)).body.target;

@@ -89,7 +89,8 @@ export async function mirrorStore(deps: BackupDeps, store: StoredResource<StoreS
     }
     const segments = await importSegments(deps, client, access.bucket, stored, segmentReports);
     const missing = await checkSegments(deps, store, stored);
-    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)${segments ? ` and ${segments} change-log segment(s)` : ''}${missing ? `; ${missing} change-log segment(s) are missing from the store` : ''}` }, {
+    const unread = segments.unreadable.length ? `; ${segments.unreadable.length} segment report(s) could not be read (${segments.unreadable.slice(0, 3).join(', ')}${segments.unreadable.length > 3 ? ', …' : ''}): the next pass tries them again` : '';
+    await recordMirror(deps, store, { type: CONDITION.mirrored, status: 'True', reason: 'Mirrored', message: `the last pass imported ${created} backup(s)${segments.imported ? ` and ${segments.imported} change-log segment(s)` : ''}${missing ? `; ${missing} change-log segment(s) are missing from the store` : ''}${unread}` }, {
       lastImportTime: importedAt,
       lastImportCreated: created,
     });
@@ -114,15 +115,18 @@ async function readPin(client: S3Client, bucket: string, key: string, backupId: 
  * backups. Oldest first, so a finished segment replaces its partial uploads as it did when reported; a partial whose
  * finished segment is known is left out.
  */
-async function importSegments(deps: BackupDeps, client: S3Client, bucket: string, stored: Set<string>, reportKeys: string[]): Promise<number> {
+async function importSegments(deps: BackupDeps, client: S3Client, bucket: string, stored: Set<string>, reportKeys: string[]): Promise<{ imported: number; unreadable: string[] }> {
   const known = await recordedSegmentKeys(deps.db);
   const unknown = reportKeys.filter((key) => stored.has(segmentKeyOfReport(key)) && !known.has(segmentKeyOfReport(key)));
-  if (unknown.length === 0) return 0;
+  const unreadable: string[] = [];
+  if (unknown.length === 0) return { imported: 0, unreadable };
   const reports: Array<StrataReports['segment.uploaded']> = [];
   for (const key of unknown) {
-    const data: unknown = JSON.parse((await readSmall(await downloadStream(client, bucket, key))).toString('utf8'));
-    assertStrataReportData('segment.uploaded', data);
-    if (data.segment.key === segmentKeyOfReport(key)) reports.push(data);
+    // A streamer keeps writing while the pass runs: a partial upload listed a moment ago may be superseded and gone,
+    // or a report not yet whole. One report that cannot be read is left for the next pass, not the end of this one.
+    const data = await readSegmentReport(client, bucket, key).catch(() => undefined);
+    if (data === undefined) unreadable.push(key);
+    else if (data.segment.key === segmentKeyOfReport(key)) reports.push(data);
   }
   const finished = await deps.db.segment.findMany({ where: { partial: false }, select: { namespace: true, targetName: true, timeline: true, name: true } });
   const fileOf = (namespace: string, target: string, timeline: number, name: string) => `${namespace}/${target}/${timeline}/${name}`;
@@ -133,7 +137,13 @@ async function importSegments(deps: BackupDeps, client: S3Client, bucket: string
     await deps.db.$transaction((tx) => recordSegment(deps, tx, report));
     imported += 1;
   }
-  return imported;
+  return { imported, unreadable };
+}
+
+async function readSegmentReport(client: S3Client, bucket: string, key: string): Promise<StrataReports['segment.uploaded']> {
+  const data: unknown = JSON.parse((await readSmall(await downloadStream(client, bucket, key))).toString('utf8'));
+  assertStrataReportData('segment.uploaded', data);
+  return data;
 }
 
 /** A segment uploaded this long ago must be listed; a younger one may still be on its way. */
