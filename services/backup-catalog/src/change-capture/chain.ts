@@ -179,26 +179,28 @@ function indexLine<S extends ChainSegment>(line: S[]): IndexedLine<S> {
   return { line, sortedByStart, runEnd, reach };
 }
 
-/** The last segment of the line starting at or before `lsn` (as `chainFrom` finds it), or -1. */
-function lastStartingBy(indexed: IndexedLine<ChainSegment>, lsn: bigint): number {
-  const { line } = indexed;
-  if (!indexed.sortedByStart) {
+/**
+ * The last segment of `segments[from, to)` starting at or before `lsn` (as `chainFrom` finds it), or -1: a binary
+ * search when their starts rise (`sorted`), a walk otherwise. Chains and retention both look fulls up this way.
+ */
+export function lastStartingBy(segments: readonly ChainSegment[], lsn: bigint, from = 0, to = segments.length, sorted = true): number {
+  if (!sorted) {
     let found = -1;
-    for (let i = 0; i < line.length; i++) if ((line[i] as ChainSegment).startLsn <= lsn) found = i;
+    for (let i = from; i < to; i++) if ((segments[i] as ChainSegment).startLsn <= lsn) found = i;
     return found;
   }
-  let [low, high] = [0, line.length];
+  let [low, high] = [from, to];
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((line[middle] as ChainSegment).startLsn <= lsn) low = middle + 1;
+    if ((segments[middle] as ChainSegment).startLsn <= lsn) low = middle + 1;
     else high = middle;
   }
-  return low - 1;
+  return low > from ? low - 1 : -1;
 }
 
 /** `chainFrom` of a full on an indexed line: the same chain, found in logarithmic time. */
 function chainOnLine<S extends ChainSegment>(full: FullBase, indexed: IndexedLine<S>, coverage: StreamCoverage): Chain<S> {
-  const first = lastStartingBy(indexed, full.endLsn);
+  const first = lastStartingBy(indexed.line, full.endLsn, 0, indexed.line.length, indexed.sortedByStart);
   if (first < 0) return finishChain(full, [], full.time);
   const { line } = indexed;
   const last = indexed.runEnd[first] as number;

@@ -18,7 +18,7 @@
  *
  * A file expires with all its rows: the complete upload, its partial uploads and rows marked missing.
  */
-import { bestSegments, type ChainSegment, type FullBase } from '../change-capture/chain.ts';
+import { bestSegments, lastStartingBy, type ChainSegment, type FullBase } from '../change-capture/chain.ts';
 
 /** A segment row as retention reads it: what the chain reads, and the row's key. */
 type SegmentRow = ChainSegment & { key: string };
@@ -71,22 +71,6 @@ function filterLine(full: FullBase, best: SegmentRow[], rows: SegmentRow[]): Fil
   return { segments, blocks, rowLines: new Set(rows.filter(onLineOf(full)).map(lineId)) };
 }
 
-/** The last segment of a block starting at or before `lsn`, or -1 (a binary search when the starts rise). */
-function lastStartingBy(segments: SegmentRow[], block: Block, lsn: bigint): number {
-  if (!block.sorted) {
-    let found = -1;
-    for (let i = block.from; i <= block.to; i++) if ((segments[i] as SegmentRow).startLsn <= lsn) found = i;
-    return found;
-  }
-  let [low, high] = [block.from, block.to + 1];
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((segments[middle] as SegmentRow).startLsn <= lsn) low = middle + 1;
-    else high = middle;
-  }
-  return low - 1 >= block.from ? low - 1 : -1;
-}
-
 /**
  * Per line, the position from which the kept fulls need its files: each full needs its line from the segment its
  * chain starts with (the last one starting at or before the full's end) to the end, and the whole line when its end
@@ -105,7 +89,8 @@ function neededFrom(keptFulls: FullBase[], best: SegmentRow[], rows: SegmentRow[
     let startBlock = -1;
     let first = -1;
     for (let b = line.blocks.length - 1; b >= 0 && first < 0; b--) {
-      first = lastStartingBy(line.segments, line.blocks[b] as Block, full.endLsn);
+      const block = line.blocks[b] as Block;
+      first = lastStartingBy(line.segments, full.endLsn, block.from, block.to + 1, block.sorted);
       if (first >= 0) startBlock = b;
     }
     if (first < 0) {
