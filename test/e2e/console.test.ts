@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { createMysqlFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
-import { Accessibility, expectHeading, launchChromium, screenshots, tabTo } from './dashboard-pages.ts';
+import { Accessibility, DESKTOP, expectHeading, launchChromium, PHONE, screenshots, tabTo } from './dashboard-pages.ts';
 import { apiAsViewer, consoleContext, offeredControls, screenshotsOf, signInByRequest, slotOf, slotsNamed, Source, strataCli, zoneTime, type TargetView } from './console-pages.ts';
 import { startTestStack, type TestStack } from './stack.ts';
 import { waitFor } from '../integration/wait.ts';
@@ -46,6 +46,10 @@ const url = (pathName: string) => `${stack.gatewayUrl}/console${pathName}`;
 async function record(page: Page, name: string, at?: Locator): Promise<void> {
   await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading / }).count(), { ...SOON, message: `${name} still loading` }).toBe(0);
   await a11y.check(page, name);
+  // At a phone's width too: tables scroll sideways there, and a scrolling region must be reachable from the keyboard.
+  await page.setViewportSize(PHONE);
+  await a11y.check(page, `${name} (phone)`);
+  await page.setViewportSize(DESKTOP);
   await (at ? screenshotsOf(page, name, at) : screenshots(page, name, 'console'));
 }
 

@@ -11,6 +11,7 @@ import type { ConsoleSandboxesQuery } from '../../gql/graphql.ts';
 import { limitShare } from './size.ts';
 import { TimeLeft } from './time-left.tsx';
 import './sandboxes.css';
+import { Scroller } from '../../components/Scroller.tsx';
 
 const SandboxesQuery = graphql(`
   query ConsoleSandboxes {
@@ -65,29 +66,27 @@ export default function SandboxList() {
 /** Five columns, so the table fits beside the navigation at 1280 px: the owner under the name, time left under the phase. */
 function SandboxTable({ sandboxes, canCreate }: { sandboxes: readonly SandboxRow[]; canCreate: boolean }) {
   return (
-    <div className="table-wrap" role="region" aria-label="Sandboxes (scrolls sideways)" tabIndex={0}>
-      <table className="table sbx-table" aria-label="Sandboxes">
-        <thead>
+    <Scroller label="Sandboxes" className="sbx-table">
+      <thead>
+        <tr>
+          <th scope="col">Sandbox</th>
+          <th scope="col">Target</th>
+          <th scope="col">Data as of</th>
+          <th scope="col">Phase and time left</th>
+          <th scope="col">Size used</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sandboxes.length === 0 && (
           <tr>
-            <th scope="col">Sandbox</th>
-            <th scope="col">Target</th>
-            <th scope="col">Data as of</th>
-            <th scope="col">Phase and time left</th>
-            <th scope="col">Size used</th>
+            <td colSpan={5}>No sandbox is running. {canCreate ? 'Create one from a target’s timeline with “New sandbox”.' : 'A restorer creates them from a target’s timeline.'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {sandboxes.length === 0 && (
-            <tr>
-              <td colSpan={5}>No sandbox is running. {canCreate ? 'Create one from a target’s timeline with “New sandbox”.' : 'A restorer creates them from a target’s timeline.'}</td>
-            </tr>
-          )}
-          {sandboxes.map((s) => (
-            <SandboxRowView key={s.name} sandbox={s} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+        )}
+        {sandboxes.map((s) => (
+          <SandboxRowView key={s.name} sandbox={s} />
+        ))}
+      </tbody>
+    </Scroller>
   );
 }
 

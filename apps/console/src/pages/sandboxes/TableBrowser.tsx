@@ -8,6 +8,7 @@ import { bytes } from '../../format.ts';
 import type { Sandbox } from './detail-query.ts';
 import { ResultGrid } from './ResultGrid.tsx';
 import { useRead } from '../../api/useRead.ts';
+import { Scroller } from '../../components/Scroller.tsx';
 
 type BrowsedSandbox = Pick<Sandbox, 'name' | 'database' | 'databases' | 'phase' | 'observedResetGeneration'>;
 
@@ -59,39 +60,37 @@ type TableInfo = components['schemas']['TableInfo'];
 /** Each table with its size; pressing its name shows its first rows below. */
 function TableList({ tables, shown, onShow }: { tables: readonly TableInfo[]; shown: string | undefined; onShow: (table: string) => void }) {
   return (
-    <div className="table-wrap" role="region" aria-label="Tables (scrolls sideways)" tabIndex={0}>
-      <table className="table" aria-label="Tables">
-        <thead>
+    <Scroller label="Tables">
+      <thead>
+        <tr>
+          <th scope="col">Table</th>
+          <th scope="col">Rows (estimate)</th>
+          <th scope="col">Size</th>
+          <th scope="col">Columns</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tables.length === 0 && (
           <tr>
-            <th scope="col">Table</th>
-            <th scope="col">Rows (estimate)</th>
-            <th scope="col">Size</th>
-            <th scope="col">Columns</th>
+            <td colSpan={4}>This database has no tables.</td>
           </tr>
-        </thead>
-        <tbody>
-          {tables.length === 0 && (
-            <tr>
-              <td colSpan={4}>This database has no tables.</td>
+        )}
+        {tables.map((t) => {
+          const name = t.fullName ?? `${t.schema}.${t.name}`;
+          return (
+            <tr key={name}>
+              <th scope="row">
+                <Button className="sbx-link-button" aria-label={`Show the first rows of ${name}`} aria-current={shown === name ? true : undefined} onPress={() => onShow(name)}>
+                  {name}
+                </Button>
+              </th>
+              <td>{(t.rowsEstimate ?? 0).toLocaleString()}</td>
+              <td>{bytes(t.bytes ?? 0)}</td>
+              <td className="small">{t.columns?.join(', ')}</td>
             </tr>
-          )}
-          {tables.map((t) => {
-            const name = t.fullName ?? `${t.schema}.${t.name}`;
-            return (
-              <tr key={name}>
-                <th scope="row">
-                  <Button className="sbx-link-button" aria-label={`Show the first rows of ${name}`} aria-current={shown === name ? true : undefined} onPress={() => onShow(name)}>
-                    {name}
-                  </Button>
-                </th>
-                <td>{(t.rowsEstimate ?? 0).toLocaleString()}</td>
-                <td>{bytes(t.bytes ?? 0)}</td>
-                <td className="small">{t.columns?.join(', ')}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+          );
+        })}
+      </tbody>
+    </Scroller>
   );
 }

@@ -2,6 +2,7 @@ import { count as plural } from '../../format.ts';
 import type { ApplyOutcome, ApplyResult } from './applyResources.ts';
 import { ProblemList, SyntaxList } from './ProblemList.tsx';
 import type { PlacedProblem, SyntaxProblem } from './yamlLines.ts';
+import { Scroller } from '../../components/Scroller.tsx';
 
 const beside = (count: number, mark: string) => `marked ${mark} beside ${count === 1 ? 'its line' : 'their lines'}`;
 
@@ -53,28 +54,26 @@ export function ApplyOutcomeView({ outcome, placed, summaryId, onGoTo }: { outco
 function AppliedTable({ applied }: { applied: ApplyResult['applied'] }) {
   if (applied.length === 0) return null;
   return (
-    <div className="table-wrap" role="region" aria-label="Applied resources (scrolls sideways)" tabIndex={0}>
-      <table className="table" aria-label="Applied resources">
-        <thead>
-          <tr>
-            <th scope="col">Resource</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Result</th>
+    <Scroller label="Applied resources">
+      <thead>
+        <tr>
+          <th scope="col">Resource</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Result</th>
+        </tr>
+      </thead>
+      <tbody>
+        {applied.map((item) => (
+          <tr key={`${item.kind}/${item.namespace}/${item.name}`}>
+            <th scope="row">
+              {item.namespace}/{item.name}
+            </th>
+            <td>{item.kind}</td>
+            <td>{item.action}</td>
           </tr>
-        </thead>
-        <tbody>
-          {applied.map((item) => (
-            <tr key={`${item.kind}/${item.namespace}/${item.name}`}>
-              <th scope="row">
-                {item.namespace}/{item.name}
-              </th>
-              <td>{item.kind}</td>
-              <td>{item.action}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </Scroller>
   );
 }
 

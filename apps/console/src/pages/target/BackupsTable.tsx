@@ -8,6 +8,7 @@ import { useStrataEvents } from '../../api/events.ts';
 import { bytes, duration } from '../../format.ts';
 import { graphql } from '../../gql';
 import { PinButton, UnpinButton } from './PinControls.tsx';
+import { ScrollRegion } from '../../components/Scroller.tsx';
 
 const BackupsQuery = graphql(`
   query ConsoleTargetBackups($namespace: String!, $name: String!, $limit: Int!) {
@@ -53,7 +54,7 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
       <FormError error={refusalOf(error)} />
       {!backups && fetching && <Loading what="the backups" />}
       {backups && (
-        <div className="table-wrap">
+        <ScrollRegion label="Backups">
           <table className="table">
             <thead>
               <tr>
@@ -108,7 +109,7 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {backups && backups.length >= limit && limit < 1000 && (
         <Button className="button" onPress={() => setLimit(Math.min(1000, limit * 4))}>

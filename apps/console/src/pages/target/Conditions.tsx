@@ -1,4 +1,5 @@
 import { When } from '@sigil/web-ui';
+import { ScrollRegion } from '../../components/Scroller.tsx';
 
 interface Condition {
   type: string;
@@ -16,7 +17,7 @@ export function Conditions({ conditions }: { conditions: readonly Condition[] })
       {conditions.length === 0 ? (
         <p className="muted">The resource reports no conditions yet.</p>
       ) : (
-        <div className="table-wrap">
+        <ScrollRegion label="Conditions">
           <table className="table">
             <thead>
               <tr>
@@ -43,7 +44,7 @@ export function Conditions({ conditions }: { conditions: readonly Condition[] })
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { FormError, Loading } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
 import { bytes, count } from '../../format.ts';
 import { graphql } from '../../gql';
+import { ScrollRegion } from '../../components/Scroller.tsx';
 
 const InventoryQuery = graphql(`
   query ConsoleInventory($id: ID!) {
@@ -66,7 +67,7 @@ function InventoryTables({ backupId }: { backupId: string }) {
         {inventory.notes.length > 0 && ` · ${inventory.notes.join(' · ')}`}
       </p>
       {inventory.databases.map((db) => (
-        <div key={db.name} className="table-wrap">
+        <ScrollRegion key={db.name} label={`Tables of ${db.name}`}>
           <table className="table">
             <caption>
               Database <strong>{db.name}</strong>, {bytes(db.sizeBytes)}, {count(db.tables.length, 'table')}
@@ -91,7 +92,7 @@ function InventoryTables({ backupId }: { backupId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       ))}
     </>
   );
