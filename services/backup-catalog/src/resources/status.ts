@@ -111,10 +111,10 @@ export function createStatusWriter(deps: StatusDeps) {
   }
 
   /** Checks of one resource run one after the other; a failure is logged, never thrown at the caller. */
-  function check(change: Change): Promise<void> {
+  function check(change: Change, skip?: (change: Change) => boolean): Promise<void> {
     const key = keyOf(change);
     const next = (running.get(key) ?? Promise.resolve())
-      .then(() => checkNow(change))
+      .then(() => (skip?.(change) ? undefined : checkNow(change)))
       .catch((error: unknown) => deps.log.error({ err: error, resource: key }, 'could not update the status'));
     running.set(key, next);
     void next.finally(() => {
@@ -123,10 +123,11 @@ export function createStatusWriter(deps: StatusDeps) {
     return next;
   }
 
-  async function checkAll(changes: Change[]): Promise<void> {
+  /** `skip`, asked when a check's turn comes, lets one go that another made pointless meanwhile. */
+  async function checkAll(changes: Change[], skip?: (change: Change) => boolean): Promise<void> {
     const queue = [...changes];
     const worker = async () => {
-      for (let change = queue.shift(); change; change = queue.shift()) await check(change);
+      for (let change = queue.shift(); change; change = queue.shift()) await check(change, skip);
     };
     await Promise.all(Array.from({ length: Math.min(deps.concurrency ?? 4, queue.length) }, worker));
   }
@@ -154,7 +155,11 @@ export function createStatusWriter(deps: StatusDeps) {
         do {
           again = false;
           const now = deps.clock().getTime();
-          await checkAll((await resources.list(db)).filter((r) => isDue(r, now)).map(changeOf));
+          const due = (await resources.list(db)).filter((r) => isDue(r, now)).map(changeOf);
+          // A resource checked after this pass found it due (an apply's check it queued behind) is not checked again:
+          // that later check would only read the world once more, before its interval.
+          const seen = new Map(due.map((change) => [keyOf(change), checkedAt.get(keyOf(change))]));
+          await checkAll(due, (change) => checkedAt.get(keyOf(change)) !== seen.get(keyOf(change)));
         } while (again);
       })()
         .catch((error: unknown) => deps.log.error({ err: error }, 'status pass failed'))
