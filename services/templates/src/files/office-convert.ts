@@ -78,10 +78,14 @@ export function createOfficeConverter(options: OfficeConverterOptions): OfficeCo
   async function listenerOf(worker: Worker): Promise<Listener> {
     if (worker.listener?.running) return worker.listener;
     const base = await workRoot();
+    const profile = path.join(base, `profile-${worker.index}`);
+    // A LibreOffice that died or was killed (a hung conversion) may have left its profile locked or half written:
+    // the one replacing it starts on a new profile.
+    if (worker.listener) await rm(profile, { recursive: true, force: true });
     const listener = await startListener({
       command: options.command ?? 'soffice',
       python: options.python ?? '/usr/bin/python3',
-      profile: path.join(base, `profile-${worker.index}`),
+      profile,
       pipe: `${pipePrefix}-${worker.index}`,
       startTimeoutMs: options.startTimeoutMs ?? 60_000,
     });
