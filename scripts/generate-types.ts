@@ -108,6 +108,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'services/envelopes/src/gen/graphql.ts': fromSubgraph('envelopes', { Envelope: '../subgraph.ts#EnvelopeNode', Recipient: '../views.ts#RecipientView' }),
   'services/evidence/src/gen/graphql.ts': fromSubgraph('evidence', { Envelope: '../subgraph.ts#EnvelopeRef', Anchor: '../subgraph.ts#AnchorNode' }),
   'services/webhooks/src/gen/graphql.ts': fromSubgraph('webhooks', { WebhookEndpoint: '../endpoints.ts#EndpointView', WebhookDelivery: '../deliveries.ts#DeliveryView' }),
+  'services/billing/src/gen/graphql.ts': fromSubgraph('billing', { Organization: '../subgraph.ts#OrganizationRef', Billing: '../views.ts#BillingView' }),
   'services/accounts/src/gen/graphql.ts': fromSubgraph('accounts', {
     Organization: '../views.ts#OrganizationView',
     Member: '../views.ts#MemberView',

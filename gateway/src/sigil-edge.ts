@@ -126,7 +126,7 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
   return { resolveCaller, handle };
 }
 
-/** A service this gateway has no address for: 501 for an operation nobody implements yet (billing's), else 503. */
+/** A service this gateway has no address for: 501 for an operation nobody implements yet, else 503. */
 function unavailable(operation: OperationInfo): AppError {
   if (isNotImplemented(operation.operationId)) return notImplemented(operation.service, operation.operationId);
   return new AppError('service-unavailable', `The ${operation.service} service is not available.`);

@@ -14,6 +14,7 @@ export const SUBGRAPHS: readonly SubgraphSource[] = [
   { name: 'envelopes', schemaPath: 'services/envelopes/src/schema.graphql' },
   { name: 'evidence', schemaPath: 'services/evidence/src/schema.graphql' },
   { name: 'webhooks', schemaPath: 'services/webhooks/src/schema.graphql' },
+  { name: 'billing', schemaPath: 'services/billing/src/schema.graphql' },
   { name: 'backup-catalog', schemaPath: 'services/backup-catalog/src/schema.graphql' },
   { name: 'sandbox', schemaPath: 'services/sandbox/src/schema.graphql' },
 ];

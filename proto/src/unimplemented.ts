@@ -1,6 +1,6 @@
 /**
  * Operations of the contracts that no service handles yet. Their owner answers 501 `not-implemented` naming the
- * operation, and so does the gateway when it has no address for the owner (billing has no service yet); a service
+ * operation, and so does the gateway when it has no address for the owner; a service
  * that is down stays a 503. `test/contract/unimplemented.test.ts` keeps each list exact, read from the services'
  * sources: a new handler takes its operation off, and a new operation of a contract comes with its handler, so the
  * lists only shrink.
@@ -15,8 +15,6 @@ export const NOT_IMPLEMENTED = {
     'getScim', 'createScimToken', 'revokeScimToken', 'getOrganizationSettings', 'getEmailBranding', 'updateEmailBranding', 'previewEmailBranding',
     'uploadOrganizationLogo', 'getPublicLogo', 'discoverSso', 'listSsoConnections', 'getSsoConnection', 'updateSsoConnectionSettings',
     'createSsoConnectionTest', 'startSsoConnectionTest', 'getSsoConnectionTest', 'fetchSamlMetadata', 'listSsoAuditEvents',
-    // billing
-    'getUsage', 'getBilling', 'getBillingSubscription', 'createBillingCheckout', 'createBillingPortalSession', 'receiveProcessorWebhook',
   ],
   strata: [
     // backup-catalog

@@ -32,13 +32,14 @@ describe.each(['sigil', 'strata'] as const)('operations of the %s contract witho
 });
 
 describe('reading the handlers from the sources', () => {
-  it('finds handlers of every kind where they are bound, and none for a service nobody has built', () => {
+  it('finds handlers of every kind where they are bound, and none in a file that does not exist', () => {
     const signing = readHandlers('services/signing/src/app.ts');
     expect(signing.get('exchangeSigningToken')).toMatchObject({ file: 'services/signing/src/app.ts', line: expect.any(Number) });
     expect(signing.has('submitSigning')).toBe(true);
     expect(readHandlers('services/templates/src/app.ts').has('createTemplate')).toBe(true);
     expect(readHandlers('gateway/src/sigil-edge.ts').has('getOpenApiDocument')).toBe(true);
-    expect(readHandlers('services/billing/src/app.ts').size).toBe(0);
+    expect(readHandlers('services/billing/src/app.ts').has('receiveProcessorWebhook')).toBe(true);
+    expect(readHandlers('services/nobody/src/app.ts').size).toBe(0);
   });
 
   it('refuses handlers it cannot name (a spread, a computed name)', () => {

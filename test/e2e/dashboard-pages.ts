@@ -73,6 +73,30 @@ export class Accessibility {
 }
 
 /**
+ * What every page test watches besides its steps: an uncaught error in the page fails the step it happened in, a failed
+ * step prints where the page stood (its address and what a screen reader finds in it), and axe's moderate or minor
+ * findings are listed once at the end.
+ */
+export class PageWatch {
+  private readonly errors: string[] = [];
+  private readonly page: Page;
+
+  constructor(page: Page) {
+    this.page = page;
+    page.on('pageerror', (error) => this.errors.push(error.message));
+  }
+
+  async afterStep(task: { name: string; result?: { state?: string } }): Promise<void> {
+    if (task.result?.state === 'fail') console.log(`after "${task.name}": ${this.page.url()}\n${(await this.page.locator('body').ariaSnapshot().catch(String)).slice(0, 3000)}`);
+    expect(this.errors.splice(0), 'uncaught errors in the page').toEqual([]);
+  }
+
+  static reportLesser(a11y: Accessibility): void {
+    if (a11y.lesser.length > 0) console.log(`axe: moderate or minor violations (not failing the test):\n  ${a11y.lesser.join('\n  ')}`);
+  }
+}
+
+/**
  * The page from its top at desktop and phone widths into <the app's folder>/<name>-desktop.png and -phone.png (the
  * viewport only: long pages would make large files), back at the desktop width after.
  */

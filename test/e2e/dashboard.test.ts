@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { Accessibility, agreementPdf, DESKTOP, expectHeading, launchChromium, screenshots, sessionCookie, signAsRecipient, signingUrl, tabTo } from './dashboard-pages.ts';
+import { Accessibility, agreementPdf, DESKTOP, expectHeading, launchChromium, screenshots, sessionCookie, signAsRecipient, signingUrl, tabTo, PageWatch } from './dashboard-pages.ts';
 import { call, startTestStack, type TestStack } from './stack.ts';
 
 /**
@@ -17,7 +17,7 @@ const a11y = new Accessibility();
 /** How long a condition on the page may take to hold (the machine may be busy; the waits end as soon as it holds). */
 const SOON = { timeout: 20_000 };
 /** Uncaught errors in the dashboard: each step ends with none. */
-const pageErrors: string[] = [];
+let watch: PageWatch;
 const person = { organization: 'Analytical Engines', name: 'Ada Byron', email: `ada.${Date.now()}@example.com`, password: 'correct horse battery staple' };
 const signers = [
   { name: 'Charles Babbage', email: 'charles@example.com' },
@@ -49,17 +49,13 @@ beforeAll(async () => {
   const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
   page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  watch = new PageWatch(page);
 }, 180_000);
 
-afterEach(async ({ task }) => {
-  // A failed step says where the page stood: its address and what a screen reader would find in it.
-  if (task.result?.state === 'fail') console.log(`after "${task.name}": ${page.url()}\n${(await page.locator('body').ariaSnapshot().catch(String)).slice(0, 3000)}`);
-  expect(pageErrors.splice(0), 'uncaught errors in the page').toEqual([]);
-});
+afterEach(async ({ task }) => watch?.afterStep(task));
 
 afterAll(async () => {
-  if (a11y.lesser.length > 0) console.log(`axe: moderate or minor violations (not failing the test):\n  ${a11y.lesser.join('\n  ')}`);
+  PageWatch.reportLesser(a11y);
   await browser?.close();
   await stack?.stop();
 });

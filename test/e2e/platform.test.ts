@@ -22,7 +22,7 @@ function expectProblem(res: Reply, status: number, slug: string) {
 describe('a new user with the seeded key', () => {
   it('gets the seeded test key from the start command', () => {
     expect(key).toMatch(/^sgl_test_[A-Za-z0-9]{32}$/);
-    expect(stack.processes.map((p) => p.name).sort()).toEqual(['accounts', 'backup-catalog', 'envelopes', 'evidence', 'gateway', 'mover', 'sandbox', 'signing', 'templates', 'webhooks']);
+    expect(stack.processes.map((p) => p.name).sort()).toEqual(['accounts', 'backup-catalog', 'billing', 'envelopes', 'evidence', 'gateway', 'mover', 'sandbox', 'signing', 'templates', 'webhooks']);
   });
 
   it('creates, lists, reads and deletes templates through the gateway', async () => {

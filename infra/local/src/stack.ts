@@ -11,6 +11,7 @@ import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
 import { generateSealingIdentity, type SealingIdentity } from '@sigil/kit/sealing-identity';
 import { generateNoteKey } from '@sigil/tlog/note';
 import { startLocalTsa, type LocalTsa } from './tsa.ts';
+import type { LocalProcessor } from '@sigil/local-processor';
 import { missingTools } from './tools.ts';
 import { freeListenPort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
@@ -21,7 +22,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../../..');
 /** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
 export const LOCAL_WEBHOOK_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
 
-export const STACK_SERVICES = ['accounts', 'templates', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
+export const STACK_SERVICES = ['accounts', 'templates', 'billing', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -68,10 +69,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const infra = await ensureInfra({ stateDir: options.stateDir, env: options.env ?? process.env, log });
   const children: Array<{ name: string; child: ChildProcess }> = [];
   let tsa: LocalTsa | undefined;
+  let processor: LocalProcessor | undefined;
   const stop = async () => {
     await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
     await stopSandboxServers(path.join(options.stateDir, 'sandboxes'));
     await tsa?.stop();
+    await processor?.stop();
     await infra.stop();
   };
   try {
@@ -133,6 +136,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (service === 'webhooks') {
         const secretsKey = await persistentSecret(options.stateDir, 'webhook-secrets.key', async () => randomBytes(32).toString('base64'));
         Object.assign(env, { WEBHOOK_SECRETS_KEY: secretsKey, WEBHOOK_ALLOWED_ORIGINS: LOCAL_WEBHOOK_ORIGINS.join(',') });
+      }
+      // Billing talks to the local payment processor (the real processor's API, its checkout and portal pages), which
+      // sends its webhooks through the gateway like the real one would.
+      if (service === 'billing') {
+        const secretKey = await persistentSecret(options.stateDir, 'processor-secret-key.txt', async () => `sk_test_${randomBytes(24).toString('hex')}`);
+        const webhookSecret = await persistentSecret(options.stateDir, 'processor-webhook-secret.txt', async () => `whsec_${randomBytes(24).toString('base64url')}`);
+        const { startLocalProcessor } = await import('@sigil/local-processor');
+        processor = await startLocalProcessor({ host: '127.0.0.1', port: 0, secretKey, webhookSecret, webhookUrl: `${publicUrl}/v1/billing/webhooks/processor` });
+        Object.assign(env, { PROCESSOR_SECRET_KEY: secretKey, PROCESSOR_WEBHOOK_SECRET: webhookSecret, PROCESSOR_API_URL: processor.url, DASHBOARD_URL: `${publicUrl}/app` });
+        // Usage beyond the included envelopes reaches the local processor within seconds, not the production minute.
+        env.METER_REPORT_INTERVAL_MS = (options.env ?? process.env).STACK_METER_REPORT_INTERVAL_MS ?? '5000';
+      }
+      // Envelopes reads the organization's plan entitlements from billing before a send.
+      if (service === 'envelopes') {
+        serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
+        env.BILLING_URL = serviceUrls.billing;
       }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {

@@ -6,13 +6,14 @@ import type { Data, KeyingConfig } from '@urql/exchange-graphcache';
  * same schema; test/graphcache-keys.test.ts keeps the list in step with it.
  */
 export const EMBEDDED_TYPES = [
-  'ActivityEntry', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'BackupRun',
-  'ChainBreak', 'ChainCheck', 'CheckResult', 'Condition', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory',
-  'InventoryDatabase', 'InventoryExactCounts', 'InventoryTable', 'InvitationConnection', 'LogLeaf', 'Plan',
+  'ActivityEntry', 'AddOnUsage', 'Anchor', 'AnchorConnection', 'ApiKeyConnection', 'AuditEntry', 'AuditTrail', 'BackupRun',
+  'Billing', 'BillingEntitlements', 'BillingFeatures', 'BillingUsage', 'ChainBreak', 'ChainCheck', 'CheckResult',
+  'Condition', 'DailyUsage', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory', 'InventoryDatabase',
+  'InventoryExactCounts', 'InventoryTable', 'InvitationConnection', 'InvoiceLine', 'LogLeaf', 'PaymentMethod', 'Plan',
   'RestoreDestination', 'RestorePlan', 'RestoreProgress', 'RestoreSource', 'SandboxExtension', 'Sealing', 'Segment',
   'SegmentSpan', 'StoreGarbageCollection', 'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy',
   'StrataSettings', 'StrataStore', 'TargetTimeline', 'TemplateBody', 'TemplateConnection', 'TemplateField',
-  'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TimelineVerification',
+  'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TimelineVerification', 'UpcomingInvoice',
   'WebhookDeliveryConnection', 'WebhookEndpointConnection', 'WebhookHealth', 'Window',
 ];
 

@@ -2817,6 +2817,39 @@ export interface components {
                 idCheck: number;
                 qesSignature: number;
             };
+            /** @description The month the period starts in (UTC). */
+            period?: string;
+            daily?: components["schemas"]["DailyUsage"];
+        };
+        /** @description One entry per UTC day of the period up to today (every day once the period ended), days without completions included. */
+        DailyUsage: {
+            /** @description YYYY-MM-DD (UTC). */
+            date: string;
+            completedEnvelopes: number;
+        }[];
+        /** @description The next invoice, computed from the plan's prices and this period's usage; amounts in cents. */
+        UpcomingInvoice: {
+            /** @constant */
+            currency: "usd";
+            /** Format: date-time */
+            periodStart: string;
+            /** Format: date-time */
+            periodEnd: string;
+            lines: {
+                description: string;
+                quantity: number;
+                unitAmount: number;
+                amount: number;
+            }[];
+            subtotal: number;
+            total: number;
+        };
+        /** @description The card on file. */
+        PaymentMethodSummary: {
+            brand: string;
+            last4: string;
+            expMonth: number;
+            expYear: number;
         };
         BillingFeatures: {
             ssoConnections: number;
@@ -2851,11 +2884,14 @@ export interface components {
             /** @description Whether sending new envelopes is blocked (402 on create). */
             sendingBlocked: boolean;
             usage: components["schemas"]["BillingUsage"];
-            /** @description The next invoice; its shape is not fixed yet. */
-            upcomingInvoice: {
-                [key: string]: unknown;
-            } | null;
+            /** @description The next invoice; null on Free. */
+            upcomingInvoice: components["schemas"]["UpcomingInvoice"] | null;
             entitlements: components["schemas"]["BillingEntitlements"];
+            /** @description The plan as people read it, e.g. Pay-as-you-go. */
+            planName?: string;
+            /** Format: date-time */
+            currentPeriodStart?: string;
+            paymentMethod?: components["schemas"]["PaymentMethodSummary"] | null;
         };
         /** @description Plan and usage, a subset of `Billing`. */
         BillingSubscription: {
@@ -2867,6 +2903,9 @@ export interface components {
             currentPeriodEnd: string;
             cancelAtPeriodEnd: boolean;
             usage: components["schemas"]["BillingUsage"];
+            planName?: string;
+            /** Format: date-time */
+            currentPeriodStart?: string;
         };
         /** @description Metered usage of one billing period. */
         Usage: {
@@ -2885,6 +2924,7 @@ export interface components {
                 idCheck: number;
                 qesSignature: number;
             };
+            daily?: components["schemas"]["DailyUsage"];
         } & {
             [key: string]: unknown;
         };

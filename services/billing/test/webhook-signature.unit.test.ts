@@ -1,5 +1,6 @@
 /** Processor-Signature: the processor's scheme, checked by its SDK, with 5 minutes either way (api-decisions, "Billing"). */
 import { createHmac } from 'node:crypto';
+import { signWebhookPayload } from '@sigil/local-processor';
 import { describe, expect, it } from 'vitest';
 import { signProcessorWebhook, verifyProcessorWebhook } from '../src/processor/webhook-signature.ts';
 
@@ -13,6 +14,8 @@ const byHand = (t: number, payload = body, secret = SECRET) => `t=${t},v1=${crea
 describe('verifyProcessorWebhook', () => {
   it('accepts a body signed by the scheme, and the SDK signs it the same way', () => {
     expect(signProcessorWebhook(body, SECRET, T)).toBe(byHand(T));
+    // The local processor (a package: it cannot use this module) writes the same header.
+    expect(signWebhookPayload(body, SECRET, T)).toBe(byHand(T));
     const check = verifyProcessorWebhook(body, byHand(T), SECRET, NOW);
     expect(check).toMatchObject({ ok: true, event: { id: 'evt_1', type: 'customer.subscription.updated' } });
     expect(verifyProcessorWebhook(Buffer.from(body), byHand(T), SECRET, NOW).ok).toBe(true);

@@ -7,6 +7,7 @@ import type { Logger } from '@sigil/kit/log';
 import { listLimit } from '@sigil/kit/pagination';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { FileStore } from '@strata/stream/file-store';
+import type { EntitlementsCache } from '@sigil/kit/entitlements';
 import { flagSet } from './caller.ts';
 import { createEnvelopeCreator } from './create.ts';
 import type { Db } from './db.ts';
@@ -15,6 +16,7 @@ import { mountInternalRoutes } from './internal-routes.ts';
 import type { MailDeps } from './mail/outbox-mail.ts';
 import { resendLink } from './mail/resend.ts';
 import { createSealedDocuments } from './sealed.ts';
+import { createPlanLimits } from './plan-limits.ts';
 import { createSignerService } from './signer.ts';
 import { createTokenService } from './tokens.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
@@ -25,6 +27,8 @@ export interface EnvelopesAppDeps {
   log: Logger;
   verifyPrincipal: PrincipalVerifier;
   templates: TemplatesClient;
+  /** The organization's plan entitlements (billing's); none: no plan limit applies (a service test of sending alone). */
+  entitlements?: EntitlementsCache;
   store: FileStore;
   clock?: () => Date;
   defaultExpiryDays?: number;
@@ -41,7 +45,8 @@ export interface EnvelopesAppDeps {
 
 export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express; health: Health }> {
   const clock = deps.clock ?? (() => new Date());
-  const creator = createEnvelopeCreator({ db: deps.db, templates: deps.templates, clock, defaultExpiryDays: deps.defaultExpiryDays ?? 30, cell: deps.cell });
+  const planLimits = deps.entitlements ? createPlanLimits({ db: deps.db, entitlements: deps.entitlements }) : undefined;
+  const creator = createEnvelopeCreator({ db: deps.db, templates: deps.templates, clock, defaultExpiryDays: deps.defaultExpiryDays ?? 30, cell: deps.cell, planLimits });
   const envelopes = createEnvelopeService({ db: deps.db, store: deps.store, clock });
   const tokens = createTokenService({ db: deps.db, clock, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300 });
   const signer = createSignerService({ db: deps.db, store: deps.store, clock });

@@ -5,6 +5,7 @@ import type { components } from '@sigil/proto/api/sigil';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { creationTestMode } from './caller.ts';
 import { invalid, planEnvelope, requestedVersion, type EnvelopePlan } from './create-input.ts';
+import type { PlanLimits } from './plan-limits.ts';
 import type { Db, Tx } from './db.ts';
 import { renderOriginal } from './render-pdf.ts';
 import type { Caller, TemplatesClient } from './templates-client.ts';
@@ -27,6 +28,8 @@ export interface CreateDeps {
   clock: () => Date;
   defaultExpiryDays: number;
   cell?: string;
+  /** The plan's limits (billing's entitlements); none: no plan applies (a service test of sending alone). */
+  planLimits?: PlanLimits;
 }
 
 export type CreateResult =
@@ -124,6 +127,7 @@ export function createEnvelopeCreator(deps: CreateDeps) {
     async create(principal: Principal, input: CreateEnvelope, options: { dryRun: boolean; testModeFlag: unknown }): Promise<CreateResult> {
       const testMode = creationTestMode(principal, options.testModeFlag);
       const caller: Caller = { organizationId: principal.organizationId, mode: testMode ? 'test' : 'live' };
+      await deps.planLimits?.checkNewEnvelope({ organizationId: principal.organizationId, live: !testMode, recipients: input.recipients ?? [] });
       if (options.dryRun) return { kind: 'dry-run', result: await dryRun(caller, input, testMode) };
       const dedupe = input.dedupeOn === 'external_id' && input.externalId ? input.externalId : undefined;
       if (dedupe) {

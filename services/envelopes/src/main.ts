@@ -5,6 +5,7 @@ import { loadConfig } from '@sigil/kit/config';
 import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
+import { billingEntitlementsSource, createEntitlementsCache } from '@sigil/kit/entitlements';
 import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
 import { createMailer } from '@sigil/mail';
 import { startDirectoryConsumer } from './mail/directory.ts';
@@ -27,7 +28,9 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const store = await createS3FileStore(fileStoreOptions(config));
-const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));
+const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal });
+const entitlements = await createEntitlementsCache({ source: billingEntitlementsSource({ baseUrl: config.BILLING_URL, signPrincipal, actorId: SERVICE }), bus, log });
 const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
 const mail = { db, clock, store, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };
 const directory = await startDirectoryConsumer(bus, db, log, config.CONSUMER_PREFIX);
@@ -38,6 +41,7 @@ const { app, health } = await createApp({
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   templates,
+  entitlements,
   store,
   clock,
   defaultExpiryDays: config.ENVELOPE_DEFAULT_EXPIRY_DAYS,
@@ -53,5 +57,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [() => scheduler.stop(), () => mailing.stop(), () => directory.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mail.mailer.close()],
+  resources: [async () => entitlements.stop(), () => scheduler.stop(), () => mailing.stop(), () => directory.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mail.mailer.close()],
 });

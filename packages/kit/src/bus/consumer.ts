@@ -19,6 +19,8 @@ export interface IdempotentConsumerOptions<E extends { id: string }, Tx extends 
   ackWaitMs?: number;
   retryDelaysMs?: readonly number[];
   startAt?: 'all' | 'new';
+  /** Messages handled at once (default 1): each in its own transaction. */
+  concurrency?: number;
 }
 
 export interface ConsumerOptions<Tx extends SqlClient> {
@@ -35,6 +37,8 @@ export interface ConsumerOptions<Tx extends SqlClient> {
   ackWaitMs?: number;
   retryDelaysMs?: readonly number[];
   startAt?: 'all' | 'new';
+  /** Messages handled at once (default 1): each in its own transaction. */
+  concurrency?: number;
 }
 
 export type { RunningConsumer };
@@ -60,6 +64,7 @@ export async function startIdempotentConsumer<E extends { id: string }, Tx exten
     ackWaitMs: options.ackWaitMs,
     retryDelaysMs: options.retryDelaysMs,
     startAt: options.startAt,
+    concurrency: options.concurrency,
     decode: options.decode,
     handle: async ({ data: event }) => {
       await db.$transaction(async (tx) => {

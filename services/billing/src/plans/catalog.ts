@@ -3,6 +3,10 @@
  * the docs and the tests read. Prices are in US cents. A plan is per workspace, never per seat; it bills completed
  * envelopes, live mode only.
  */
+import type { PlanFeatures } from '@sigil/proto/internal-billing';
+
+/** What a plan allows (`viewersPerEnvelope` null: unlimited), the spec's feature table row by row: the internal contract's type, which every enforcing service reads. */
+export type { PlanFeatures };
 
 export const PLAN_IDS = ['free', 'payg', 'team', 'business', 'platform'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -33,25 +37,6 @@ export interface OverageTier {
   unitAmount: number;
 }
 
-/** What a plan allows; `viewersPerEnvelope` null means unlimited. The spec's feature table, row by row. */
-export interface PlanFeatures {
-  api: boolean;
-  webhooks: boolean;
-  embeddedSigning: boolean;
-  testMode: boolean;
-  ssoConnections: number;
-  enforcedSso: boolean;
-  scim: boolean;
-  branding: boolean;
-  signingLinks: boolean;
-  viewersPerEnvelope: number | null;
-  viewerDocumentAccess: boolean;
-  sms: boolean;
-  auditLogExport: boolean;
-  euDataResidency: boolean;
-  whiteLabel: boolean;
-  subAccounts: boolean;
-}
 
 export interface Plan {
   id: PlanId;

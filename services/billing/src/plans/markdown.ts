@@ -4,21 +4,7 @@
  */
 import { ADD_ONS, ADD_ON_IDS, PLAN_IDS, PLANS, type PlanFeatures } from './catalog.ts';
 import { count } from './invoice.ts';
-
-const dollars = (cents: number) => `$${(cents / 100).toFixed(2).replace(/\.00$/, '')}`;
-
-function overageWords(planId: (typeof PLAN_IDS)[number]): string {
-  const plan = PLANS[planId];
-  if (plan.overage.length === 0) return 'sending pauses';
-  let from = plan.includedEnvelopes;
-  return plan.overage
-    .map((tier) => {
-      const words = tier.upTo === null ? `${dollars(tier.unitAmount)} each${from > plan.includedEnvelopes ? ` beyond ${count(from)}` : ''}` : `${dollars(tier.unitAmount)} up to ${count(tier.upTo)}`;
-      from = tier.upTo ?? from;
-      return words;
-    })
-    .join(', ');
-}
+import { dollars, overageWords } from './words.ts';
 
 const FEATURE_ROWS: Array<[string, (f: PlanFeatures) => string]> = [
   ['API, webhooks, embedded signing, test mode (`api`, `webhooks`, `embeddedSigning`, `testMode`)', (f) => yes(f.api && f.webhooks && f.embeddedSigning && f.testMode)],

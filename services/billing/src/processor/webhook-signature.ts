@@ -2,7 +2,8 @@
  * `POST /v1/billing/webhooks/processor`'s check of `Processor-Signature`: the payment processor's own scheme
  * (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, several `v1` while a secret rotates), verified by the
  * official `stripe` SDK, and refused when its time is more than 5 minutes off either way (the SDK refuses only the
- * old ones). The local processor signs its webhooks with the same SDK (`signProcessorWebhook`).
+ * old ones). `signProcessorWebhook` signs with the same SDK; the local processor (`@sigil/local-processor`, which cannot
+ * import a service) writes the same scheme with `node:crypto`, and the adapter's tests verify its webhooks here.
  */
 import Stripe from 'stripe';
 
@@ -10,9 +11,10 @@ export const PROCESSOR_SIGNATURE_HEADER = 'processor-signature';
 /** How far a signature's time may be from ours, in seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type ProcessorEvent = Stripe.Event;
+/** The processor's event as its SDK types it (`processor.ts`'s `ProcessorEvent` is the same event in our words). */
+export type StripeEvent = Stripe.Event;
 
-export type SignatureCheck = { ok: true; event: ProcessorEvent } | { ok: false; reason: string };
+export type SignatureCheck = { ok: true; event: StripeEvent } | { ok: false; reason: string };
 
 /** The event a signed body holds, or why it is refused (a 400 with that `detail`). `now` in ms. */
 export function verifyProcessorWebhook(rawBody: string | Uint8Array, header: string | undefined, secret: string, now = Date.now()): SignatureCheck {

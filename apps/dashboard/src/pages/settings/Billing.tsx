@@ -1,99 +1,78 @@
-import type { components } from '@sigil/proto/api/sigil';
-import { unwrap } from '../../api/rest.ts';
+import { useCallback } from 'react';
+import { useQuery } from 'urql';
+import { useLive } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
-import { ReadState, useRead } from './read.tsx';
+import { CheckoutNotice } from './billing/CheckoutNotice.tsx';
+import { DailyChart } from './billing/DailyChart.tsx';
+import { UpcomingInvoice } from './billing/InvoiceTable.tsx';
+import { PlanFeatures } from './billing/PlanFeatures.tsx';
+import { PlanPicker } from './billing/PlanPicker.tsx';
+import { PlanSummary } from './billing/PlanSummary.tsx';
+import { PortalButton } from './billing/PortalButton.tsx';
+import { BillingQuery, type Billing } from './billing/query.ts';
+import { SendingBlocked } from './billing/SendingBlocked.tsx';
+import { UsageSummary } from './billing/UsageSummary.tsx';
+import { useCheckoutReturn } from './billing/useCheckoutReturn.ts';
+import { useRefreshOnReturn } from './billing/useRefreshOnReturn.ts';
 import '../developers/developers.css';
-import { BusyButton, FormError, Page, useAction, When } from '@sigil/web-ui';
+import './billing/billing.css';
+import { Loading, Page } from '@sigil/web-ui';
 
-type Billing = components['schemas']['Billing'];
+const DESCRIPTION = 'Your plan, this period’s usage and the next invoice.';
 
 export default function BillingPage() {
-  const { rest, can } = useSession();
-  const read = useRead(() => unwrap(rest.GET('/v1/billing')), can('billing:manage'));
+  const { can, session } = useSession();
+  if (!can('billing:manage')) {
+    return (
+      <Page title="Billing" description={DESCRIPTION}>
+        <p className="alert alert-info">
+          You cannot see or change billing: that needs the <code>billing:manage</code> permission, which owners hold. Your role is {session?.role}.
+        </p>
+      </Page>
+    );
+  }
+  return <BillingOverview />;
+}
+
+/**
+ * Billing read through GraphQL (`organization.billing`): read again when the person comes back to the page, when a
+ * live envelope completes (usage moves), and every 2 s after a checkout until the new plan shows.
+ */
+function BillingOverview() {
+  const [{ data, fetching, error }, refetch] = useQuery({ query: BillingQuery });
+  const refresh = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
+  const billing = data?.organization?.billing;
+  const { state, expectPlan } = useCheckoutReturn(billing?.plan, refresh);
+  useRefreshOnReturn(refresh);
+  // Usage counts live envelopes only, whichever mode the dashboard shows.
+  useLive(refresh, { mode: 'live', types: ['envelope.completed'] });
+  const hasCustomer = billing !== undefined && (billing.plan !== 'free' || billing.hasPaymentMethod);
   return (
-    <Page title="Billing" description="Your plan, this period's usage and your invoices.">
-      <ReadState read={read} what="Billing" permission="billing:manage">
-        {(billing) => <BillingOverview billing={billing} />}
-      </ReadState>
+    <Page title="Billing" description={DESCRIPTION} actions={hasCustomer && <PortalButton />}>
+      <CheckoutNotice state={state} planName={billing?.planName} />
+      {fetching && !data && <Loading what="billing" />}
+      {error && !billing && (
+        <p role="alert" className="alert alert-error">
+          {error.message}
+        </p>
+      )}
+      {billing && <BillingSections billing={billing} onSwitched={expectPlan} />}
     </Page>
   );
 }
 
-function BillingOverview({ billing }: { billing: Billing }) {
-  const { usage, entitlements } = billing;
+function BillingSections({ billing, onSwitched }: { billing: Billing; onSwitched: (plan: string) => void }) {
   return (
-    <>
-      {billing.sendingBlocked && (
-        <p className="alert alert-error" role="alert">
-          Sending new envelopes is blocked until the billing problem is solved.
-        </p>
-      )}
-      <section aria-labelledby="plan" className="panel">
-        <h2 id="plan">Plan</h2>
-        <dl className="details">
-          <dt>Plan</dt>
-          <dd>{billing.plan}</dd>
-          <dt>Status</dt>
-          <dd>{billing.status}</dd>
-          <dt>{billing.cancelAtPeriodEnd ? 'Ends' : 'Renews'}</dt>
-          <dd>
-            <When at={billing.currentPeriodEnd} />
-          </dd>
-          <dt>Payment method</dt>
-          <dd>{billing.hasPaymentMethod ? 'On file' : 'None'}</dd>
-          <dt>Envelopes included</dt>
-          <dd>
-            {entitlements.includedEnvelopes} a period{entitlements.overageAllowed ? ', more billed as overage' : ''}
-          </dd>
-        </dl>
-        <PortalButton />
-      </section>
-      <section aria-labelledby="usage" className="panel">
-        <h2 id="usage">Usage this period</h2>
-        <dl className="details">
-          <dt>Period</dt>
-          <dd>
-            <When at={usage.periodStart} /> to <When at={usage.periodEnd} />
-          </dd>
-          <dt>Completed envelopes (live)</dt>
-          <dd>
-            {usage.completedEnvelopes} of {usage.included} included
-          </dd>
-          <dt>Overage</dt>
-          <dd>{usage.overage}</dd>
-          <dt>SMS codes</dt>
-          <dd>{usage.addOns.smsOtp}</dd>
-          <dt>ID checks</dt>
-          <dd>{usage.addOns.idCheck}</dd>
-          <dt>Qualified signatures</dt>
-          <dd>{usage.addOns.qesSignature}</dd>
-        </dl>
-      </section>
-    </>
-  );
-}
-
-/** The payment processor's portal (invoices, payment method, cancellation), opened in this tab. */
-function PortalButton() {
-  const { rest } = useSession();
-  const action = useAction();
-  return (
-    <div className="stack">
-      <div className="row">
-        <BusyButton
-          className="button"
-          busy={action.busy}
-          onPress={async () => {
-            const session = await action
-              .run(() => unwrap(rest.POST('/v1/billing/portal', { body: { returnUrl: window.location.href } })))
-              .catch(() => undefined);
-            if (session) window.location.assign(session.url);
-          }}
-        >
-          Manage payment and invoices
-        </BusyButton>
+    <div className="billing">
+      <SendingBlocked billing={billing} />
+      <div className="billing-overview">
+        <PlanSummary billing={billing} />
+        <UsageSummary billing={billing} />
       </div>
-      <FormError error={action.error} />
+      <DailyChart usage={billing.usage} />
+      <UpcomingInvoice billing={billing} />
+      <PlanPicker billing={billing} onSwitched={onSwitched} />
+      <PlanFeatures billing={billing} />
     </div>
   );
 }
