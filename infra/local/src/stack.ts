@@ -85,6 +85,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       NATS_URL: infra.nats.url,
       INTERNAL_JWT_PUBLIC_KEY: JSON.stringify(keys.publicJwk),
       CONSUMER_PREFIX: namespace,
+      // A namespaced stack shares the broker with others: its consumers start at the events stream's end, not in the
+      // history of the stacks before it.
+      EVENT_CONSUMERS_START_AT: namespace ? 'new' : 'all',
       LOG_LEVEL: options.logLevel ?? 'info',
       HOST: '127.0.0.1',
     };

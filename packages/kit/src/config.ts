@@ -17,6 +17,11 @@ export const baseServiceConfig = z.object({
   INTERNAL_JWT_PUBLIC_KEY: z.string().min(1).describe('JWK (JSON) of the gateway Ed25519 public key'),
   /** Prefix of durable consumer names; lets isolated stacks (tests) share one NATS server. */
   CONSUMER_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
+  /**
+   * Where this service's new durable consumers of the domain events start: `all` (the stream's history) or `new`.
+   * Stacks sharing one broker (test stacks) use `new`, so they do not read each other's events.
+   */
+  EVENT_CONSUMERS_START_AT: z.enum(['all', 'new']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

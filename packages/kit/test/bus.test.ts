@@ -160,6 +160,25 @@ describe.each([
   });
 });
 
+describe('a bus of a stack that shares the broker', () => {
+  it('starts its new consumers of the domain events at the stream\'s end; one that says `all` still reads the history', async () => {
+    const bus = await connectBus(testNatsUrl(), 'kit-bus-test-new', { eventConsumersStartAt: 'new' });
+    opened.push(bus);
+    const subject = `sigil.events.bustest.${randomBase62(10)}`;
+    await bus.publish(subject, { n: 1 });
+    const seen: number[] = [];
+    const history: number[] = [];
+    const fresh = await bus.consume<{ n: number }>({ stream: 'SIGIL_EVENTS', durable: `bustest_${randomBase62(10)}`, subjects: [subject], log, handle: async (m) => void seen.push(m.data.n) });
+    const reader = await bus.consume<{ n: number }>({ stream: 'SIGIL_EVENTS', durable: `bustest_${randomBase62(10)}`, subjects: [subject], startAt: 'all', log, handle: async (m) => void history.push(m.data.n) });
+    await bus.publish(subject, { n: 2 });
+    await until(() => seen.length >= 1 && history.length >= 2);
+    await Promise.all([fresh.idle(), reader.idle()]);
+    await Promise.all([fresh.stop(), reader.stop()]);
+    expect(seen).toEqual([2]);
+    expect(history).toEqual([1, 2]);
+  });
+});
+
 describe('subjects', () => {
   it('match NATS wildcards token by token', () => {
     expect(subjectMatches('a.*.c', 'a.b.c')).toBe(true);

@@ -6362,7 +6362,7 @@ export interface operations {
     receiveProcessorWebhook: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /**
                  * @description Optional caller-chosen request id. A value of 8 to 128 characters of
                  *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
@@ -6370,7 +6370,10 @@ export interface operations {
                  *     carries the effective id in `x-request-id`.
                  */
                 "x-request-id"?: components["parameters"]["RequestId"];
-                "Processor-Signature": string;
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; one of this and `Stripe-Signature` is required (400 without). */
+                "Processor-Signature"?: string;
+                /** @description The same signature under the real processor's own header name, so its webhooks reach billing with no proxy renaming them; `Processor-Signature` wins when both are sent. */
+                "Stripe-Signature"?: string;
             };
             path?: never;
             cookie?: never;

@@ -20,7 +20,7 @@ const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/accounts/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
 const invitationMail = await startInvitationMailConsumer(bus, { db, mailer, publicUrl: config.PUBLIC_URL, clock, log }, { cell: config.CONSUMER_PREFIX });

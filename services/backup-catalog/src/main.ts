@@ -15,7 +15,7 @@ const config = loadConfig(catalogConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/backup-catalog/migrations'));
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const catalog = await startCatalog({ config, bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY) });
 const { app, health } = await createApp({

@@ -49,7 +49,8 @@ export async function createApp(deps: BillingAppDeps): Promise<{ app: Express; h
     },
     publicHandlers: {
       receiveProcessorWebhook: async ({ req }) => {
-        const signature = req.headers[PROCESSOR_SIGNATURE_HEADER];
+        // The real processor names the same header Stripe-Signature: its webhooks come straight in.
+        const signature = req.headers[PROCESSOR_SIGNATURE_HEADER] ?? req.headers['stripe-signature'];
         return { status: 200, body: await billing.receiveWebhook(rawBodyOf(req), typeof signature === 'string' ? signature : undefined) };
       },
     },

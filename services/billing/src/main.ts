@@ -20,7 +20,7 @@ const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/billing/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const processor = createStripeProcessor({ secretKey: config.PROCESSOR_SECRET_KEY, webhookSecret: config.PROCESSOR_WEBHOOK_SECRET, ...processorAddress(config.PROCESSOR_API_URL) });
 const usage = await startUsageConsumer(bus, { db, log, prefix: config.CONSUMER_PREFIX, concurrency: config.USAGE_CONCURRENCY });
 const meters = startMeterReporter({ db, processor, clock, log }, config.METER_REPORT_INTERVAL_MS);

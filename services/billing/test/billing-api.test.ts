@@ -191,6 +191,12 @@ describe('changing the plan', () => {
     const body = JSON.stringify({ ...deleted, id: `evt_${newId('x').slice(2)}` });
     const wrong = await request(app).post('/v1/billing/webhooks/processor').set('content-type', 'application/json').set('processor-signature', signWebhookPayload(body, 'whsec_other', Math.floor(Date.now() / 1000))).send(body);
     expect(wrong.status).toBe(400);
+    const unsigned = await request(app).post('/v1/billing/webhooks/processor').set('content-type', 'application/json').send(body);
+    expect(unsigned.status).toBe(400);
+    expect(unsigned.body.detail).toContain('missing');
+    // The real processor's own header name is read too.
+    const underItsName = await request(app).post('/v1/billing/webhooks/processor').set('content-type', 'application/json').set('stripe-signature', signWebhookPayload(body, WEBHOOK_SECRET, Math.floor(Date.now() / 1000))).send(body);
+    expect(underItsName.status).toBe(200);
     const stale = await hook(JSON.parse(body), Math.floor(Date.now() / 1000) - 360);
     expect(stale.status).toBe(400);
     expect(stale.body.detail).toMatch(/\d+ s/);

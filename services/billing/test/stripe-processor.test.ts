@@ -224,7 +224,7 @@ describe('createStripeProcessor against the local processor', () => {
     expect(wrongSecret).toBeInstanceOf(AppError);
     expect(wrongSecret).toMatchObject({ code: 'validation-failed', status: 400, message: 'The Processor-Signature does not match the body with the webhook secret.', errors: [{ pointer: '/header/processor-signature' }] });
     expect(await refusal(signWebhookPayload(body, WEBHOOK_SECRET, t - 600))).toMatchObject({ status: 400, message: 'The Processor-Signature time is 600 seconds off; at most 300 are accepted.' });
-    expect(await refusal(undefined)).toMatchObject({ status: 400, message: 'The Processor-Signature header is missing.' });
+    expect(await refusal(undefined)).toMatchObject({ status: 400, message: 'The Processor-Signature header (or Stripe-Signature) is missing.' });
     expect(await harness.adapter.parseWebhook(Buffer.from(body), signWebhookPayload(body, WEBHOOK_SECRET, t), now)).toMatchObject({ id: harness.processor.events()[0]!.id });
   });
 

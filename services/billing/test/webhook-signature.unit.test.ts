@@ -29,7 +29,7 @@ describe('verifyProcessorWebhook', () => {
   it('refuses another body, another secret, a missing or timeless header', () => {
     expect(verifyProcessorWebhook(`${body} `, byHand(T), SECRET, NOW)).toEqual({ ok: false, reason: 'The Processor-Signature does not match the body with the webhook secret.' });
     expect(verifyProcessorWebhook(body, byHand(T, body, 'whsec_other'), SECRET, NOW).ok).toBe(false);
-    expect(verifyProcessorWebhook(body, undefined, SECRET, NOW)).toEqual({ ok: false, reason: 'The Processor-Signature header is missing.' });
+    expect(verifyProcessorWebhook(body, undefined, SECRET, NOW)).toEqual({ ok: false, reason: 'The Processor-Signature header (or Stripe-Signature) is missing.' });
     expect(verifyProcessorWebhook(body, `v1=${'a'.repeat(64)}`, SECRET, NOW)).toEqual({ ok: false, reason: 'The Processor-Signature header has no time (t=).' });
   });
 

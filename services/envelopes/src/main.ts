@@ -25,7 +25,7 @@ const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/envelopes/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const store = await createS3FileStore(fileStoreOptions(config));
 const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));

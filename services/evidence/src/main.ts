@@ -23,7 +23,7 @@ const clock = () => new Date();
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/evidence/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const audit = await startAuditConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const appended = await startAppendListener(config.DATABASE_URL, log);
 const sealingKey: SealingKey = config.SEAL_P12_BASE64

@@ -17,13 +17,14 @@ let completedPdf: Buffer;
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Envelopes as the seal job sees it; `failFetches` answers 503 to that many document requests first. */
-function fakeEnvelopes(options: { failFetches?: number } = {}) {
+function fakeEnvelopes(options: { failFetches?: number; unknown?: boolean } = {}) {
   const calls: Array<{ path: string; request: ServiceRequest }> = [];
   let failures = options.failFetches ?? 0;
   const kept: Record<string, Buffer> = {};
   const client = async (path: string, request: ServiceRequest): Promise<Response> => {
     calls.push({ path, request });
     if (path.endsWith('/completed-document')) {
+      if (options.unknown) return new Response('{"type":"https://sigil.dev/problems/not-found"}', { status: 404 });
       if (failures-- > 0) return new Response('busy', { status: 503 });
       return new Response(new Uint8Array(completedPdf), { status: 200, headers: { 'content-type': 'application/pdf' } });
     }
@@ -87,5 +88,14 @@ describe('sealing a completed envelope', () => {
     await sealEnvelope(deps(envelopes), event);
     expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'sealed', attempts: 5, lastError: null });
     expect((await db.logLeaf.findMany({ where: { envelopeId } })).map((l) => l.mode)).toEqual(['live', 'live']);
+  });
+
+  it('leaves alone a completion envelopes does not know (another deployment sharing the broker): no seal, no retry', async () => {
+    const envelopes = fakeEnvelopes({ unknown: true });
+    const event = completed();
+    await sealEnvelope(deps(envelopes), event);
+    expect(envelopes.calls.map((c) => c.path.split('/').at(-1))).toEqual(['completed-document']);
+    expect(await db.seal.findUnique({ where: { envelopeId: event.data.envelopeId as string } })).toBeNull();
+    expect(await db.logLeaf.count({ where: { envelopeId: event.data.envelopeId as string } })).toBe(0);
   });
 });

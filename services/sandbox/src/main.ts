@@ -25,7 +25,7 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/sandbox/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const secretsKey = parseSecretsKey(config.STRATA_SECRETS_KEY);
 const clock = () => new Date();

@@ -19,7 +19,7 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/signing/migrations'));
 const db = createDb(config.DATABASE_URL);
 // Codes and attachments are events of the envelope's audit trail: they leave through the outbox.
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const store = await createS3FileStore(fileStoreOptions(config));

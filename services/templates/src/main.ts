@@ -19,7 +19,7 @@ const log = createLogger(SERVICE, config.LOG_LEVEL);
 
 await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../prisma/templates/migrations'));
 const db = createDb(config.DATABASE_URL);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const usage = await startTemplateUsageConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const store = await createS3FileStore(fileStoreOptions(config));

@@ -28,7 +28,7 @@ if (policy.allowedOrigins.length) log.warn({ origins: policy.allowedOrigins }, '
 const sender = createSender();
 const worker = startDeliveryWorker({ db, sender, policy, secrets, clock, log, timeoutMs: config.WEBHOOK_TIMEOUT_MS }, { concurrency: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_PER_ENDPOINT_CONCURRENCY, leaseMs: Math.max(5_000, 3 * config.WEBHOOK_TIMEOUT_MS) });
 const due = await listenToChannel(config.DATABASE_URL, DUE_CHANNEL, () => void worker.wake(), log);
-const bus = await connectBus(config.NATS_URL, SERVICE);
+const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const fanout = await startFanOut(bus, { db, log, clock, prefix: config.CONSUMER_PREFIX });
 const { app, health } = await createApp({
   db,

@@ -43,7 +43,16 @@ export const STREAMS: Array<Partial<StreamConfig> & { name: string }> = [
   { name: STRATA_JOBS_STREAM, subjects: [STRATA_JOBS_SUBJECTS], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: DUPLICATE_WINDOW_NS },
 ];
 
-export async function connectBus(url: string, name: string): Promise<NatsBus> {
+export interface BusOptions {
+  /**
+   * Where a durable consumer of the domain events (`SIGIL_EVENTS`) created now starts when it does not say: `all`, the
+   * stream's history (a deployment's first start counts what happened before it), or `new`. Stacks that share one
+   * broker (test stacks) use `new`: the history there is other deployments' events.
+   */
+  eventConsumersStartAt?: 'all' | 'new';
+}
+
+export async function connectBus(url: string, name: string, busOptions: BusOptions = {}): Promise<NatsBus> {
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
   const jsm = await jetstreamManager(nc);
   await ensureStreams(jsm);
@@ -74,7 +83,7 @@ export async function connectBus(url: string, name: string): Promise<NatsBus> {
       await nc.flush();
       return { unsubscribe: () => subscription.unsubscribe() };
     },
-    consume: (options) => consumeStream(js, jsm, options),
+    consume: (options) => consumeStream(js, jsm, { ...options, startAt: options.startAt ?? (options.stream === EVENTS_STREAM ? busOptions.eventConsumersStartAt : undefined) }),
     onReconnect(handler) {
       let stopped = false;
       void (async () => {

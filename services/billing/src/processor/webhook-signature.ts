@@ -18,7 +18,7 @@ export type SignatureCheck = { ok: true; event: StripeEvent } | { ok: false; rea
 
 /** The event a signed body holds, or why it is refused (a 400 with that `detail`). `now` in ms. */
 export function verifyProcessorWebhook(rawBody: string | Uint8Array, header: string | undefined, secret: string, now = Date.now()): SignatureCheck {
-  if (!header) return { ok: false, reason: 'The Processor-Signature header is missing.' };
+  if (!header) return { ok: false, reason: 'The Processor-Signature header (or Stripe-Signature) is missing.' };
   const time = /(?:^|,)\s*t=(\d+)(?:,|$)/.exec(header)?.[1];
   if (!time) return { ok: false, reason: 'The Processor-Signature header has no time (t=).' };
   const offSeconds = Math.abs(now / 1000 - Number(time));

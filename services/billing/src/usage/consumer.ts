@@ -9,7 +9,7 @@ export const COUNTED_EVENTS = ['envelope.completed', 'otp.sent'] as const;
 
 /**
  * Counts usage from the events stream, from its whole history on a new deployment (usage of a period that started
- * before billing ran still counts). Replicas share the durable consumer; each event is counted in its own transaction.
+ * before billing ran still counts; `EVENT_CONSUMERS_START_AT=all`, the default). Replicas share the durable consumer; each event is counted in its own transaction.
  */
 export function startUsageConsumer(bus: Bus, deps: { db: Db; log: Logger; prefix?: string; concurrency?: number; startAt?: 'all' | 'new' }): Promise<RunningConsumer> {
   return startConsumer<Tx>({
@@ -21,8 +21,8 @@ export function startUsageConsumer(bus: Bus, deps: { db: Db; log: Logger; prefix
     log: deps.log,
     ackWaitMs: 10_000,
     concurrency: deps.concurrency ?? 32,
-    // A test stack that shares NATS with others starts from now (`new`); a deployment reads the history (`all`).
-    startAt: deps.startAt ?? 'all',
+    // Unsaid, the bus's choice: a deployment reads the history (`EVENT_CONSUMERS_START_AT`), a test stack starts now.
+    startAt: deps.startAt,
     handle: async (event, tx) => {
       const record = usageOf(event);
       if (record) await countUsage(tx, record);

@@ -48,6 +48,7 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
   if (record.status === 'sealed') return;
   try {
     const source = await deps.envelopes(completedDocumentPath(envelopeId), { ...caller, timeoutMs: 30_000 });
+    if (source.status === 404) throw new EnvelopeUnknown(envelopeId);
     if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
     const completed = Buffer.from(await source.arrayBuffer());
     const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
@@ -65,8 +66,22 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
     await hand(deps, sealedDocumentPath(envelopeId), caller, sealed, `the sealed document of ${envelopeId}`);
     await deps.db.seal.update({ where: { envelopeId }, data: { status: 'sealed', lastError: null, sealedSha256: sha256Of(sealed), certificateSha256: sha256Of(certificate), updatedAt: now } });
   } catch (error) {
+    if (error instanceof EnvelopeUnknown) {
+      // Envelopes publishes a completion only after its row committed, so this one is not of this deployment (stacks
+      // that share a broker, as test stacks do): nothing to seal, now or on a retry.
+      await deps.db.seal.delete({ where: { envelopeId } });
+      deps.log.warn({ envelopeId, organizationId: event.organizationId }, 'envelopes does not know this completed envelope: not sealed');
+      return;
+    }
     await recordFailure(deps, { envelopeId, caller, attempts: record.attempts, status: record.status, reason: (error as Error)?.message ?? String(error) });
     throw error;
+  }
+}
+
+/** Envelopes answered 404 for the completed document: the envelope does not exist there. */
+class EnvelopeUnknown extends Error {
+  constructor(envelopeId: string) {
+    super(`envelopes does not know envelope ${envelopeId}`);
   }
 }
 
