@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { bearer, call, createKey, signUp, startTestStack, type TestStack } from './stack.ts';
+import { bearer, call, createKey, signUp, startTestStack, until, type TestStack } from './stack.ts';
 
 /**
  * The issue's "done means", through the gateway: a new organization on Free sends live envelopes until the 101st is
@@ -12,16 +12,6 @@ let cookie: string;
 let organizationId: string;
 let live: Record<string, string>;
 let templateId: string;
-
-async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ready(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not ready in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function onePagePdf(): Promise<Buffer> {
   const doc = await PDFDocument.create();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { call, startTestStack, type Reply, type TestStack } from './stack.ts';
+import { call, startTestStack, until, type Reply, type TestStack } from './stack.ts';
 
 /**
  * A new user's first envelope through the gateway, with the printed test key: upload a PDF to a template, place the
@@ -22,16 +22,6 @@ async function twoPagePdf(): Promise<Buffer> {
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (const n of [1, 2]) doc.addPage([612, 792]).drawText(`Consulting agreement, page ${n}`, { x: 50, y: 740, size: 14, font });
   return Buffer.from(await doc.save());
-}
-
-async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ready(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not ready in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 // A local webhook receiver, registered with a key the owner made for it (webhook management needs org:manage).

@@ -62,6 +62,17 @@ export async function call<T = any>(base: string, method: string, pathName: stri
   return { status: res.status, headers: res.headers, body: body as T };
 }
 
+/** Reads until `ready` holds (every 100 ms, for at most `ms`), and answers the reading that did. */
+export async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ready(value)) return value;
+    if (Date.now() > deadline) throw new Error(`not ready in time: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export async function signIn(base: string, email: string, password: string): Promise<string> {
