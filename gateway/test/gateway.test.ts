@@ -298,12 +298,20 @@ describe('routing', () => {
     expect(res.headers['x-request-id']).toBe('trace-503-abc');
   });
 
-  it('answers 501 not-implemented naming the operation when nobody implements it and its service has no address (billing)', async () => {
-    const { key } = accounts.addKey();
-    const res = await request(gateway.app).get('/v1/billing').set('authorization', `Bearer ${key}`).expect(501);
-    expect(res.headers['content-type']).toMatch(PROBLEM);
-    expect(res.body).toMatchObject({ type: `${SIGIL.problemsBaseUrl}/not-implemented`, status: 501, detail: 'The billing service does not implement getBilling yet.' });
-    expect(res.body.requestId).toBe(res.headers['x-request-id']);
+  it('answers 501 not-implemented naming the operation when nobody implements it and its service has no address', async () => {
+    // A gateway that knows accounts alone: envelopes' viewers are not built yet (proto/src/unimplemented.ts).
+    const gw = await buildGateway(keys, { accounts: accounts.url });
+    try {
+      const { key } = accounts.addKey();
+      const res = await request(gw.app).delete('/v1/envelopes/env_0123456789abcdef/viewers/vwr_0123456789abcdef').set('authorization', `Bearer ${key}`).expect(501);
+      expect(res.headers['content-type']).toMatch(PROBLEM);
+      expect(res.body).toMatchObject({ type: `${SIGIL.problemsBaseUrl}/not-implemented`, status: 501, detail: 'The envelopes service does not implement revokeEnvelopeViewer yet.' });
+      expect(res.body.requestId).toBe(res.headers['x-request-id']);
+      // An implemented operation of a service it has no address for is a 503.
+      expect((await request(gw.app).get('/v1/billing').set('authorization', `Bearer ${key}`)).status).toBe(503);
+    } finally {
+      await gw.close();
+    }
   });
 
   it('answers 502 bad-gateway when the service does not answer', async () => {
