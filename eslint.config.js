@@ -70,7 +70,7 @@ export default tseslint.config(
     },
   },
   // The hosted signing page runs in browsers, as plain ES modules served as they are.
-  { files: ['apps/signing-page/public/**/*.js', 'apps/verify-page/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
+  { files: ['apps/signing-page/public/**/*.js', 'apps/verify-page/public/**/*.js', 'apps/hosted-pages/public/**/*.js'], languageOptions: { globals: { ...globals.browser }, sourceType: 'module' } },
   // The dashboard runs in browsers (React, bundled by Vite).
   { files: ['apps/dashboard/src/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
   ...boundaryRules,

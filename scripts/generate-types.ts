@@ -105,7 +105,7 @@ const outputs: Record<string, () => Promise<string>> = {
   'proto/src/gen/resources-validated.ts': () =>
     fromSchemas('resources', 'Strata resources validated', (file) => file !== 'common.schema.json', { defaultsFilled: true }),
   'services/templates/src/gen/graphql.ts': fromSubgraph('templates', { Template: '../subgraph.ts#TemplateNode', TemplateVersion: '../versions/versions.ts#TemplateVersionView' }),
-  'services/envelopes/src/gen/graphql.ts': fromSubgraph('envelopes', { Envelope: '../subgraph.ts#EnvelopeNode', Recipient: '../views.ts#RecipientView' }),
+  'services/envelopes/src/gen/graphql.ts': fromSubgraph('envelopes', { Envelope: '../subgraph.ts#EnvelopeNode', Recipient: '../views.ts#RecipientView', SigningLink: '../signing-link-views.ts#SigningLinkView' }),
   'services/evidence/src/gen/graphql.ts': fromSubgraph('evidence', { Envelope: '../subgraph.ts#EnvelopeRef', Anchor: '../subgraph.ts#AnchorNode' }),
   'services/webhooks/src/gen/graphql.ts': fromSubgraph('webhooks', { WebhookEndpoint: '../endpoints.ts#EndpointView', WebhookDelivery: '../deliveries.ts#DeliveryView' }),
   'services/billing/src/gen/graphql.ts': fromSubgraph('billing', { Organization: '../subgraph.ts#OrganizationRef', Billing: '../views.ts#BillingView' }),

@@ -15,6 +15,7 @@ import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
 import { verifyPageRouter } from './verify-page.ts';
+import { linkPageRouter, viewerPageRouter } from './hosted-pages.ts';
 import { createStrataEdge, type StrataGatewayDeps } from './strata-edge.ts';
 import { strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 
@@ -96,6 +97,8 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   app.use(strata.handle);
   app.use('/sign', signingPageRouter());
   app.use('/verify', verifyPageRouter());
+  app.use('/view', viewerPageRouter());
+  app.use('/l', linkPageRouter());
   const dashboard = dashboardRouter({ feed: deps.liveFeed, distDir: deps.dashboardDistDir, sessionOf: (req) => sigil.resolveCaller('D', req), log });
   app.use('/app', dashboard.router);
   app.use('/console', consoleRouter({ distDir: deps.consoleDistDir }));

@@ -3,6 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
 import { SIGIL, listOperations, loadSigilOpenApi, resolveService } from '@sigil/proto';
+import { NOT_IMPLEMENTED } from '@sigil/proto/unimplemented';
 import {
   buildGateway,
   closedPortUrl,
@@ -299,16 +300,17 @@ describe('routing', () => {
   });
 
   it('answers 501 not-implemented naming the operation when nobody implements it and its service has no address', async () => {
-    // A gateway that knows accounts alone: envelopes' viewers are not built yet (proto/src/unimplemented.ts).
-    const gw = await buildGateway(keys, { accounts: accounts.url });
+    // A gateway that knows no service: a public operation nobody implements yet (proto/src/unimplemented.ts) is a 501.
+    const unbuilt = listOperations(loadSigilOpenApi()).find((op) => op.auth === 'P' && op.method === 'GET' && !op.path.includes('{') && (NOT_IMPLEMENTED.sigil as readonly string[]).includes(op.operationId));
+    expect(unbuilt, 'a public GET operation without path parameters is still on NOT_IMPLEMENTED').toBeDefined();
+    const gw = await buildGateway(keys, {});
     try {
-      const { key } = accounts.addKey();
-      const res = await request(gw.app).delete('/v1/envelopes/env_0123456789abcdef/viewers/vwr_0123456789abcdef').set('authorization', `Bearer ${key}`).expect(501);
+      const res = await request(gw.app).get(unbuilt!.path).query({ email: 'ada@example.com' }).expect(501);
       expect(res.headers['content-type']).toMatch(PROBLEM);
-      expect(res.body).toMatchObject({ type: `${SIGIL.problemsBaseUrl}/not-implemented`, status: 501, detail: 'The envelopes service does not implement revokeEnvelopeViewer yet.' });
+      expect(res.body).toMatchObject({ type: `${SIGIL.problemsBaseUrl}/not-implemented`, status: 501, detail: `The ${unbuilt!.service} service does not implement ${unbuilt!.operationId} yet.` });
       expect(res.body.requestId).toBe(res.headers['x-request-id']);
       // An implemented operation of a service it has no address for is a 503.
-      expect((await request(gw.app).get('/v1/billing').set('authorization', `Bearer ${key}`)).status).toBe(503);
+      expect((await request(gw.app).post('/v1/viewer/exchange').send({ token: 'sglv_x' })).status).toBe(503);
     } finally {
       await gw.close();
     }
@@ -371,6 +373,23 @@ describe('served by the gateway', () => {
     expect(verify.headers['x-frame-options']).toBe('DENY');
     expect((await request(gateway.app).get('/verify/merkle.js').expect(200)).headers['content-type']).toMatch(/javascript/);
     await request(gateway.app).get('/verify/../package.json').expect(404);
+  });
+
+  it("serves the viewer page at /view and the always-on link page at /l/{id}, with the signing page's headers", async () => {
+    const sign = await request(gateway.app).get('/sign').expect(200);
+    const view = await request(gateway.app).get('/view').expect(200);
+    expect(view.text).toContain('<title>Document status</title>');
+    const link = await request(gateway.app).get('/l/lnk_3F9aK2mQ7xLpR8sT').expect(200);
+    expect(link.text).toContain('/l/link.js');
+    for (const page of [view, link]) {
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.headers['content-security-policy']).toBe(sign.headers['content-security-policy']);
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+    }
+    expect((await request(gateway.app).get('/view/viewer.js').expect(200)).headers['content-type']).toMatch(/javascript/);
+    expect((await request(gateway.app).get('/l/link-state.js').expect(200)).headers['content-type']).toMatch(/javascript/);
+    await request(gateway.app).get('/l/not-a-link').expect(404);
+    await request(gateway.app).get('/view/../package.json').expect(404);
   });
 
   it('serves GET /v1/openapi.json from the contract', async () => {

@@ -63,6 +63,10 @@ export const EVENT_TYPES = [
   'otp.failed',
   'attachment.uploaded',
   'signing_link.created',
+  'signing_link.used',
+  'viewer.added',
+  'viewer.revoked',
+  'viewer.opened',
 ] as const satisfies readonly EventType[];
 
 // Compile-time proof that EVENT_TYPES lists every key of EventPayloads.

@@ -10,6 +10,8 @@ export const SIGIL = {
   keyPrefixTest: 'sgl_test_',
   sessionTokenPrefix: 'sgls_',
   accessTokenPrefix: 'sgla_',
+  viewerLinkTokenPrefix: 'sglv_',
+  viewerAccessTokenPrefix: 'sglva_',
   webhookUserAgent: 'Sigil-Webhooks/1',
   keysPath: '/.well-known/sigil/keys.json',
   sessionCookie: 'sigil_session',

@@ -7,10 +7,6 @@
  */
 export const NOT_IMPLEMENTED = {
   sigil: [
-    // envelopes
-    'addEnvelopeViewers', 'revokeEnvelopeViewer', 'listSigningLinks', 'createSigningLink', 'deleteSigningLink', 'updateSigningLink',
-    // signing
-    'getPublicSigningLink', 'startSigningLink', 'verifySigningLink', 'exchangeViewerToken', 'getViewerEnvelope', 'getViewerDocument', 'streamViewerUpdates',
     // accounts
     'getScim', 'createScimToken', 'revokeScimToken', 'getOrganizationSettings', 'getEmailBranding', 'updateEmailBranding', 'previewEmailBranding',
     'uploadOrganizationLogo', 'getPublicLogo', 'discoverSso', 'listSsoConnections', 'getSsoConnection', 'updateSsoConnectionSettings',

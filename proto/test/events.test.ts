@@ -78,6 +78,10 @@ const GOOD: { [T in EventType]: EventPayloads[T] } = {
   'otp.failed': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'email', attempts: 2 },
   'attachment.uploaded': { envelopeId: ENV, testMode: true, recipientId: RCP, attachmentId: 'att_0123456789abcdefghijklmn', field: 'id_scan', sha256: HASH, size: 1024 },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL, testMode: false },
+  'signing_link.used': { envelopeId: ENV, signingLinkId: 'lnk_0123456789abcdefghijklmn', recipientId: RCP, testMode: false, envelope: { ...ENVELOPE, testMode: false } },
+  'viewer.added': { envelopeId: ENV, testMode: true, viewerId: 'vwr_0123456789abcdefghijklmn', email: 'board@example.com', name: null, documentAccess: false, actor: { kind: 'api_key', id: 'key_0123456789abcdefghijklmn' } },
+  'viewer.revoked': { envelopeId: ENV, testMode: true, viewerId: 'vwr_0123456789abcdefghijklmn', email: 'board@example.com' },
+  'viewer.opened': { envelopeId: ENV, testMode: true, viewerId: 'vwr_0123456789abcdefghijklmn', email: 'board@example.com', actor: { kind: 'viewer', id: 'vwr_0123456789abcdefghijklmn' } },
 };
 
 /** One way to break each payload. */
@@ -112,6 +116,10 @@ const BAD: { [T in EventType]: unknown } = {
   'otp.failed': { envelopeId: ENV, testMode: true, recipientId: RCP, channel: 'email', attempts: 0 },
   'attachment.uploaded': { envelopeId: ENV, testMode: true, recipientId: RCP, attachmentId: 'att_x', field: 'id_scan', sha256: HASH, size: 1024 },
   'signing_link.created': { signingLinkId: 'lnk_0123456789abcdefghijklmn', templateId: TPL },
+  'signing_link.used': { envelopeId: ENV, signingLinkId: 'lnk_0123456789abcdefghijklmn', testMode: false, envelope: ENVELOPE },
+  'viewer.added': { envelopeId: ENV, testMode: true, viewerId: 'vwr_0123456789abcdefghijklmn', email: 'board@example.com' },
+  'viewer.revoked': { envelopeId: ENV, testMode: true, viewerId: 'rcp_0123456789abcdefghijklmn', email: 'board@example.com' },
+  'viewer.opened': { envelopeId: ENV, testMode: true, viewerId: 'vwr_0123456789abcdefghijklmn', email: 'board@example.com', actor: { kind: 'recipient', id: 'x' } },
 };
 
 function event<T extends EventType>(type: T, data: unknown): DomainEvent<T> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { bearer, call, createKey, signUp, startTestStack, until, type TestStack } from './stack.ts';
+import { payAtCheckout } from './checkout.ts';
+import { bearer, call, createKey, signUp, publishOneRoleTemplate, startTestStack, until, type TestStack } from './stack.ts';
 
 /**
  * The issue's "done means", through the gateway: a new organization on Free sends live envelopes until the 101st is
@@ -13,12 +13,6 @@ let organizationId: string;
 let live: Record<string, string>;
 let templateId: string;
 
-async function onePagePdf(): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  doc.addPage([612, 792]).drawText('Order form', { x: 50, y: 740, size: 14, font });
-  return Buffer.from(await doc.save());
-}
 
 const send = () =>
   call(stack.gatewayUrl, 'POST', '/v1/envelopes', { headers: live, body: { template: templateId, recipients: [{ role: 'client', name: 'Ada Lovelace', email: 'ada@example.com' }] } });
@@ -41,38 +35,11 @@ async function sendAndComplete(): Promise<string> {
 
 const billing = () => call(stack.gatewayUrl, 'GET', '/v1/billing', { headers: { cookie } });
 
-/** Fills the local processor's hosted checkout form as a person would, and posts it. */
-async function payAtCheckout(url: string, card: string): Promise<Response> {
-  const page = await (await fetch(url)).text();
-  const form = /<form[^>]*action="([^"]*)"/.exec(page);
-  const action = new URL(form?.[1]?.replace(/&amp;/g, '&') ?? url, url);
-  const fields = new URLSearchParams();
-  for (const match of page.matchAll(/<input[^>]*name="([^"]+)"[^>]*>/g)) {
-    const name = match[1] as string;
-    const value = /value="([^"]*)"/.exec(match[0])?.[1] ?? '';
-    fields.set(name, name === 'card' ? card : /exp/i.test(name) ? '12 / 34' : /cvc/i.test(name) ? '123' : /name/i.test(name) ? 'Ada Lovelace' : value);
-  }
-  return fetch(action, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fields.toString() });
-}
-
 beforeAll(async () => {
   stack = await startTestStack();
   ({ cookie, organizationId } = await signUp(stack.gatewayUrl, `billing-${Date.now()}@example.com`, 'Billing Test Co'));
   live = bearer((await createKey(stack.gatewayUrl, cookie, { name: 'sender', mode: 'live' })).secret);
-  templateId = (await call(stack.gatewayUrl, 'POST', '/v1/templates', { headers: live, body: { name: 'Order form' } })).body.id;
-  const upload = await fetch(`${stack.gatewayUrl}/v1/templates/${templateId}/files`, { method: 'POST', headers: { ...live, 'content-type': 'application/pdf' }, body: await onePagePdf() });
-  expect(upload.status).toBe(201);
-  const draft = await call(stack.gatewayUrl, 'PUT', `/v1/templates/${templateId}/draft`, {
-    headers: live,
-    body: {
-      file: ((await upload.json()) as { id: string }).id,
-      roles: [{ name: 'client', order: 1 }],
-      fields: [{ id: 'signature', role: 'client', type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40 }],
-      variables: [],
-    },
-  });
-  expect(draft.status, JSON.stringify(draft.body)).toBe(200);
-  expect((await call(stack.gatewayUrl, 'POST', `/v1/templates/${templateId}/publish`, { headers: live })).status).toBe(201);
+  templateId = await publishOneRoleTemplate(stack.gatewayUrl, live, 'Order form', 'client');
 }, 120_000);
 afterAll(async () => stack?.stop());
 

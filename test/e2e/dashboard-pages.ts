@@ -17,11 +17,11 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 /**
  * Every run takes the pictures (a page that cannot be drawn fails the run); they replace the ones kept in
- * docs/<app>/ (docs/dashboard/, docs/console/) only when asked (UPDATE_SCREENSHOTS=1), so a test run leaves the clone
- * as it was.
+ * docs/<app>/ (docs/dashboard/, docs/console/, docs/hosted-pages/) only when asked (UPDATE_SCREENSHOTS=1), so a test
+ * run leaves the clone as it was.
  */
 /** Where an app's pictures go (the console's end-to-end test photographs parts of long pages with it too). */
-export function screenshotDir(app: 'dashboard' | 'console'): string {
+export function screenshotDir(app: 'dashboard' | 'console' | 'hosted-pages'): string {
   return process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs', app) : path.join(tmpdir(), `sigil-${app}-screenshots`);
 }
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -100,7 +100,7 @@ export class PageWatch {
  * The page from its top at desktop and phone widths into <the app's folder>/<name>-desktop.png and -phone.png (the
  * viewport only: long pages would make large files), back at the desktop width after.
  */
-export async function screenshots(page: Page, name: string, app: 'dashboard' | 'console' = 'dashboard'): Promise<void> {
+export async function screenshots(page: Page, name: string, app: 'dashboard' | 'console' | 'hosted-pages' = 'dashboard'): Promise<void> {
   const folder = screenshotDir(app);
   mkdirSync(folder, { recursive: true });
   for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
@@ -166,17 +166,22 @@ export async function signAsRecipient(browser: Browser, url: string, signature: 
   try {
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForSelector('[data-field] >> nth=0', { timeout: 15_000 });
-    for (const id of await page.locator('button[data-field]').evaluateAll((buttons) => buttons.map((b) => (b as unknown as DomNode).getAttribute('data-field') as string))) {
-      await page.click(`[data-field="${id}"]`);
-      await page.fill('#typed', signature);
-      await page.click('#apply-signature');
-    }
-    for (const [id, text] of Object.entries(texts)) await page.fill(`[data-field="${id}"] input`, text);
-    await page.check('#consent');
-    await page.click('#finish');
-    await page.waitForSelector('text=/Thank you: you have signed|Everyone has signed/', { timeout: 15_000 });
+    await signOnPage(page, signature, texts);
   } finally {
     await context.close();
   }
+}
+
+/** The hosted signing page, open in `page`: a typed signature in each signature field, `texts` by field id, consent, finish. */
+export async function signOnPage(page: Page, signature: string, texts: Record<string, string> = {}): Promise<void> {
+  await page.waitForSelector('[data-field] >> nth=0', { timeout: 15_000 });
+  for (const id of await page.locator('button[data-field]').evaluateAll((buttons) => buttons.map((b) => (b as unknown as DomNode).getAttribute('data-field') as string))) {
+    await page.click(`[data-field="${id}"]`);
+    await page.fill('#typed', signature);
+    await page.click('#apply-signature');
+  }
+  for (const [id, text] of Object.entries(texts)) await page.fill(`[data-field="${id}"] input`, text);
+  await page.check('#consent');
+  await page.click('#finish');
+  await page.waitForSelector('text=/Thank you: you have signed|Everyone has signed/', { timeout: 15_000 });
 }

@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { startStack, type Stack } from '@sigil/local-stack';
 import { randomBase62 } from '@sigil/kit/ids';
 
@@ -96,4 +97,27 @@ export async function createKey(base: string, cookie: string, body: object): Pro
   const res = await call(base, 'POST', '/v1/api-keys', { body, headers: { cookie } });
   if (res.status !== 201) throw new Error(`api key creation answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** A published template with one role whose one field is a signature on a one-page PDF; answers its id. */
+export async function publishOneRoleTemplate(base: string, headers: Record<string, string>, name: string, role: string): Promise<string> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([612, 792]).drawText(name, { x: 50, y: 740, size: 14, font });
+  const templateId = (await call(base, 'POST', '/v1/templates', { headers, body: { name } })).body.id as string;
+  const upload = await fetch(`${base}/v1/templates/${templateId}/files`, { method: 'POST', headers: { ...headers, 'content-type': 'application/pdf' }, body: Buffer.from(await doc.save()) });
+  if (upload.status !== 201) throw new Error(`template file upload answered ${upload.status}`);
+  const draft = await call(base, 'PUT', `/v1/templates/${templateId}/draft`, {
+    headers,
+    body: {
+      file: ((await upload.json()) as { id: string }).id,
+      roles: [{ name: role, order: 1 }],
+      fields: [{ id: 'signature', role, type: 'signature', required: true, page: 1, x: 72, y: 600, width: 200, height: 40 }],
+      variables: [],
+    },
+  });
+  if (draft.status !== 200) throw new Error(`template draft answered ${draft.status}: ${JSON.stringify(draft.body)}`);
+  const published = await call(base, 'POST', `/v1/templates/${templateId}/publish`, { headers });
+  if (published.status !== 201) throw new Error(`template publish answered ${published.status}`);
+  return templateId;
 }

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   'no-draft': { status: 409, title: 'No draft' },
   'document-not-ready': { status: 409, title: 'Document not ready' },
   'not-recipients-turn': { status: 409, title: "Not the recipient's turn" },
+  'link-paused': { status: 409, title: 'Link paused' },
   'verification-required': { status: 403, title: 'Verification required' },
   'idempotency-in-progress': { status: 409, title: 'Idempotent request in progress' },
   'payload-too-large': { status: 413, title: 'Payload too large' },

@@ -15,7 +15,8 @@ export type EnvelopeMessageData =
   | ({ kind: 'declined'; declinedBy: string; reason: string | null } & Common)
   | ({ kind: 'voided'; reason: string | null } & Common)
   | ({ kind: 'expired' } & Common)
-  | ({ kind: 'completed' } & Common);
+  | ({ kind: 'completed' } & Common)
+  | ({ kind: 'viewer_link'; url: string; documentAccess: boolean } & Common);
 
 /** An invitation to join an organization's dashboard: who invites, as what, and the link to accept it. */
 export interface InvitationMessageData {
@@ -93,6 +94,15 @@ function envelopeParts(data: EnvelopeMessageData): { subject: string; body: Part
       };
     case 'expired':
       return { subject: `${title} expired`, body: [{ text: `${title} from ${data.organizationName} expired before everyone signed. Its links no longer work.` }] };
+    case 'viewer_link':
+      return {
+        subject: `${data.organizationName} shared the progress of ${title} with you`,
+        body: [
+          { text: `${data.organizationName} invited you to follow ${title} as it is signed: who has signed, and who it is waiting for.${data.documentAccess ? ' You can read the document too.' : ''}` },
+          { link: webLink(data.url), label: 'View the status' },
+          { text: 'The link is yours alone and read-only; do not forward this e-mail.' },
+        ],
+      };
     case 'completed':
       return { subject: `${title} is complete`, body: [{ text: `Everyone has signed ${title} from ${data.organizationName}.` }, { text: 'The signed document is attached; its sealed copy, with the digital signature and the certificate of completion, comes from the sender.' }] };
   }

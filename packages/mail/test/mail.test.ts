@@ -11,6 +11,7 @@ const ALL: EnvelopeMessageData[] = [
   { kind: 'voided', reason: '<img src=x onerror=alert(1)>', ...common },
   { kind: 'expired', ...common },
   { kind: 'completed', ...common },
+  { kind: 'viewer_link', url: 'https://sign.example.com/view#token=sglv_z', documentAccess: true, ...common },
 ];
 
 describe('composeMessage', () => {

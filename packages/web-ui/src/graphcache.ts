@@ -11,7 +11,7 @@ export const EMBEDDED_TYPES = [
   'Condition', 'DailyUsage', 'EnvelopeConnection', 'EnvelopeStatusCount', 'Inventory', 'InventoryDatabase',
   'InventoryExactCounts', 'InventoryTable', 'InvitationConnection', 'InvoiceLine', 'LogLeaf', 'PaymentMethod', 'Plan',
   'RestoreDestination', 'RestorePlan', 'RestoreProgress', 'RestoreSource', 'SandboxExtension', 'Sealing', 'Segment',
-  'SegmentSpan', 'StoreGarbageCollection', 'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy',
+  'SegmentSpan', 'SigningLinkConnection', 'SigningLinkLimits', 'SigningLinkUsage', 'StoreGarbageCollection', 'StrataActivity', 'StrataAuditEvent', 'StrataCatalogState', 'StrataPolicy',
   'StrataSettings', 'StrataStore', 'TargetTimeline', 'TemplateBody', 'TemplateConnection', 'TemplateField',
   'TemplatePageSize', 'TemplateRole', 'TemplateVariable', 'TemplateVersion', 'TimelineVerification', 'UpcomingInvoice',
   'WebhookDeliveryConnection', 'WebhookEndpointConnection', 'WebhookHealth', 'Window',

@@ -29,8 +29,12 @@ export interface DomainEvents {
   "recipient.viewed"?: RecipientViewed;
   "session.revoked"?: SessionRevoked;
   "signing_link.created"?: SigningLinkCreated;
+  "signing_link.used"?: SigningLinkUsed;
   "template.created"?: TemplateCreated;
   "template.deleted"?: TemplateDeleted;
+  "viewer.added"?: ViewerAdded;
+  "viewer.opened"?: ViewerOpened;
+  "viewer.revoked"?: ViewerRevoked;
 }
 /**
  * An API key was created. Never carries the secret or its hash. Producer: accounts.
@@ -89,7 +93,7 @@ export interface EmailDelivered {
   envelopeId: string;
   testMode: boolean;
   recipientId?: string;
-  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed";
+  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed" | "viewer_link";
   address: string;
 }
 /**
@@ -99,7 +103,7 @@ export interface EmailSuppressed {
   envelopeId: string;
   testMode: boolean;
   recipientId?: string;
-  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed";
+  kind: "your_turn" | "reminder" | "otp_code" | "declined" | "voided" | "expired" | "completed" | "viewer_link";
   address: string;
 }
 /**
@@ -560,6 +564,32 @@ export interface SigningLinkCreated {
   testMode: boolean;
 }
 /**
+ * A visitor proved their e-mail address on an always-on signing link and an envelope was created for them (the visitor is the recipient of the link's role). Producer: envelopes.
+ */
+export interface SigningLinkUsed {
+  envelopeId: string;
+  signingLinkId: string;
+  recipientId: string;
+  testMode: boolean;
+  /**
+   * The envelope at the time of the event, as the API returns it (components/schemas/Envelope).
+   */
+  envelope: {
+    id: string;
+    object: "envelope";
+    status: "rendering" | "sent" | "completed" | "declined" | "voided" | "expired";
+    seal: "not_started" | "pending" | "sealed" | "failed";
+    testMode: boolean;
+    recipients: {
+      id: string;
+      role: string;
+      status: string;
+      [k: string]: unknown;
+    }[];
+    [k: string]: unknown;
+  };
+}
+/**
  * A template was created. Producer: templates.
  */
 export interface TemplateCreated {
@@ -586,6 +616,65 @@ export interface TemplateCreated {
 export interface TemplateDeleted {
   templateId: string;
 }
+/**
+ * A viewer was added to an envelope in progress (at creation or later); the viewer is e-mailed a status link. Producer: envelopes.
+ */
+export interface ViewerAdded {
+  envelopeId: string;
+  testMode: boolean;
+  viewerId: string;
+  /**
+   * The viewer's address (the sender's own audit trail; a viewer never sees another person's address).
+   */
+  email: string;
+  name?: string | null;
+  documentAccess: boolean;
+  /**
+   * Who did it: the API key or dashboard session.
+   */
+  actor?: {
+    kind: string;
+    id?: string;
+  };
+}
+/**
+ * A viewer opened the envelope's status page for the first time. Producer: envelopes (on signing's request).
+ */
+export interface ViewerOpened {
+  envelopeId: string;
+  testMode: boolean;
+  viewerId: string;
+  /**
+   * The viewer's address (the sender's own audit trail; a viewer never sees another person's address).
+   */
+  email: string;
+  /**
+   * The viewer.
+   */
+  actor?: {
+    kind: "viewer";
+    id: string;
+  };
+}
+/**
+ * A viewer was revoked: its status link and every access token stop working, and its open status streams close. Producer: envelopes.
+ */
+export interface ViewerRevoked {
+  envelopeId: string;
+  testMode: boolean;
+  viewerId: string;
+  /**
+   * The viewer's address (the sender's own audit trail; a viewer never sees another person's address).
+   */
+  email: string;
+  /**
+   * Who did it: the API key or dashboard session.
+   */
+  actor?: {
+    kind: string;
+    id?: string;
+  };
+}
 
 /** The events about one envelope (their payload requires `envelopeId`): what evidence records in its audit trail. */
 export const ENVELOPE_EVENT_TYPES = [
@@ -609,4 +698,8 @@ export const ENVELOPE_EVENT_TYPES = [
   'recipient.sent',
   'recipient.signed',
   'recipient.viewed',
+  'signing_link.used',
+  'viewer.added',
+  'viewer.opened',
+  'viewer.revoked',
 ] as const satisfies readonly (keyof DomainEvents)[];

@@ -585,7 +585,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Public description of an always-on signing link */
+        /**
+         * Public description of an always-on signing link
+         * @description An unknown or deleted link is 404; a paused one is 409 `link-paused`.
+         */
         get: operations["getPublicSigningLink"];
         put?: never;
         post?: never;
@@ -718,7 +721,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The document, when the sender let viewers see it (the sealed PDF once sealed) */
+        /**
+         * The document, when the sender let viewers see it (the sealed PDF once sealed)
+         * @description 409 `document-not-ready` while the envelope is still rendering.
+         */
         get: operations["getViewerDocument"];
         put?: never;
         post?: never;
@@ -2065,6 +2071,8 @@ export interface components {
             externalId: string | null;
             metadata: components["schemas"]["Metadata"];
             recipients: components["schemas"]["Recipient"][];
+            /** @description Every viewer of the envelope, revoked ones included (`revokedAt`), oldest first. */
+            viewers?: components["schemas"]["Viewer"][];
             /** Format: date-time */
             expiresAt: string | null;
             /** Format: date-time */
@@ -2130,10 +2138,11 @@ export interface components {
                 /** Format: email */
                 email: string;
             }[];
-            /** @description Read-only status pages (recorded; their pages come with viewers). */
+            /** @description Read-only status pages, each e-mailed at once (as `POST /v1/envelopes/{id}/viewers` adds them). */
             viewers?: {
                 /** Format: email */
                 email: string;
+                name?: string;
                 documentAccess?: boolean;
             }[];
             /**
@@ -2208,6 +2217,8 @@ export interface components {
             documentAccess?: boolean;
             /** Format: date-time */
             createdAt?: string;
+            /** Format: date-time */
+            firstOpenedAt?: string | null;
             /** Format: date-time */
             revokedAt?: string | null;
         } & {
@@ -4707,6 +4718,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     startSigningLink: {
@@ -5040,6 +5052,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
         };
     };
     streamViewerUpdates: {

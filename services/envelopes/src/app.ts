@@ -16,9 +16,15 @@ import { mountInternalRoutes } from './internal-routes.ts';
 import type { MailDeps } from './mail/outbox-mail.ts';
 import { resendLink } from './mail/resend.ts';
 import { createSealedDocuments } from './sealed.ts';
+import { createLinkVisitors } from './link-visitors.ts';
+import { mountLinkRoutes } from './link-routes.ts';
+import { createSigningLinkService } from './signing-links.ts';
 import { createPlanLimits } from './plan-limits.ts';
 import { createSignerService } from './signer.ts';
 import { createTokenService } from './tokens.ts';
+import { createViewerAccess } from './viewer-access.ts';
+import { mountViewerRoutes } from './viewer-routes.ts';
+import { createViewerService } from './viewers.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import type { TemplatesClient } from './templates-client.ts';
 
@@ -41,6 +47,8 @@ export interface EnvelopesAppDeps {
   /** E-mail (resends); the same dependencies the mail consumer and the reminders use. */
   mail: Omit<MailDeps, 'db' | 'clock' | 'store'>;
   readiness?: Record<string, ReadinessCheck>;
+  /** How long creating a signing link's envelope waits for its document before answering the session (default 15 s). */
+  linkRenderWaitMs?: number;
 }
 
 export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express; health: Health }> {
@@ -50,6 +58,9 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
   const envelopes = createEnvelopeService({ db: deps.db, store: deps.store, clock });
   const tokens = createTokenService({ db: deps.db, clock, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300 });
   const signer = createSignerService({ db: deps.db, store: deps.store, clock });
+  const viewers = createViewerService({ db: deps.db, clock, planLimits });
+  const links = createSigningLinkService({ db: deps.db, templates: deps.templates, clock, entitlements: deps.entitlements });
+  const linkVisitors = createLinkVisitors({ db: deps.db, creator, clock, entitlements: deps.entitlements, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300, renderWaitMs: deps.linkRenderWaitMs });
   let health: Health | undefined;
   const app = await createSigilApp({
     document: loadSigilOpenApi(),
@@ -59,8 +70,10 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
     db: deps.db,
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
-      await mountSubgraph(app, { typeDefs, resolvers: createResolvers(envelopes), verifyPrincipal: deps.verifyPrincipal });
+      await mountSubgraph(app, { typeDefs, resolvers: createResolvers({ envelopes, links, publicUrl: deps.publicUrl ?? '' }), verifyPrincipal: deps.verifyPrincipal });
+      mountLinkRoutes(app, { verifyPrincipal: deps.verifyPrincipal, visitors: linkVisitors });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, tokens, signer, sealed: createSealedDocuments({ db: deps.db, store: deps.store, clock }) });
+      mountViewerRoutes(app, { verifyPrincipal: deps.verifyPrincipal, viewers: createViewerAccess({ db: deps.db, store: deps.store, clock }) });
     },
     handlers: {
       createEnvelope: async ({ principal, body, query }) => {
@@ -92,6 +105,18 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
       }),
       resendEnvelopeRecipient: async ({ principal, params }) => {
         await resendLink({ ...deps.mail, db: deps.db, clock, store: deps.store }, principal, params.id, params.recipient);
+        return { status: 204 };
+      },
+      addEnvelopeViewers: async ({ principal, params, body }) => ({ status: 201, body: await viewers.add(principal, params.id, body.viewers) }),
+      revokeEnvelopeViewer: async ({ principal, params }) => {
+        await viewers.revoke(principal, params.id, params.viewer);
+        return { status: 204 };
+      },
+      createSigningLink: async ({ principal, body, req }) => ({ status: 201, body: await links.create(principal, body, deps.publicUrl ?? publicUrlOf(req)) }),
+      listSigningLinks: async ({ principal, query, req }) => ({ status: 200, body: await links.list(principal, { limit: listLimit(query), cursor: query.cursor }, deps.publicUrl ?? publicUrlOf(req)) }),
+      updateSigningLink: async ({ principal, params, body, req }) => ({ status: 200, body: await links.update(principal, params.id, body, deps.publicUrl ?? publicUrlOf(req)) }),
+      deleteSigningLink: async ({ principal, params }) => {
+        await links.remove(principal, params.id);
         return { status: 204 };
       },
       getEnvelopeDocument: async ({ principal, params, query }) => {

@@ -6,11 +6,12 @@ import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { creationTestMode } from './caller.ts';
 import { invalid, planEnvelope, requestedVersion, type EnvelopePlan } from './create-input.ts';
 import type { PlanLimits } from './plan-limits.ts';
+import { announceViewers, checkViewerPlan, planViewers, viewerRows } from './viewers.ts';
 import type { Db, Tx } from './db.ts';
 import { renderOriginal } from './render-pdf.ts';
 import type { Caller, TemplatesClient } from './templates-client.ts';
 import { nextTurn } from './state.ts';
-import { toEnvelopeView, type EnvelopeView } from './views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView, type EnvelopeView } from './views.ts';
 
 /**
  * The render job's name on the jobs stream. The jobs stream is a work queue, where one subject has one consumer: stacks
@@ -70,7 +71,7 @@ export function createEnvelopeCreator(deps: CreateDeps) {
     const row = await db.envelope.findFirst({
       where: key ? { id: key.envelopeId } : { organizationId, testMode, externalId },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      include: { recipients: true },
+      include: ENVELOPE_INCLUDE,
     });
     return row ? toEnvelopeView(row) : undefined;
   }
@@ -109,25 +110,28 @@ export function createEnvelopeCreator(deps: CreateDeps) {
         fields: snapshot.fields as object[],
         pages: snapshot.pages,
         cc: (input.cc ?? []) as object[],
-        viewers: (input.viewers ?? []) as object[],
+        viewers: { create: viewerRows(principal.organizationId, planViewers(input.viewers ?? []), deps.clock()) },
         reminders: input.reminders ?? undefined,
         createdBy: { kind: principal.kind, id: principal.actorId },
         expiresAt: plan.expiresAt,
         recipients: { create: plan.recipients.map((r, position) => ({ id: newId('rcp'), ...r, position, status: 'pending' })) },
       },
-      include: { recipients: true },
+      include: ENVELOPE_INCLUDE,
     });
     const envelope = toEnvelopeView(row);
     await enqueueEvent(tx, { type: 'envelope.created', organizationId: principal.organizationId, data: { envelopeId: id, templateId: snapshot.templateId, testMode, actor: { kind: principal.kind, id: principal.actorId }, envelope } });
+    await announceViewers(tx, row, row.viewers, principal);
     await enqueueJob(tx, { name: renderJobName(deps.cell), id: `render-${id}`, data: { envelopeId: id } });
     return envelope;
   }
 
   return {
-    async create(principal: Principal, input: CreateEnvelope, options: { dryRun: boolean; testModeFlag: unknown }): Promise<CreateResult> {
+    /** `options.afterInsert` runs in the creating transaction (a signing link's cap and usage); throwing undoes the envelope. */
+    async create(principal: Principal, input: CreateEnvelope, options: { dryRun: boolean; testModeFlag: unknown; afterInsert?: (tx: Tx, envelope: EnvelopeView) => Promise<void> }): Promise<CreateResult> {
       const testMode = creationTestMode(principal, options.testModeFlag);
       const caller: Caller = { organizationId: principal.organizationId, mode: testMode ? 'test' : 'live' };
       await deps.planLimits?.checkNewEnvelope({ organizationId: principal.organizationId, live: !testMode, recipients: input.recipients ?? [] });
+      await checkViewerPlan(deps.planLimits, principal.organizationId, 0, planViewers(input.viewers ?? []));
       if (options.dryRun) return { kind: 'dry-run', result: await dryRun(caller, input, testMode) };
       const dedupe = input.dedupeOn === 'external_id' && input.externalId ? input.externalId : undefined;
       if (dedupe) {
@@ -154,10 +158,14 @@ export function createEnvelopeCreator(deps: CreateDeps) {
             if (existing) return { kind: 'deduplicated', envelope: existing };
           }
         }
-        return { kind: 'created', envelope: await insert(tx, principal, id, input, snapshot, plan, testMode) };
+        const envelope = await insert(tx, principal, id, input, snapshot, plan, testMode);
+        await options.afterInsert?.(tx, envelope);
+        return { kind: 'created', envelope };
         // Under a burst of creations every transaction waits for a pooled connection, and deduplicated ones for the
         // first one's commit: Prisma's defaults (2 s to start, 5 s to finish) would fail them.
       }, CREATE_TRANSACTION);
     },
   };
 }
+
+export type EnvelopeCreator = ReturnType<typeof createEnvelopeCreator>;

@@ -7,7 +7,7 @@ import { visibleTo } from './caller.ts';
 import type { Db, Tx } from './db.ts';
 import type { Prisma } from './generated/prisma/client.ts';
 import { ENVELOPE_STATUSES, envelopeTransition, type EnvelopeStatus } from './state.ts';
-import { toEnvelopeView, type EnvelopeRow, type EnvelopeView } from './views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView, type EnvelopeRow, type EnvelopeView } from './views.ts';
 
 export interface EnvelopeServiceDeps {
   db: Db;
@@ -36,7 +36,7 @@ function waitingOnSomeoneSince(since: Date | undefined): Prisma.EnvelopeWhereInp
 /** Locks an envelope the caller may see (`FOR UPDATE`), so concurrent changes of one envelope apply one after the other. */
 export async function lockEnvelope(tx: Tx, where: Prisma.EnvelopeWhereInput & { id: string }): Promise<EnvelopeRow> {
   await tx.$queryRawUnsafe('SELECT 1 FROM envelopes WHERE id = $1 FOR UPDATE', where.id);
-  const row = await tx.envelope.findFirst({ where, include: { recipients: true } });
+  const row = await tx.envelope.findFirst({ where, include: ENVELOPE_INCLUDE });
   if (!row) throw notFound(`Envelope ${where.id}`);
   return row;
 }
@@ -46,7 +46,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
   const { db } = deps;
 
   async function find(principal: Principal, id: string): Promise<EnvelopeRow> {
-    const row = await db.envelope.findFirst({ where: { ...visibleTo(principal), id }, include: { recipients: true } });
+    const row = await db.envelope.findFirst({ where: { ...visibleTo(principal), id }, include: ENVELOPE_INCLUDE });
     if (!row) throw notFound(`Envelope ${id}`);
     return row;
   }
@@ -77,7 +77,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
             : {},
         ],
       };
-      const rows = await db.envelope.findMany({ where, orderBy: newestFirst.orderBy, take: input.limit + 1, include: { recipients: true } });
+      const rows = await db.envelope.findMany({ where, orderBy: newestFirst.orderBy, take: input.limit + 1, include: ENVELOPE_INCLUDE });
       return newestFirst.page(rows, input.limit, toEnvelopeView);
     },
 
@@ -99,7 +99,7 @@ export function createEnvelopeService(deps: EnvelopeServiceDeps) {
         const updated = await tx.envelope.update({
           where: { id },
           data: { status, voidReason: reason?.trim() || null, endedAt: deps.clock() },
-          include: { recipients: true },
+          include: ENVELOPE_INCLUDE,
         });
         const envelope = toEnvelopeView(updated);
         await enqueueEvent(tx, { type: 'envelope.voided', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, reason: updated.voidReason, actor: { kind: principal.kind, id: principal.actorId }, envelope } });

@@ -6,7 +6,7 @@ import type { FileStore } from '@strata/stream/file-store';
 import type { Db } from './db.ts';
 import { lockEnvelope } from './envelopes.ts';
 import { stampValues } from './render-pdf.ts';
-import { toEnvelopeView, type EnvelopeRow } from './views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView, type EnvelopeRow } from './views.ts';
 
 /** The original with every recipient's values stamped: what recipients and CC receive, and what the seal signs. */
 export async function completedDocument(store: FileStore, envelope: EnvelopeRow): Promise<Buffer> {
@@ -18,7 +18,7 @@ export async function completedDocument(store: FileStore, envelope: EnvelopeRow)
 /** The evidence service's side of sealing (proto/src/internal-envelopes.ts): the document to seal, and the sealed one. */
 export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: () => Date }) {
   const completed = async (organizationId: string, envelopeId: string) => {
-    const row = await deps.db.envelope.findFirst({ where: { id: envelopeId, organizationId }, include: { recipients: true } });
+    const row = await deps.db.envelope.findFirst({ where: { id: envelopeId, organizationId }, include: ENVELOPE_INCLUDE });
     if (!row) throw notFound(`Envelope ${envelopeId}`);
     if (row.status !== 'completed') throw new AppError('document-not-ready', `Envelope ${envelopeId} is ${row.status}: only a completed envelope is sealed.`);
     return row;
@@ -47,7 +47,7 @@ export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: (
       await deps.db.$transaction(async (tx) => {
         const current = await lockEnvelope(tx, { id: envelopeId });
         if (current.seal === 'sealed' && current.sealedSha256 === sha256) return;
-        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'sealed', sealedKey: key, sealedSha256: sha256, sealedAt: deps.clock(), sealError: null }, include: { recipients: true } });
+        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'sealed', sealedKey: key, sealedSha256: sha256, sealedAt: deps.clock(), sealError: null }, include: ENVELOPE_INCLUDE });
         await enqueueEvent(tx, { type: 'envelope.sealed', organizationId: row.organizationId, data: { envelopeId, testMode: row.testMode, sha256, envelope: toEnvelopeView(updated) } });
       });
     },
@@ -58,7 +58,7 @@ export function createSealedDocuments(deps: { db: Db; store: FileStore; clock: (
       await deps.db.$transaction(async (tx) => {
         const current = await lockEnvelope(tx, { id: envelopeId });
         if (current.seal === 'sealed' || current.seal === 'failed') return;
-        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'failed', sealError: reason.slice(0, 1000) }, include: { recipients: true } });
+        const updated = await tx.envelope.update({ where: { id: envelopeId }, data: { seal: 'failed', sealError: reason.slice(0, 1000) }, include: ENVELOPE_INCLUDE });
         await enqueueEvent(tx, { type: 'envelope.seal_failed', organizationId: updated.organizationId, data: { envelopeId, testMode: updated.testMode, reason: reason.slice(0, 1000), envelope: toEnvelopeView(updated) } });
       });
     },

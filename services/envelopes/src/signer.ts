@@ -11,7 +11,7 @@ import { envelopeTransition, isRecipientsTurn, recipientTransition } from './sta
 import { revokeTokens } from './tokens.ts';
 import { announceTurn, startNextTurn } from './turns.ts';
 import { checkSubmission, fillable, publicValue } from './values.ts';
-import { toEnvelopeView, type EnvelopeRow } from './views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView, type EnvelopeRow } from './views.ts';
 
 export interface SignerDeps {
   db: Db;
@@ -66,7 +66,7 @@ function completedValues(row: EnvelopeRow) {
 export function createSignerService(deps: SignerDeps) {
   const { db } = deps;
   const load = async (ref: SignerRef) => {
-    const row = await db.envelope.findFirst({ where: { id: ref.envelopeId, organizationId: ref.organizationId }, include: { recipients: true } });
+    const row = await db.envelope.findFirst({ where: { id: ref.envelopeId, organizationId: ref.organizationId }, include: ENVELOPE_INCLUDE });
     if (!row) throw notFound(`Envelope ${ref.envelopeId}`);
     return { row, recipient: recipientOf(row, ref.recipientId) };
   };
@@ -117,7 +117,7 @@ export function createSignerService(deps: SignerDeps) {
       await change(ref, async (tx, row, recipient, now) => {
         if (recipient.status !== 'sent' || row.status !== 'sent') return;
         await tx.recipient.update({ where: { id: recipient.id }, data: { status: recipientTransition(recipient.status, 'view'), viewedAt: now } });
-        const view = toEnvelopeView(await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: { recipients: true } }));
+        const view = toEnvelopeView(await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: ENVELOPE_INCLUDE }));
         await enqueueEvent(tx, { type: 'recipient.viewed', organizationId: row.organizationId, data: { envelopeId: row.id, testMode: row.testMode, recipientId: recipient.id, from: actor.from, userAgent: actor.userAgent, envelope: view } });
       });
     },
@@ -129,11 +129,11 @@ export function createSignerService(deps: SignerDeps) {
         const values = checkSubmission(row.fields as unknown as TemplateField[], recipient.role, input);
         await tx.recipient.update({ where: { id: recipient.id }, data: { status: recipientTransition(recipient.status, 'sign'), values: values as object, completedAt: now } });
         await revokeTokens(tx, recipient.id, now);
-        const signed = await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: { recipients: true } });
+        const signed = await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: ENVELOPE_INCLUDE });
         const turn = await startNextTurn(tx, signed, now);
         const finished = turn.done
-          ? await tx.envelope.update({ where: { id: row.id }, data: { status: envelopeTransition(row.status, 'complete'), seal: 'pending', completedAt: now, endedAt: now }, include: { recipients: true } })
-          : await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: { recipients: true } });
+          ? await tx.envelope.update({ where: { id: row.id }, data: { status: envelopeTransition(row.status, 'complete'), seal: 'pending', completedAt: now, endedAt: now }, include: ENVELOPE_INCLUDE })
+          : await tx.envelope.findUniqueOrThrow({ where: { id: row.id }, include: ENVELOPE_INCLUDE });
         const view = toEnvelopeView(finished);
         const base = { envelopeId: row.id, testMode: row.testMode };
         await enqueueEvent(tx, { type: 'recipient.signed', organizationId: row.organizationId, data: { ...base, recipientId: recipient.id, from: input.from, userAgent: input.userAgent, envelope: view } });
@@ -149,7 +149,7 @@ export function createSignerService(deps: SignerDeps) {
         requireTurn(row, recipient);
         await tx.recipient.update({ where: { id: recipient.id }, data: { status: recipientTransition(recipient.status, 'decline'), declinedAt: now, declineReason: reason } });
         for (const r of row.recipients) await revokeTokens(tx, r.id, now);
-        const ended = await tx.envelope.update({ where: { id: row.id }, data: { status: envelopeTransition(row.status, 'decline'), endedAt: now }, include: { recipients: true } });
+        const ended = await tx.envelope.update({ where: { id: row.id }, data: { status: envelopeTransition(row.status, 'decline'), endedAt: now }, include: ENVELOPE_INCLUDE });
         const view = toEnvelopeView(ended);
         const base = { envelopeId: row.id, testMode: row.testMode, recipientId: recipient.id, reason };
         await enqueueEvent(tx, { type: 'recipient.declined', organizationId: row.organizationId, data: { ...base, from: actor.from, userAgent: actor.userAgent, envelope: view } });

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Principal } from '@sigil/kit/auth';
-import { GraphQLError, principalWith } from '@sigil/kit/graphql';
+import { principalWith } from '@sigil/kit/graphql';
 import type { EnvelopeService } from './envelopes.ts';
+import type { SigningLinkService } from './signing-links.ts';
+import { badInput } from './subgraph-input.ts';
+import { createSigningLinkResolvers } from './subgraph-links.ts';
 import { ENVELOPE_STATUSES, isRecipientsTurn, SEAL_STATUSES } from './state.ts';
 import type { QueryEnvelopesArgs, Resolvers } from './gen/graphql.ts';
 import type { EnvelopeView, RecipientView } from './views.ts';
@@ -26,7 +29,9 @@ const toNode = (envelope: EnvelopeView): EnvelopeNode => ({
 const listMode = (principal: Principal, testMode: boolean | null | undefined): boolean | undefined =>
   testMode ?? (principal.kind === 'session' ? principal.mode === 'test' : undefined);
 
-export function createResolvers(envelopes: EnvelopeService): Resolvers {
+/** The subgraph's resolvers over the same use cases as the REST handlers; `publicUrl` is where links' pages are. */
+export function createResolvers({ envelopes, links, publicUrl }: { envelopes: EnvelopeService; links: SigningLinkService; publicUrl: string }): Resolvers {
+  const linkResolvers = createSigningLinkResolvers(links, publicUrl);
   const one = async (principal: ReturnType<typeof principalWith>, id: string): Promise<EnvelopeNode | null> => {
     if (!ENVELOPE_ID.test(id)) return null;
     try {
@@ -60,7 +65,9 @@ export function createResolvers(envelopes: EnvelopeService): Resolvers {
         return envelopes.countByStatus(principal, { since: moment(args.since, 'since'), testMode: listMode(principal, args.testMode) });
       },
       envelope: async (_, args, context) => one(principalWith(context, 'envelope:read'), args.id),
+      ...linkResolvers.Query,
     },
+    SigningLink: linkResolvers.SigningLink,
     Envelope: {
       template: (envelope) => envelope.templateRef,
       __resolveReference: async (ref, context) => one(principalWith(context, 'envelope:read'), ref.id),
@@ -79,8 +86,4 @@ function moment(value: string, name: string): Date {
   const date = new Date(value);
   if (value.length > 40 || Number.isNaN(date.getTime())) throw badInput(`${name} must be an ISO 8601 date and time.`);
   return date;
-}
-
-function badInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }

@@ -1,8 +1,11 @@
 import type { components } from '@sigil/proto/api/sigil';
-import type { Envelope, Recipient } from './generated/prisma/client.ts';
+import type { Envelope, EnvelopeViewer, Prisma, Recipient } from './generated/prisma/client.ts';
 import type { EnvelopeStatus } from './state.ts';
 
-export type EnvelopeRow = Envelope & { recipients: Recipient[] };
+export type EnvelopeRow = Envelope & { recipients: Recipient[]; viewers: EnvelopeViewer[] };
+
+/** What every read of an envelope that becomes an answer or an event includes. */
+export const ENVELOPE_INCLUDE = { recipients: true, viewers: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } } satisfies Prisma.EnvelopeInclude;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -30,6 +33,20 @@ export function toRecipientView(row: Recipient) {
 
 export type RecipientView = ReturnType<typeof toRecipientView>;
 
+/** The API's Viewer (api-decisions.md, "Viewers"); never its tokens. */
+export function toViewerView(row: EnvelopeViewer) {
+  return {
+    id: row.id,
+    object: 'viewer' as const,
+    email: row.email,
+    name: row.name,
+    documentAccess: row.documentAccess,
+    createdAt: row.createdAt.toISOString(),
+    firstOpenedAt: iso(row.firstOpenedAt),
+    revokedAt: iso(row.revokedAt),
+  } satisfies components['schemas']['Viewer'];
+}
+
 /**
  * The API's Envelope (spec part 2, api-decisions.md), also the `envelope` of every envelope event. The contract fixes
  * some members and allows more; the rest is what this service answers (its type is what this returns).
@@ -47,6 +64,7 @@ export function toEnvelopeView(row: EnvelopeRow) {
     metadata: (row.metadata ?? {}) as Record<string, string>,
     recipients: [...row.recipients].sort((a, b) => a.order - b.order || a.position - b.position).map(toRecipientView),
     cc: row.cc as NonNullable<components['schemas']['CreateEnvelope']['cc']>,
+    viewers: row.viewers.map(toViewerView),
     pageCount: (row.pages as unknown[]).length,
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

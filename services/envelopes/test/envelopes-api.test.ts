@@ -29,7 +29,7 @@ async function post(payload: unknown, principal: Principal = org, query = '', he
 const get = async (url: string, principal: Principal = org) => request(h.app).get(url).set(await h.auth.headers(principal));
 const deps = () => ({ db: h.db, store: h.store, templates: h.templates, clock: () => h.clock.now, log: silentLogger() });
 const outbox = async (envelopeId: string) =>
-  (await h.db.outboxEvent.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => JSON.stringify(e.payload).includes(envelopeId)).map((e) => e.subject);
+  (await h.db.outboxEvent.findMany({ orderBy: { position: 'asc' } })).filter((e) => JSON.stringify(e.payload).includes(envelopeId)).map((e) => e.subject);
 const pdfText = (pdf: Buffer) => {
   const file = path.join(work, `${newId('pdf')}.pdf`);
   writeFileSync(file, pdf);

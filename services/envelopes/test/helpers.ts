@@ -96,7 +96,7 @@ export function testStore(): Promise<FileStore> {
 }
 
 /** An envelopes app on a fresh database of its own; `name` keeps parallel test files apart. Time is `clock.now`. */
-export async function startEnvelopesHarness(name: string, options: { entitlements?: EntitlementsCache } = {}): Promise<EnvelopesHarness> {
+export async function startEnvelopesHarness(name: string, options: { entitlements?: EntitlementsCache; linkRenderWaitMs?: number } = {}): Promise<EnvelopesHarness> {
   const databaseUrl = await freshTestDatabase(`sigil_envelopes_test_${name}`, migrationsDir);
   const db = createDb(databaseUrl);
   const auth = await createTestAuth();
@@ -106,7 +106,7 @@ export async function startEnvelopesHarness(name: string, options: { entitlement
   const clock = { now: new Date() };
   const mailer = createMailer({ url: process.env.SMTP_URL ?? 'smtp://127.0.0.1:2525', from: 'Sigil <no-reply@sigil.local>' });
   const publicUrl = 'https://sign.example.test';
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, entitlements: options.entitlements, store, clock: () => clock.now, mail: { mailer, publicUrl } });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, entitlements: options.entitlements, store, clock: () => clock.now, mail: { mailer, publicUrl }, linkRenderWaitMs: options.linkRenderWaitMs ?? 0 });
   const mail = { db, mailer, clock: () => clock.now, publicUrl, store };
   return {
     app, db, databaseUrl, auth, templates, store, clock, mailer, mail,

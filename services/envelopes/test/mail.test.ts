@@ -40,7 +40,7 @@ async function inbox(address: string, count = 1): Promise<InboxMessage[]> {
 /** Runs the mail consumer's handler on every event of the envelope not handled yet, in order (as JetStream would). */
 async function deliverEvents(envelopeId: string): Promise<void> {
   const notify = createNotifier(h.mail);
-  const rows = await h.db.outboxEvent.findMany({ orderBy: { createdAt: 'asc' } });
+  const rows = await h.db.outboxEvent.findMany({ orderBy: { position: 'asc' } });
   for (const row of rows) {
     const event = row.payload as unknown as DomainEvent;
     if (!row.subject.startsWith('sigil.events.') || handled.has(event.id) || !JSON.stringify(event.data).includes(envelopeId)) continue;

@@ -56,7 +56,7 @@ const session = async (envelopeId: string, recipient: string) =>
 const internal = async (method: 'get' | 'post', url: string, body?: object, principal: Principal = signing) =>
   request(h.app)[method](url).set(await h.auth.headers(principal)).send(body);
 const events = async (envelopeId: string) =>
-  (await h.db.outboxEvent.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => JSON.stringify(e.payload).includes(envelopeId)).map((e) => e.payload as { type: string; data: Record<string, unknown> });
+  (await h.db.outboxEvent.findMany({ orderBy: { position: 'asc' } })).filter((e) => JSON.stringify(e.payload).includes(envelopeId)).map((e) => e.payload as { type: string; data: Record<string, unknown> });
 const textOf = (pdf: Buffer) => {
   const file = path.join(work, `${newId('pdf')}.pdf`);
   writeFileSync(file, pdf);

@@ -1,7 +1,11 @@
 import type { Express, Request } from 'express';
+import type pg from 'pg';
 import { createSigilApp, uploadedFile, type OperationContext } from '@sigil/kit/api';
 import type { PrincipalVerifier } from '@sigil/kit/auth';
-import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { AppError } from '@sigil/kit/errors';
+import { clientAddress, mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { postgresRateLimiter, rateLimit } from '@sigil/kit/rate-limit';
+import type { ViewerGrant } from '@sigil/proto/internal-viewers';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { FileStore } from '@strata/stream/file-store';
@@ -11,7 +15,13 @@ import { createAttachmentService } from './attachments.ts';
 import type { Db } from './db.ts';
 import type { EnvelopesClient } from './envelopes-client.ts';
 import { createOtpService } from './otp.ts';
+import { createLinkCaps } from './link-caps.ts';
+import { createLinkService, type LinkService } from './links.ts';
+import type { LinksClient } from './links-client.ts';
 import { createSigningService } from './signing.ts';
+import { createViewerAccess } from './viewer-access.ts';
+import { createViewerStreams, type EventFeed } from './viewer-stream.ts';
+import type { ViewersClient } from './viewers-client.ts';
 
 export interface SigningAppDeps {
   db: Db;
@@ -27,6 +37,17 @@ export interface SigningAppDeps {
   mailer: Mailer;
   sms: SmsProvider;
   readiness?: Record<string, ReadinessCheck>;
+  /** Always-on signing links: envelopes' links, and the pool of the shared caps (`rate_limits`); none: link operations are 503 (service tests of signing alone). */
+  links?: { client: LinksClient; pool: pg.Pool };
+  /** Proxies in front whose X-Forwarded-For hops are trusted (the gateway: 1). */
+  trustedProxies?: number;
+  /** The public base URL of the hosted signing page; without it, the address the caller reached the gateway at. */
+  publicUrl?: string;
+  /**
+   * Viewers: envelopes' viewer endpoints, the domain events (plain NATS) that wake their streams, and exchanges per client
+   * per minute (default 60; counted in `rate_limits` when a pool is given); none: viewer operations are 503.
+   */
+  viewers?: { client: ViewersClient; feed: EventFeed; pool?: pg.Pool; exchangesPerMinute?: number; heartbeatMs?: number };
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -37,6 +58,21 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
   const attachments = createAttachmentService({ db: deps.db, store: deps.store, envelopes: deps.envelopes });
   const signing = createSigningService({ envelopes: deps.envelopes, attachments });
   const otp = createOtpService({ db: deps.db, envelopes: deps.envelopes, mailer: deps.mailer, sms: deps.sms, clock });
+  const linkService = deps.links ? createLinkService({ db: deps.db, links: deps.links.client, caps: createLinkCaps(deps.links.pool), mailer: deps.mailer, clock }) : undefined;
+  const links = (): LinkService => {
+    if (!linkService) throw new AppError('service-unavailable', 'Signing links are not configured on this signing service.');
+    return linkService;
+  };
+  const visitorOf = (ctx: OperationContext<'startSigningLink'>) => ({ name: ctx.body.name, email: ctx.body.email, address: clientAddress(ctx.req, deps.trustedProxies ?? 1) });
+  const viewerAccess = deps.viewers ? createViewerAccess({ viewers: deps.viewers.client }) : undefined;
+  const viewerStreams = deps.viewers ? createViewerStreams({ feed: deps.viewers.feed, log: deps.log, heartbeatMs: deps.viewers.heartbeatMs, clock }) : undefined;
+  const viewerSide = () => {
+    if (!deps.viewers || !viewerAccess || !viewerStreams) throw new AppError('service-unavailable', 'Viewers are not configured on this signing service.');
+    return { client: deps.viewers.client, access: viewerAccess, streams: viewerStreams };
+  };
+  // The viewer a request's token named (Authorization, or the `access_token` query of an EventSource), found before the handler runs.
+  const viewerGrants = new WeakMap<Request, ViewerGrant>();
+  const viewerOf = (ctx: OperationContext): ViewerGrant => viewerGrants.get(ctx.req) as ViewerGrant;
   // The signer a request's bearer token named, found by the security check before the handler runs.
   const signers = new WeakMap<Request, Signer>();
   const signerOf = (ctx: OperationContext): Signer => signers.get(ctx.req) as Signer;
@@ -51,8 +87,18 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
     multipartLimit: deps.attachmentMaxBytes ?? 10 * 1024 * 1024,
     mount: (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
+      if (deps.viewers?.pool) {
+        const limiter = postgresRateLimiter(deps.viewers.pool, { name: 'viewer-exchange', points: deps.viewers.exchangesPerMinute ?? 60, durationSec: 60 });
+        app.use('/v1/viewer/exchange', rateLimit(limiter, { key: (req) => clientAddress(req, deps.trustedProxies ?? 1), log: deps.log }));
+      }
     },
     tokenSchemes: {
+      viewerToken: async (req) => {
+        const token = BEARER.exec(String(req.headers.authorization ?? ''))?.[1] ?? (typeof req.query.access_token === 'string' ? req.query.access_token : undefined);
+        const viewer = token ? await viewerSide().access.resolve(token) : undefined;
+        if (viewer) viewerGrants.set(req, viewer);
+        return viewer !== undefined;
+      },
       signerToken: async (req) => {
         const bearer = BEARER.exec(String(req.headers.authorization ?? ''))?.[1];
         const signer = bearer ? await access.resolve(bearer) : undefined;
@@ -62,8 +108,29 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
     },
     publicHandlers: {
       exchangeSigningToken: async ({ body }) => ({ status: 200, body: await access.exchange(body.token) }),
+      exchangeViewerToken: async ({ body }) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await viewerSide().access.exchange(body.token) }),
+      getPublicSigningLink: async ({ params }) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await links().view(params.id) }),
+      startSigningLink: async (ctx) => {
+        const started = await links().start(ctx.params.id, visitorOf(ctx));
+        return { status: 202, headers: started.headers, body: started.body };
+      },
+      verifySigningLink: async ({ params, body, req }) => ({ status: 201, headers: { 'cache-control': 'no-store' }, body: await links().verify(params.id, body as typeof body & { verification?: string }, deps.publicUrl ?? publicUrlOf(req)) }),
     },
     tokenHandlers: {
+      getViewerEnvelope: async (ctx) => {
+        const { client } = viewerSide();
+        const view = await client.view(viewerOf(ctx));
+        await client.opened(viewerOf(ctx));
+        return { status: 200, headers: { 'cache-control': 'no-store' }, body: view };
+      },
+      getViewerDocument: async (ctx) => ({
+        status: 200,
+        headers: { 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${viewerOf(ctx).envelopeId}.pdf"`, 'cache-control': 'no-store' },
+        body: await viewerSide().client.document(viewerOf(ctx)),
+      }),
+      streamViewerUpdates: async (ctx) => {
+        await viewerSide().streams.serve(viewerOf(ctx), ctx.req, ctx.res);
+      },
       getSigningSession: async (ctx) => ({ status: 200, headers: { 'cache-control': 'no-store' }, body: await signing.session(signerOf(ctx), actorOf(ctx)) }),
       getSigningDocument: async (ctx) => ({
         status: 200,
@@ -81,4 +148,11 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
     },
   });
   return { app, health: health as Health };
+}
+
+/** The address the visitor reached the gateway at (the gateway always sends the forwarded protocol and host). */
+function publicUrlOf(req: Request): string {
+  const proto = String(req.headers['x-forwarded-proto'] ?? 'http').split(',')[0]?.trim();
+  const host = String(req.headers['x-forwarded-host'] ?? req.headers.host ?? 'localhost').split(',')[0]?.trim();
+  return `${proto}://${host}`;
 }

@@ -48,7 +48,7 @@ export interface EnvelopesClientOptions {
  * A problem answered by envelopes, passed on to the signer as it is (its status, type slug and pointers); a 5xx is
  * envelopes failing, not the signer, and is a 503 naming it.
  */
-function passOn(status: number, body: { type?: string; detail?: string; errors?: unknown }): AppError {
+export function passOn(status: number, body: { type?: string; detail?: string; errors?: unknown }): AppError {
   if (status >= 500) return new AppError('service-unavailable', `The envelopes service is not available (it answered ${status}); try again.`);
   const code = (body.type?.split('/').pop() ?? 'internal') as ConstructorParameters<typeof AppError>[0];
   try {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import pg from 'pg';
 import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
 import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { loadConfig } from '@sigil/kit/config';
@@ -11,6 +12,8 @@ import { createApp } from './app.ts';
 import { signingConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { createEnvelopesClient } from './envelopes-client.ts';
+import { createLinksClient } from './links-client.ts';
+import { createViewersClient } from './viewers-client.ts';
 
 const SERVICE = 'signing';
 const config = loadConfig(signingConfig);
@@ -21,7 +24,10 @@ const db = createDb(config.DATABASE_URL);
 // Codes and attachments are events of the envelope's audit trail: they leave through the outbox.
 const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
-const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal: await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
+const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));
+const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal });
+// The signing links' caps count in this database (`rate_limits`), shared by every replica.
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
 const store = await createS3FileStore(fileStoreOptions(config));
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
 const sms: SmsProvider =
@@ -37,9 +43,11 @@ const { app, health } = await createApp({
   log,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   envelopes,
+  links: { client: createLinksClient({ baseUrl: config.ENVELOPES_URL, signPrincipal }), pool },
+  viewers: { client: createViewersClient({ baseUrl: config.ENVELOPES_URL, signPrincipal }), feed: bus, pool },
   accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
 });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mailer.close()] });
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => relay.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end(), async () => mailer.close()] });
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new Error(`${name} is required when SMS_PROVIDER is http`);

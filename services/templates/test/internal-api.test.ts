@@ -78,6 +78,15 @@ describe('internal template endpoints', () => {
     expect(remove.body.detail).toContain(envelopeId);
   });
 
+  it('records a signing link\'s use (lnk_) the same way', async () => {
+    const id = await publishedTemplate();
+    const linkId = newId('lnk');
+    expect((await use(id, { version: 1, usedBy: { kind: 'signing_link', id: linkId } })).status).toBe(200);
+    const remove = await request(h.app).delete(`/v1/templates/${id}`).set(await h.auth.headers(org));
+    expect(remove.status).toBe(409);
+    expect(remove.body.detail).toContain(linkId);
+  });
+
   it('never leaves a deleted template with a recorded use when uses and a delete race', async () => {
     const id = await publishedTemplate();
     const as = await h.auth.headers(org);

@@ -16,6 +16,7 @@ const NAV: { heading: string; items: NavItem[] }[] = [
       { to: '/', label: 'Home' },
       { to: '/envelopes', label: 'Envelopes' },
       { to: '/templates', label: 'Templates' },
+      { to: '/signing-links', label: 'Signing links' },
     ],
   },
   {

@@ -1,6 +1,7 @@
 import type { PageRoute } from '@sigil/web-ui';
 import { DEVELOPERS_ROUTES } from '../pages/developers/routes.ts';
 import { ENVELOPES_ROUTES } from '../pages/envelopes/routes.ts';
+import { LINKS_ROUTES } from '../pages/links/routes.ts';
 import { MEMBERS_ROUTES } from '../pages/members/routes.ts';
 import { SETTINGS_ROUTES } from '../pages/settings/routes.ts';
 import { TEMPLATES_ROUTES } from '../pages/templates/routes.ts';
@@ -17,6 +18,7 @@ export const ROUTES: { public: PageRoute[]; signedIn: PageRoute[] } = {
   signedIn: [
     { path: '/', load: () => import('../pages/home/Home.tsx') },
     ...ENVELOPES_ROUTES,
+    ...LINKS_ROUTES,
     ...TEMPLATES_ROUTES,
     ...DEVELOPERS_ROUTES,
     ...MEMBERS_ROUTES,

@@ -3,6 +3,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { EnvelopeNode } from '../subgraph.ts';
 import type { RecipientView } from '../views.ts';
+import type { SigningLinkView } from '../signing-link-views.ts';
 import type { SubgraphContext } from '@sigil/kit/graphql';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = T | null;
@@ -43,6 +44,22 @@ export type Envelope = {
   renderError: Maybe<Scalars['String']['output']>;
   /** Why sealing failed while seal is failed (evidence keeps retrying), else null. */
   sealError: Maybe<Scalars['String']['output']>;
+  /** Who follows the envelope on a read-only status page, in the order they were added (revoked ones included). */
+  viewers: Array<Viewer>;
+};
+
+/** A viewer of an envelope: a read-only status page sent by e-mail (the document too when documentAccess). */
+export type Viewer = {
+  __typename?: 'Viewer';
+  id: Scalars['ID']['output'];
+  email: Scalars['String']['output'];
+  name: Maybe<Scalars['String']['output']>;
+  documentAccess: Scalars['Boolean']['output'];
+  createdAt: Scalars['String']['output'];
+  /** When the viewer first opened their status page; null until then. */
+  firstOpenedAt: Maybe<Scalars['String']['output']>;
+  /** When their access was revoked (every link of theirs stopped working); null while it works. */
+  revokedAt: Maybe<Scalars['String']['output']>;
 };
 
 /** A recipient of an envelope, in signing order. */
@@ -69,6 +86,50 @@ export type EnvelopeStatusCount = {
   __typename?: 'EnvelopeStatusCount';
   status: Scalars['String']['output'];
   count: Scalars['Int']['output'];
+};
+
+/** An always-on signing link: each visitor who verifies their e-mail gets an envelope of the template, in the link's mode. */
+export type SigningLink = {
+  __typename?: 'SigningLink';
+  id: Scalars['ID']['output'];
+  /** The public page visitors open. */
+  url: Scalars['String']['output'];
+  /** active, or paused (visitors are turned away). */
+  status: Scalars['String']['output'];
+  testMode: Scalars['Boolean']['output'];
+  /** The template it sends, resolved by the templates subgraph. */
+  template: Template;
+  /** The published template version it sends (latest at creation is pinned to the newest published one then). */
+  version: Scalars['Int']['output'];
+  /** The visitor's role in the template. */
+  role: Scalars['String']['output'];
+  /** What visitors read as the page's heading. */
+  title: Scalars['String']['output'];
+  limits: SigningLinkLimits;
+  usage: SigningLinkUsage;
+  createdAt: Scalars['String']['output'];
+};
+
+/** How often a link may be used: per e-mail address a day, per IP address an hour, and in all a day (null: no cap). */
+export type SigningLinkLimits = {
+  __typename?: 'SigningLinkLimits';
+  perEmailPerDay: Scalars['Int']['output'];
+  perIpPerHour: Scalars['Int']['output'];
+  dailyCap: Maybe<Scalars['Int']['output']>;
+};
+
+/** Envelopes a link created: today (UTC, what dailyCap counts) and since it was created. */
+export type SigningLinkUsage = {
+  __typename?: 'SigningLinkUsage';
+  today: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+};
+
+export type SigningLinkConnection = {
+  __typename?: 'SigningLinkConnection';
+  nodes: Array<SigningLink>;
+  hasMore: Scalars['Boolean']['output'];
+  nextCursor: Maybe<Scalars['String']['output']>;
 };
 
 export type EnvelopeConnection = {
@@ -101,6 +162,10 @@ export type Query = {
   envelopeCounts: Array<EnvelopeStatusCount>;
   /** One envelope the caller may see, or null. Needs envelope:read. */
   envelope: Maybe<Envelope>;
+  /** The signing links of the caller's organization and mode, newest first (keyset cursors: after is a nextCursor). Needs envelope:read. */
+  signingLinks: SigningLinkConnection;
+  /** One signing link of the caller's organization and mode, or null. Needs envelope:read. */
+  signingLink: Maybe<SigningLink>;
   _entities: Array<Maybe<_Entity>>;
   _service: _Service;
 };
@@ -125,6 +190,17 @@ export type QueryEnvelopeCountsArgs = {
 
 
 export type QueryEnvelopeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QuerySigningLinksArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySigningLinkArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -250,8 +326,13 @@ export type ResolversTypes = {
   Envelope: ResolverTypeWrapper<EnvelopeNode>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Viewer: ResolverTypeWrapper<Viewer>;
   Recipient: ResolverTypeWrapper<RecipientView>;
   EnvelopeStatusCount: ResolverTypeWrapper<EnvelopeStatusCount>;
+  SigningLink: ResolverTypeWrapper<SigningLinkView>;
+  SigningLinkLimits: ResolverTypeWrapper<SigningLinkLimits>;
+  SigningLinkUsage: ResolverTypeWrapper<SigningLinkUsage>;
+  SigningLinkConnection: ResolverTypeWrapper<Omit<SigningLinkConnection, 'nodes'> & { nodes: Array<ResolversTypes['SigningLink']> }>;
   EnvelopeConnection: ResolverTypeWrapper<Omit<EnvelopeConnection, 'nodes'> & { nodes: Array<ResolversTypes['Envelope']> }>;
   Template: ResolverTypeWrapper<Template>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -272,8 +353,13 @@ export type ResolversParentTypes = {
   Envelope: EnvelopeNode;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  Viewer: Viewer;
   Recipient: RecipientView;
   EnvelopeStatusCount: EnvelopeStatusCount;
+  SigningLink: SigningLinkView;
+  SigningLinkLimits: SigningLinkLimits;
+  SigningLinkUsage: SigningLinkUsage;
+  SigningLinkConnection: Omit<SigningLinkConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['SigningLink']> };
   EnvelopeConnection: Omit<EnvelopeConnection, 'nodes'> & { nodes: Array<ResolversParentTypes['Envelope']> };
   Template: Template;
   Query: Record<PropertyKey, never>;
@@ -384,7 +470,18 @@ export type EnvelopeResolvers<ContextType = SubgraphContext, ParentType extends 
   voidReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   renderError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sealError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  viewers?: Resolver<Array<ResolversTypes['Viewer']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ViewerResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  documentAccess?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  firstOpenedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type RecipientResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['Recipient'] = ResolversParentTypes['Recipient']> = {
@@ -408,6 +505,37 @@ export type EnvelopeStatusCountResolvers<ContextType = SubgraphContext, ParentTy
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type SigningLinkResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['SigningLink'] = ResolversParentTypes['SigningLink']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  testMode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  template?: Resolver<ResolversTypes['Template'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  limits?: Resolver<ResolversTypes['SigningLinkLimits'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['SigningLinkUsage'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SigningLinkLimitsResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['SigningLinkLimits'] = ResolversParentTypes['SigningLinkLimits']> = {
+  perEmailPerDay?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  perIpPerHour?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  dailyCap?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type SigningLinkUsageResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['SigningLinkUsage'] = ResolversParentTypes['SigningLinkUsage']> = {
+  today?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SigningLinkConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['SigningLinkConnection'] = ResolversParentTypes['SigningLinkConnection']> = {
+  nodes?: Resolver<Array<ResolversTypes['SigningLink']>, ParentType, ContextType>;
+  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type EnvelopeConnectionResolvers<ContextType = SubgraphContext, ParentType extends ResolversParentTypes['EnvelopeConnection'] = ResolversParentTypes['EnvelopeConnection']> = {
   nodes?: Resolver<Array<ResolversTypes['Envelope']>, ParentType, ContextType>;
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -423,6 +551,8 @@ export type QueryResolvers<ContextType = SubgraphContext, ParentType extends Res
   envelopes?: Resolver<ResolversTypes['EnvelopeConnection'], ParentType, ContextType, RequireFields<QueryEnvelopesArgs, 'first'>>;
   envelopeCounts?: Resolver<Array<ResolversTypes['EnvelopeStatusCount']>, ParentType, ContextType, RequireFields<QueryEnvelopeCountsArgs, 'since'>>;
   envelope?: Resolver<Maybe<ResolversTypes['Envelope']>, ParentType, ContextType, RequireFields<QueryEnvelopeArgs, 'id'>>;
+  signingLinks?: Resolver<ResolversTypes['SigningLinkConnection'], ParentType, ContextType, RequireFields<QuerySigningLinksArgs, 'first'>>;
+  signingLink?: Resolver<Maybe<ResolversTypes['SigningLink']>, ParentType, ContextType, RequireFields<QuerySigningLinkArgs, 'id'>>;
   _entities?: Resolver<Array<Maybe<ResolversTypes['_Entity']>>, ParentType, ContextType, RequireFields<Query_EntitiesArgs, 'representations'>>;
   _service?: Resolver<ResolversTypes['_Service'], ParentType, ContextType>;
 };
@@ -457,8 +587,13 @@ export type _EntityResolvers<ContextType = SubgraphContext, ParentType extends R
 
 export type Resolvers<ContextType = SubgraphContext> = {
   Envelope?: EnvelopeResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
   Recipient?: RecipientResolvers<ContextType>;
   EnvelopeStatusCount?: EnvelopeStatusCountResolvers<ContextType>;
+  SigningLink?: SigningLinkResolvers<ContextType>;
+  SigningLinkLimits?: SigningLinkLimitsResolvers<ContextType>;
+  SigningLinkUsage?: SigningLinkUsageResolvers<ContextType>;
+  SigningLinkConnection?: SigningLinkConnectionResolvers<ContextType>;
   EnvelopeConnection?: EnvelopeConnectionResolvers<ContextType>;
   Template?: TemplateResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

@@ -2,7 +2,7 @@ import { enqueueEvent } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import type { Db } from '../db.ts';
 import { envelopeTransition, IN_PROGRESS } from '../state.ts';
-import { toEnvelopeView } from '../views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView } from '../views.ts';
 
 /**
  * Expires every envelope in progress whose `expiresAt` has passed, with `envelope.expired`. The due time is the row's
@@ -21,7 +21,7 @@ export async function expireDue(db: Db, now: Date, batch = 100): Promise<string[
       const updated = await tx.envelope.update({
         where: { id },
         data: { status: envelopeTransition(row.status, 'expire', `Envelope ${id}`), endedAt: now },
-        include: { recipients: true },
+        include: ENVELOPE_INCLUDE,
       });
       await enqueueEvent(tx, { type: 'envelope.expired', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, envelope: toEnvelopeView(updated) } });
     }

@@ -12,7 +12,7 @@ import { renderOriginal } from '../render-pdf.ts';
 import { envelopeTransition } from '../state.ts';
 import { announceTurn, startNextTurn } from '../turns.ts';
 import type { TemplatesClient } from '../templates-client.ts';
-import { toEnvelopeView } from '../views.ts';
+import { ENVELOPE_INCLUDE, toEnvelopeView } from '../views.ts';
 
 export interface RenderDeps {
   db: Db;
@@ -32,7 +32,7 @@ export const RENDER_RETRY_DELAYS_MS = [2_000, 10_000, 60_000, 300_000, 600_000] 
  * (`renderError`, visible in the API) and thrown so the job is retried; nothing is half-sent.
  */
 export async function renderEnvelope(deps: RenderDeps, envelopeId: string): Promise<void> {
-  const row = await deps.db.envelope.findUnique({ where: { id: envelopeId }, include: { recipients: true } });
+  const row = await deps.db.envelope.findUnique({ where: { id: envelopeId }, include: ENVELOPE_INCLUDE });
   if (!row || row.status !== 'rendering') return;
   try {
     const caller = { organizationId: row.organizationId, mode: row.testMode ? ('test' as const) : ('live' as const) };
@@ -57,7 +57,7 @@ async function markSent(tx: Tx, now: Date, id: string, key: string, sha256: stri
   const updated = await tx.envelope.update({
     where: { id },
     data: { status, originalKey: key, originalSha256: sha256, sentAt: now, renderError: null },
-    include: { recipients: true },
+    include: ENVELOPE_INCLUDE,
   });
   const envelope = toEnvelopeView(updated);
   await enqueueEvent(tx, { type: 'envelope.ready', organizationId: row.organizationId, data: { envelopeId: id, testMode: row.testMode, envelope } });

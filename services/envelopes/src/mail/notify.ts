@@ -2,13 +2,15 @@ import { startConsumer, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type AnyDomainEvent, type DomainEvent } from '@sigil/proto/events';
 import type { Tx } from '../db.ts';
+import { ENVELOPE_INCLUDE } from '../views.ts';
 import type { Attachment } from '@sigil/mail';
 import { completedDocument } from '../sealed.ts';
 import { sendLink } from './links.ts';
+import { sendViewerLink } from './viewer-link.ts';
 import { deliver, organizationName, type MailDeps } from './outbox-mail.ts';
 
 /** The events whose recipients get an e-mail. */
-export const MAIL_EVENTS = ['recipient.sent', 'envelope.voided', 'envelope.declined', 'envelope.expired', 'envelope.sealed', 'envelope.seal_failed'] as const;
+export const MAIL_EVENTS = ['recipient.sent', 'envelope.voided', 'envelope.declined', 'envelope.expired', 'envelope.sealed', 'envelope.seal_failed', 'viewer.added'] as const;
 
 /**
  * The e-mails of an envelope's life, from its own events (so a crash between the change and the e-mail loses nothing,
@@ -16,14 +18,14 @@ export const MAIL_EVENTS = ['recipient.sent', 'envelope.voided', 'envelope.decli
  * (to whoever had been sent the envelope), declined (to the others who had), completed (to every recipient and CC).
  * The completion e-mail waits for the seal: it carries the sealed PDF and the certificate of completion. If sealing
  * fails its quick retries, it goes out with the completed document instead, and the sealed copies follow in a second
- * completion e-mail when a later seal succeeds.
+ * completion e-mail when a later seal succeeds. A new viewer gets its status link (`viewer.added`).
  */
 export function createNotifier(deps: MailDeps) {
   return async function notify(event: DomainEvent, tx: Tx): Promise<void> {
     const e = event as AnyDomainEvent;
     if (!(MAIL_EVENTS as readonly string[]).includes(e.type)) return;
     const { envelopeId } = e.data as { envelopeId: string };
-    const envelope = await tx.envelope.findUnique({ where: { id: envelopeId }, include: { recipients: true } });
+    const envelope = await tx.envelope.findUnique({ where: { id: envelopeId }, include: ENVELOPE_INCLUDE });
     if (!envelope) return;
     if (e.type === 'recipient.sent') {
       const recipient = envelope.recipients.find((r) => r.id === e.data.recipientId);
@@ -31,6 +33,7 @@ export function createNotifier(deps: MailDeps) {
       if (recipient && recipient.delivery === 'email' && envelope.status === 'sent' && recipient.status === 'sent') await sendLink(tx, deps, envelope, recipient, 'your_turn');
       return;
     }
+    if (e.type === 'viewer.added') return sendViewerLink(tx, deps, envelope, e.data.viewerId);
     const common = { organizationName: await organizationName(tx, envelope.organizationId), envelopeTitle: envelope.templateName, testMode: envelope.testMode };
     const mail = (to: { name: string; email: string; id?: string }, data: Record<string, unknown>, attachments?: Attachment[], attached?: string) =>
       deliver(tx, deps, envelope, { address: to.email, recipientId: to.id, attached }, { ...common, recipientName: to.name, ...data } as Parameters<typeof deliver>[4], attachments);

@@ -2,6 +2,7 @@ import { isRecipientsTurn } from '../state.ts';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { sendLink } from './links.ts';
 import type { MailDeps } from './outbox-mail.ts';
+import { ENVELOPE_INCLUDE } from '../views.ts';
 
 /**
  * Sends every reminder that is due: to recipients whose turn it still is, with a fresh link, the next one scheduled by
@@ -17,7 +18,7 @@ export async function remindDue(deps: MailDeps, now: Date, batch = 50): Promise<
     );
     const reminded: string[] = [];
     for (const { id, envelope_id } of due) {
-      const envelope = await tx.envelope.findUniqueOrThrow({ where: { id: envelope_id }, include: { recipients: true } });
+      const envelope = await tx.envelope.findUniqueOrThrow({ where: { id: envelope_id }, include: ENVELOPE_INCLUDE });
       const recipient = envelope.recipients.find((r) => r.id === id);
       if (!recipient || recipient.delivery !== 'email' || !isRecipientsTurn(envelope.status, recipient.status)) {
         await tx.recipient.update({ where: { id }, data: { nextReminderAt: null } });

@@ -12,7 +12,7 @@ export function parseVersionRef(value: unknown, pointer: string): number | 'late
   return number;
 }
 
-const USED_BY_ID = /^(env|slk)_[A-Za-z0-9]{10,40}$/;
+const USED_BY_ID = /^(env|lnk)_[A-Za-z0-9]{10,40}$/;
 
 export function parseRecordTemplateUse(body: unknown): RecordTemplateUse {
   const input = (body ?? {}) as { version?: unknown; usedBy?: { kind?: unknown; id?: unknown } };
@@ -20,7 +20,7 @@ export function parseRecordTemplateUse(body: unknown): RecordTemplateUse {
   const kind = input.usedBy?.kind;
   const id = input.usedBy?.id;
   if (kind !== 'envelope' && kind !== 'signing_link') throw new AppError('validation-failed', 'usedBy.kind must be envelope or signing_link.', { errors: [{ pointer: '/body/usedBy/kind', detail: 'must be envelope or signing_link' }] });
-  if (typeof id !== 'string' || !USED_BY_ID.test(id)) throw new AppError('validation-failed', 'usedBy.id must be an envelope or signing link id.', { errors: [{ pointer: '/body/usedBy/id', detail: 'must be an env_ or slk_ id' }] });
+  if (typeof id !== 'string' || !USED_BY_ID.test(id)) throw new AppError('validation-failed', 'usedBy.id must be an envelope or signing link id.', { errors: [{ pointer: '/body/usedBy/id', detail: 'must be an env_ or lnk_ id' }] });
   return { version, usedBy: { kind, id } };
 }
 

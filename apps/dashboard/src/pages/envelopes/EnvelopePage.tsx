@@ -9,6 +9,7 @@ import { Recipients } from './Recipients.tsx';
 import { SEAL_STATUS_LABELS, type SealStatus } from './status.ts';
 import { Timeline } from './Timeline.tsx';
 import { useTrailStream } from './useTrailStream.ts';
+import { Viewers } from './Viewers.tsx';
 import { VoidEnvelope } from './VoidEnvelope.tsx';
 import './envelopes.css';
 import { Loading, Page, StatusBadge, When } from '@sigil/web-ui';
@@ -48,6 +49,15 @@ const EnvelopeQuery = graphql(`
         viewedAt
         completedAt
         declinedAt
+      }
+      viewers {
+        id
+        email
+        name
+        documentAccess
+        createdAt
+        firstOpenedAt
+        revokedAt
       }
       sealing {
         status
@@ -115,6 +125,7 @@ export default function EnvelopePage() {
       {envelope.renderError && <p className="alert alert-error">Preparing the document failed (retrying): {envelope.renderError}</p>}
       {envelope.sealError && <p className="alert alert-error">Sealing failed (retrying): {envelope.sealError}</p>}
       <Recipients envelopeId={envelope.id} recipients={envelope.recipients} envelopeStatus={envelope.status} />
+      <Viewers envelopeId={envelope.id} envelopeStatus={envelope.status} viewers={envelope.viewers} onChanged={refresh} />
       <div className="env-grid">
         <div>
           <section aria-labelledby="env-details">

@@ -20,6 +20,7 @@ const EMAIL_KINDS: Record<string, string> = {
   voided: 'void notice',
   expired: 'expiry notice',
   completed: 'completed document',
+  viewer_link: 'status link for a viewer',
 };
 
 type Describe = (data: Record<string, unknown>, who: string) => string;
@@ -48,6 +49,10 @@ const DESCRIPTIONS: Record<(typeof AUDITED_TYPES)[number], Describe> = {
   'otp.verified': (_, who) => `${who} verified their code`,
   'otp.failed': (_, who) => `${who} entered a wrong code`,
   'attachment.uploaded': (data, who) => `${who} attached ${text(data.fileName) || 'a file'}`,
+  'viewer.added': (data) => `Viewer ${text(data.email)} added${data.documentAccess === true ? ', with access to the document' : ''}`,
+  'viewer.revoked': (data) => `Viewer ${text(data.email)} revoked: their status link stopped working`,
+  'viewer.opened': (data) => `Viewer ${text(data.email)} opened the status page`,
+  'signing_link.used': (_, who) => `${who} started this envelope from an always-on signing link`,
 };
 
 /** What an entry says, in words; `nameOf` names a recipient by id. */
