@@ -147,6 +147,15 @@ try {
   console.log(`  this process (both apps, the client): ${((used.user + used.system) / 1e6 / wall * 100).toFixed(0)} % of a CPU over ${wall.toFixed(1)} s`);
   const verifications = await services.signingDb.linkVerification.count();
   console.log(`  verifications stored: ${verifications} (starts sent: ${visitor})`);
+  // The codes go out off the request path: how long after the last start every one of them was mailed.
+  const drainStarted = performance.now();
+  let unsent = await services.signingDb.linkVerification.count({ where: { codeSentAt: null } });
+  const unsentAtEnd = unsent;
+  while (unsent > 0 && performance.now() - drainStarted < 120_000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    unsent = await services.signingDb.linkVerification.count({ where: { codeSentAt: null } });
+  }
+  console.log(`  codes not yet mailed when the load stopped: ${unsentAtEnd}; all mailed ${unsent === 0 ? `${((performance.now() - drainStarted) / 1000).toFixed(1)} s later` : `NOT within 120 s (${unsent} left)`}`);
 } finally {
   for (const p of pools) await p.close();
   for (const close of closers) close();

@@ -16,7 +16,8 @@ import type { Db } from './db.ts';
 import type { EnvelopesClient } from './envelopes-client.ts';
 import { createOtpService } from './otp.ts';
 import { createLinkCaps } from './link-caps.ts';
-import { createLinkService, type LinkService } from './links.ts';
+import { createLinkCodeSender, type LinkCodeSender } from './link-code-mail.ts';
+import { createLinkService, LINK_CODE, type LinkService } from './links.ts';
 import type { LinksClient } from './links-client.ts';
 import { createSigningService } from './signing.ts';
 import { createViewerAccess } from './viewer-access.ts';
@@ -52,13 +53,14 @@ export interface SigningAppDeps {
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; health: Health }> {
+export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; health: Health; linkCodes?: LinkCodeSender }> {
   const clock = deps.clock ?? (() => new Date());
   const access = createAccess({ db: deps.db, envelopes: deps.envelopes, clock, accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? 1800 });
   const attachments = createAttachmentService({ db: deps.db, store: deps.store, envelopes: deps.envelopes });
   const signing = createSigningService({ envelopes: deps.envelopes, attachments });
   const otp = createOtpService({ db: deps.db, envelopes: deps.envelopes, mailer: deps.mailer, sms: deps.sms, clock });
-  const linkService = deps.links ? createLinkService({ db: deps.db, links: deps.links.client, caps: createLinkCaps(deps.links.pool), mailer: deps.mailer, clock }) : undefined;
+  const linkCodes = deps.links ? createLinkCodeSender({ db: deps.db, mailer: deps.mailer, clock, log: deps.log, lifetimeMinutes: LINK_CODE.lifetimeMs / 60_000 }) : undefined;
+  const linkService = deps.links && linkCodes ? createLinkService({ db: deps.db, links: deps.links.client, caps: createLinkCaps(deps.links.pool), wakeCodeSender: linkCodes.wake, clock }) : undefined;
   const links = (): LinkService => {
     if (!linkService) throw new AppError('service-unavailable', 'Signing links are not configured on this signing service.');
     return linkService;
@@ -147,7 +149,7 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
       declineSigning: async (ctx) => ({ status: 200, body: await signing.decline(signerOf(ctx), ctx.body?.reason, actorOf(ctx)) }),
     },
   });
-  return { app, health: health as Health };
+  return { app, health: health as Health, linkCodes };
 }
 
 /** The address the visitor reached the gateway at (the gateway always sends the forwarded protocol and host). */

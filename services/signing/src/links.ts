@@ -1,10 +1,10 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { AppError, notFound } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
-import { composeMessage, type Mailer } from '@sigil/mail';
 import type { LinkForVisitor } from '@sigil/proto/internal-links';
 import type { Db } from './db.ts';
 import { dailyCapReached, type CapHeaders, type LinkCaps } from './link-caps.ts';
+import { LINK_CODES_DUE, linkCodeHash, type LinkCodeMail } from './link-code-mail.ts';
 import type { LinksClient } from './links-client.ts';
 
 /** api-decisions "Signing links": a 6-digit code, valid 10 minutes, 5 attempts. */
@@ -14,7 +14,8 @@ export interface LinkServiceDeps {
   db: Db;
   links: LinksClient;
   caps: LinkCaps;
-  mailer: Mailer;
+  /** Wakes this replica's code sender (the others hear the database's notification). */
+  wakeCodeSender: () => void;
   clock: () => Date;
 }
 
@@ -25,7 +26,6 @@ export interface Visitor {
   address: string;
 }
 
-const hashOf = (verificationId: string, code: string) => createHash('sha256').update(`${verificationId}:${code}`).digest();
 const paused = () => new AppError('link-paused', 'This signing link is paused by its owner: it takes no new signers for now.');
 
 /** The public side of always-on signing links (`/v1/links/*`): what a visitor sees, their e-mail check, the envelope. */
@@ -85,14 +85,15 @@ export function createLinkService(deps: LinkServiceDeps) {
       const email = visitor.email.trim().toLowerCase();
       const headers = await deps.caps.consume(id, link.limits, { email, address: visitor.address }, now);
       const verification = newId('lvf');
-      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       const expiresAt = new Date(now.getTime() + LINK_CODE.lifetimeMs);
       const name = visitor.name?.trim() || email.split('@')[0] || email;
-      await deps.db.linkVerification.create({ data: { id: verification, signingLinkId: id, organizationId: link.organizationId, email, name, codeHash: hashOf(verification, code).toString('hex'), expiresAt, createdAt: now } });
-      await deps.mailer.send({
-        to: email,
-        message: composeMessage({ kind: 'otp_code', code, minutes: LINK_CODE.lifetimeMs / 60_000, organizationName: link.organizationName, envelopeTitle: link.title, recipientName: name, testMode: link.testMode }),
-      });
+      const mail: LinkCodeMail = { organizationName: link.organizationName, title: link.title, testMode: link.testMode };
+      // The code is made and mailed by the sender, off this request (an SMTP exchange takes tens of milliseconds).
+      await deps.db.$transaction([
+        deps.db.linkVerification.create({ data: { id: verification, signingLinkId: id, organizationId: link.organizationId, email, name, mail: { ...mail }, expiresAt, createdAt: now } }),
+        deps.db.$executeRawUnsafe(`SELECT pg_notify('${LINK_CODES_DUE}', '')`),
+      ]);
+      deps.wakeCodeSender();
       return { body: { object: 'signing_link_challenge', verification, expiresAt: expiresAt.toISOString() }, headers };
     },
 
@@ -106,7 +107,8 @@ export function createLinkService(deps: LinkServiceDeps) {
       if (found.usedAt) throw new AppError('conflict', `This code was already used${found.envelopeId ? ` (envelope ${found.envelopeId})` : ''}: start again to sign once more.`);
       if (found.expiresAt <= now) throw new AppError('validation-failed', 'The code has expired: start again to get a new one.', { errors: [{ pointer: '/body/code', detail: 'has expired' }] });
       if (found.attempts >= LINK_CODE.attempts) throw new AppError('rate-limited', 'Too many wrong codes: start again to get a new code.', { headers: { 'Retry-After': '1' }, extensions: { attemptsLeft: 0 } });
-      if (!timingSafeEqual(hashOf(found.id, input.code), Buffer.from(found.codeHash, 'hex'))) throw await wrongCode(found.id, found.attempts);
+      if (!found.codeHash) throw new AppError('conflict', 'The code is still on its way: check your inbox in a moment.');
+      if (!timingSafeEqual(linkCodeHash(found.id, input.code), Buffer.from(found.codeHash, 'hex'))) throw await wrongCode(found.id, found.attempts);
       const claimed = await deps.db.linkVerification.updateMany({ where: { id: found.id, usedAt: null }, data: { usedAt: now } });
       if (claimed.count === 0) throw new AppError('conflict', 'This code was already used: start again to sign once more.');
       let created;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
 import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { loadConfig } from '@sigil/kit/config';
-import { migrate } from '@sigil/kit/db';
+import { listenToChannel, migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
@@ -12,6 +12,7 @@ import { createApp } from './app.ts';
 import { signingConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { createEnvelopesClient } from './envelopes-client.ts';
+import { LINK_CODES_DUE } from './link-code-mail.ts';
 import { createLinksClient } from './links-client.ts';
 import { createViewersClient } from './viewers-client.ts';
 
@@ -34,7 +35,7 @@ const sms: SmsProvider =
   config.SMS_PROVIDER === 'http'
     ? createHttpSmsProvider({ baseUrl: required(config.SMS_API_URL, 'SMS_API_URL'), accountId: required(config.SMS_ACCOUNT_ID, 'SMS_ACCOUNT_ID'), authToken: required(config.SMS_AUTH_TOKEN, 'SMS_AUTH_TOKEN'), from: required(config.SMS_FROM, 'SMS_FROM') })
     : createInboxSmsProvider(mailer);
-const { app, health } = await createApp({
+const { app, health, linkCodes } = await createApp({
   mailer,
   sms,
   store,
@@ -47,7 +48,18 @@ const { app, health } = await createApp({
   viewers: { client: createViewersClient({ baseUrl: config.ENVELOPES_URL, signPrincipal }), feed: bus, pool },
   accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
 });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => relay.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end(), async () => mailer.close()] });
+// Visitors' codes: mailed on a notification from any replica, and every few seconds for what a lost one left due.
+const codesDue = await listenToChannel(config.DATABASE_URL, LINK_CODES_DUE, () => linkCodes?.wake(), log);
+const codesSweep = setInterval(() => linkCodes?.wake(), 5_000);
+codesSweep.unref();
+await runServer({
+  app,
+  host: config.HOST,
+  port: config.PORT,
+  log,
+  health,
+  resources: [async () => clearInterval(codesSweep), () => codesDue.stop(), async () => linkCodes?.idle(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end(), async () => mailer.close()],
+});
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new Error(`${name} is required when SMS_PROVIDER is http`);

@@ -12,6 +12,7 @@ import { createS3FileStore } from '@strata/stream/file-store';
 import { testFileStoreOptions } from '@strata/stream/testing';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
+import type { LinkCodeSender } from '../src/link-code-mail.ts';
 import type { LinksClient } from '../src/links-client.ts';
 import { FakeEnvelopes, migrationsDir, Outbox } from './helpers.ts';
 
@@ -48,6 +49,7 @@ interface Replica {
   app: Express;
   db: Db;
   pool: pg.Pool;
+  codes: LinkCodeSender;
 }
 
 let replicas: Replica[];
@@ -62,8 +64,9 @@ beforeAll(async () => {
   replicas = await Promise.all([0, 1].map(async () => {
     const db = createDb(databaseUrl);
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-    const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes: new FakeEnvelopes(), clock: () => clock.now, store, mailer: outbox, sms: outbox, links: { client: links, pool } });
-    return { app, db, pool };
+    const { app, linkCodes } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes: new FakeEnvelopes(), clock: () => clock.now, store, mailer: outbox, sms: outbox, links: { client: links, pool } });
+    if (!linkCodes) throw new Error('the links are configured: a code sender is expected');
+    return { app, db, pool, codes: linkCodes };
   }));
 }, 60_000);
 afterAll(async () => {
@@ -84,7 +87,12 @@ const start = (linkId: string, email: string, address = '203.0.113.7') =>
   request(replica()).post(`/v1/links/${linkId}/start`).set('x-forwarded-for', address).send({ name: 'Ada Lovelace', email });
 const verify = (linkId: string, body: Record<string, unknown>) =>
   request(replica()).post(`/v1/links/${linkId}/verify`).set({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'sign.example.test' }).send(body);
-const codeSentTo = (email: string) => /\b(\d{6})\b/.exec(outbox.mails.filter((m) => m.to === email).at(-1)?.message.text ?? '')?.[1];
+/** The code last mailed to `email`, once the replicas' senders (woken by the start) have sent what is due. */
+async function codeSentTo(email: string): Promise<string | undefined> {
+  await Promise.all(replicas.map((r) => r.codes.idle()));
+  await replicas[0]!.codes.sendDue();
+  return /\b(\d{6})\b/.exec(outbox.mails.filter((m) => m.to === email).at(-1)?.message.text ?? '')?.[1];
+}
 const uniqueEmail = () => `visitor-${randomBase62(8).toLowerCase()}@example.com`;
 
 describe('GET /v1/links/{id}', () => {
@@ -109,7 +117,7 @@ describe('POST /v1/links/{id}/start and /verify', () => {
     expect(started.body).toMatchObject({ object: 'signing_link_challenge', verification: expect.stringMatching(/^lvf_/) });
     expect(Date.parse(started.body.expiresAt) - clock.now.getTime()).toBe(10 * 60_000);
     expect(started.headers['ratelimit-limit']).toBeDefined();
-    const code = codeSentTo(email);
+    const code = await codeSentTo(email);
     expect(code).toMatch(/^\d{6}$/);
     const stored = await replicas[0]!.db.linkVerification.findUniqueOrThrow({ where: { id: started.body.verification } });
     expect(stored.codeHash).not.toContain(code);
@@ -129,7 +137,7 @@ describe('POST /v1/links/{id}/start and /verify', () => {
     const link = links.add();
     const email = uniqueEmail();
     const { verification } = (await start(link.id, email)).body;
-    const right = codeSentTo(email)!;
+    const right = (await codeSentTo(email))!;
     const wrong = right === '000000' ? '111111' : '000000';
     for (const left of [4, 3, 2, 1]) {
       const res = await verify(link.id, { verification, email, code: wrong });
@@ -147,7 +155,7 @@ describe('POST /v1/links/{id}/start and /verify', () => {
     const link = links.add();
     const email = uniqueEmail();
     const { verification } = (await start(link.id, email)).body;
-    const code = codeSentTo(email)!;
+    const code = (await codeSentTo(email))!;
     expect((await verify(link.id, { verification: newId('lvf'), email, code })).status).toBe(404);
     clock.now = new Date(clock.now.getTime() + 10 * 60_000 + 1);
     const expired = await verify(link.id, { verification, email, code });
@@ -163,7 +171,7 @@ describe('POST /v1/links/{id}/start and /verify', () => {
     const link = links.add();
     const email = uniqueEmail();
     const { verification } = (await start(link.id, email)).body;
-    const code = codeSentTo(email)!;
+    const code = (await codeSentTo(email))!;
     links.refusal = new AppError('link-paused', 'This signing link is paused by its owner.');
     const refused = await verify(link.id, { verification, email, code });
     expect(refused.status).toBe(409);
@@ -224,7 +232,7 @@ describe('the caps, shared by two replicas', () => {
     const email = uniqueEmail();
     const { verification } = (await start(link.id, email, '192.0.2.61')).body;
     links.refusal = new AppError('rate-limited', 'This link takes at most 2 signers a day; try again tomorrow (UTC).', { headers: { 'retry-after': '3600' } });
-    const capped = await verify(link.id, { verification, email, code: codeSentTo(email) });
+    const capped = await verify(link.id, { verification, email, code: await codeSentTo(email) });
     expect(capped.status).toBe(429);
     expect(capped.headers['retry-after']).toBe('3600');
   });
