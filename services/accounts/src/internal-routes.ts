@@ -1,6 +1,6 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express } from 'express';
 import { AppError } from '@sigil/kit/errors';
-import { requireServiceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
+import { internalRoute, requireServiceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import type { ApiKeyService } from './api-keys.ts';
 import type { SessionService } from './sessions.ts';
 import { GATEWAY_ACTOR_ID, INTERNAL_AUTHENTICATE_PATH, type AuthenticateRequest, type AuthenticateResponse } from '@sigil/proto/internal-auth';
@@ -16,17 +16,12 @@ export interface InternalRoutesDeps {
 export function mountInternalRoutes(app: Express, deps: InternalRoutesDeps): void {
   const requireGateway = requireServiceCaller(deps.verifyPrincipal, [GATEWAY_ACTOR_ID], 'Only the gateway may call this endpoint.');
 
-  app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, express.json({ limit: '4kb' }), async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const body = parseAuthenticateRequest(req.body);
-      const result: AuthenticateResponse =
-        body.type === 'api_key' ? await deps.apiKeys.authenticate(body.secretHash) : await deps.sessions.authenticate(body.tokenHash);
-      res.setHeader('cache-control', 'no-store');
-      res.status(200).json(result);
-    } catch (error) {
-      next(error);
-    }
-  });
+  app.post(INTERNAL_AUTHENTICATE_PATH, requireGateway, express.json({ limit: '4kb' }), internalRoute(async (req, res) => {
+    const body = parseAuthenticateRequest(req.body);
+    const result: AuthenticateResponse =
+      body.type === 'api_key' ? await deps.apiKeys.authenticate(body.secretHash) : await deps.sessions.authenticate(body.tokenHash);
+    res.status(200).json(result);
+  }));
 }
 
 export function parseAuthenticateRequest(body: unknown): AuthenticateRequest {

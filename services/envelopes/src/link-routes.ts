@@ -1,6 +1,6 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express } from 'express';
 import { AppError } from '@sigil/kit/errors';
-import { requireServiceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
+import { internalRoute, requireServiceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import { INTERNAL_LINKS_PREFIX, LINK_CALLERS } from '@sigil/proto/internal-links';
 import type { LinkVisitors } from './link-visitors.ts';
 
@@ -19,16 +19,8 @@ function visitorOf(body: Record<string, unknown>) {
 /** The endpoints of proto/src/internal-links.ts, for the signing service only. */
 export function mountLinkRoutes(app: Express, deps: { verifyPrincipal: PrincipalVerifier; visitors: LinkVisitors }): void {
   const requireCaller = requireServiceCaller(deps.verifyPrincipal, LINK_CALLERS, 'Only the signing service may call this endpoint.');
-  const route = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.setHeader('cache-control', 'no-store');
-      await handler(req, res);
-    } catch (error) {
-      next(error);
-    }
-  };
-  app.get(`${INTERNAL_LINKS_PREFIX}/:linkId`, requireCaller, route(async (req, res) => void res.status(200).json(await deps.visitors.forVisitor(String(req.params.linkId)))));
-  app.post(`${INTERNAL_LINKS_PREFIX}/:linkId/envelopes`, requireCaller, express.json({ limit: '16kb' }), route(async (req, res) => {
+  app.get(`${INTERNAL_LINKS_PREFIX}/:linkId`, requireCaller, internalRoute(async (req, res) => void res.status(200).json(await deps.visitors.forVisitor(String(req.params.linkId)))));
+  app.post(`${INTERNAL_LINKS_PREFIX}/:linkId/envelopes`, requireCaller, express.json({ limit: '16kb' }), internalRoute(async (req, res) => {
     res.status(201).json(await deps.visitors.createEnvelope(String(req.params.linkId), visitorOf((req.body ?? {}) as Record<string, unknown>)));
   }));
 }

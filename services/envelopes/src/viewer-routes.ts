@@ -1,6 +1,6 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { AppError } from '@sigil/kit/errors';
-import { requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
+import { internalRoute, requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import { INTERNAL_VIEWERS_PREFIX, VIEWER_CALLERS, VIEWER_EXCHANGE_PATH, VIEWER_RESOLVE_PATH } from '@sigil/proto/internal-viewers';
 import type { ViewerAccess, ViewerRef } from './viewer-access.ts';
 
@@ -19,23 +19,15 @@ export function mountViewerRoutes(app: Express, deps: { verifyPrincipal: Princip
   const requireCaller = requireServiceCaller(deps.verifyPrincipal, VIEWER_CALLERS, 'Only the signing service may call this endpoint.');
   const json = express.json({ limit: '16kb' });
   const refOf = (req: Request, res: Response): ViewerRef => ({ organizationId: serviceCaller(res).organizationId, envelopeId: String(req.params.envelopeId), viewerId: String(req.params.viewerId) });
-  const route = (handler: (req: Request, res: Response) => Promise<void>) => async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.setHeader('cache-control', 'no-store');
-      await handler(req, res);
-    } catch (error) {
-      next(error);
-    }
-  };
 
-  app.post(VIEWER_EXCHANGE_PATH, requireCaller, json, route(async (req, res) => {
+  app.post(VIEWER_EXCHANGE_PATH, requireCaller, json, internalRoute(async (req, res) => {
     res.status(200).json(await deps.viewers.exchange(hashOf(req.body, 'linkTokenHash'), hashOf(req.body, 'accessTokenHash')));
   }));
-  app.post(VIEWER_RESOLVE_PATH, requireCaller, json, route(async (req, res) => void res.status(200).json(await deps.viewers.resolve(hashOf(req.body, 'accessTokenHash')))));
-  app.get(`${VIEWER}/envelope`, requireCaller, route(async (req, res) => void res.status(200).json(await deps.viewers.view(refOf(req, res)))));
-  app.post(`${VIEWER}/opened`, requireCaller, route(async (req, res) => {
+  app.post(VIEWER_RESOLVE_PATH, requireCaller, json, internalRoute(async (req, res) => void res.status(200).json(await deps.viewers.resolve(hashOf(req.body, 'accessTokenHash')))));
+  app.get(`${VIEWER}/envelope`, requireCaller, internalRoute(async (req, res) => void res.status(200).json(await deps.viewers.view(refOf(req, res)))));
+  app.post(`${VIEWER}/opened`, requireCaller, internalRoute(async (req, res) => {
     await deps.viewers.opened(refOf(req, res));
     res.status(204).end();
   }));
-  app.get(`${VIEWER}/document`, requireCaller, route(async (req, res) => void res.status(200).type('application/pdf').send(await deps.viewers.document(refOf(req, res)))));
+  app.get(`${VIEWER}/document`, requireCaller, internalRoute(async (req, res) => void res.status(200).type('application/pdf').send(await deps.viewers.document(refOf(req, res)))));
 }

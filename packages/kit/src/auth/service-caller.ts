@@ -3,6 +3,18 @@ import { AppError } from '../errors.ts';
 import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, unauthorized, type Mode, type Principal, type PrincipalSigner, type PrincipalVerifier } from './principal.ts';
 
+/** An internal route's handler: its answers are never cached, and what it throws goes to the app's error renderer. */
+export function internalRoute(handler: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      res.setHeader('cache-control', 'no-store');
+      await handler(req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
 /**
  * Guards a service's internal routes (contracts between services, outside the public API): the request must carry a
  * principal token of `kind: 'service'` whose `actorId` is one of `callers`, else 401 with `detail`. The principal is

@@ -1,19 +1,12 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
+import express, { type Express, type Request, type Response } from 'express';
+import { internalRoute, requireServiceCaller, serviceCaller, type PrincipalVerifier } from '@sigil/kit/auth';
 import { INTERNAL_TEMPLATES_PREFIX, TEMPLATE_CALLERS } from '@sigil/proto/internal-templates';
 import { parseRecordTemplateUse, parseVersionRef, type TemplateUses } from './template-uses.ts';
 
 /** The endpoints of proto/src/internal-templates.ts, for the services in TEMPLATE_CALLERS only. */
 export function mountInternalRoutes(app: Express, deps: { verifyPrincipal: PrincipalVerifier; uses: TemplateUses }): void {
   const requireCaller = requireServiceCaller(deps.verifyPrincipal, TEMPLATE_CALLERS, 'Only the envelopes and signing services may call this endpoint.');
-  const route = (handler: (req: Request, res: Response, organizationId: string) => Promise<void>) => async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      res.setHeader('cache-control', 'no-store');
-      await handler(req, res, serviceCaller(res).organizationId);
-    } catch (error) {
-      next(error);
-    }
-  };
+  const route = (handler: (req: Request, res: Response, organizationId: string) => Promise<void>) => internalRoute((req, res) => handler(req, res, serviceCaller(res).organizationId));
   const base = `${INTERNAL_TEMPLATES_PREFIX}/:templateId`;
 
   app.get(`${base}/versions/:version`, requireCaller, route(async (req, res, organizationId) => {
