@@ -39,7 +39,8 @@ describe('mailing visitors\' codes', () => {
     const id = await verification('ada@example.com');
     const failing = mailer(1);
     expect(await sender(failing.mailer).sendDue()).toBe(0);
-    expect(await db.linkVerification.findUnique({ where: { id } })).toMatchObject({ codeHash: null, codeSentAt: null });
+    // Still due: not sent, its claim freed for the next pass.
+    expect(await db.linkVerification.findUnique({ where: { id } })).toMatchObject({ codeSentAt: null, codeClaimedUntil: null });
     const working = mailer();
     expect(await sender(working.mailer).sendDue()).toBe(1);
     const code = /\b(\d{6})\b/.exec(working.sent[0]!.message.text)?.[1] as string;
@@ -57,5 +58,14 @@ describe('mailing visitors\' codes', () => {
     const [sentA, sentB] = await Promise.all([sender(a.mailer).sendDue(), sender(b.mailer).sendDue()]);
     expect(sentA + sentB).toBe(45);
     expect([...a.sent, ...b.sent].map((m) => m.to).sort()).toEqual([...emails].sort());
+  });
+
+  it('keeps the code\'s hash before the e-mail leaves, so a visitor who reads it at once can verify', async () => {
+    const id = await verification('quick@example.com');
+    const seen: Array<string | null | undefined> = [];
+    const checking = { send: async () => { seen.push((await db.linkVerification.findUnique({ where: { id } }))?.codeHash); return { messageId: '<1@test>' }; }, close: () => undefined } as unknown as Mailer;
+    expect(await sender(checking).sendDue()).toBe(1);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/^[0-9a-f]{64}$/);
   });
 });
