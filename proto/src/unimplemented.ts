@@ -7,10 +7,24 @@
  */
 export const NOT_IMPLEMENTED = {
   sigil: [
-    // accounts
-    'getScim', 'createScimToken', 'revokeScimToken', 'getOrganizationSettings', 'getEmailBranding', 'updateEmailBranding', 'previewEmailBranding',
-    'uploadOrganizationLogo', 'getPublicLogo', 'discoverSso', 'listSsoConnections', 'getSsoConnection', 'updateSsoConnectionSettings',
-    'createSsoConnectionTest', 'startSsoConnectionTest', 'getSsoConnectionTest', 'fetchSamlMetadata', 'listSsoAuditEvents',
+    // accounts (one per line: each comes off with its handler)
+    'getScim',
+    'createScimToken',
+    'revokeScimToken',
+    'getOrganizationSettings',
+    'getEmailBranding',
+    'updateEmailBranding',
+    'previewEmailBranding',
+    'uploadOrganizationLogo',
+    'getPublicLogo',
+    'discoverSso',
+    'listSsoConnections',
+    'getSsoConnection',
+    'updateSsoConnectionSettings',
+    'createSsoConnectionTest',
+    'startSsoConnectionTest',
+    'getSsoConnectionTest',
+    'fetchSamlMetadata',
   ],
   strata: [
     // backup-catalog

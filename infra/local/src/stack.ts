@@ -22,7 +22,7 @@ const repoRoot = path.resolve(import.meta.dirname, '../../..');
 /** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
 export const LOCAL_WEBHOOK_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
 
-export const STACK_SERVICES = ['accounts', 'templates', 'billing', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
+export const STACK_SERVICES = ['billing', 'accounts', 'templates', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
 /** Services with no public path (the gateway does not route to them). */
 const WORKERS: readonly StackService[] = ['mover'];
@@ -116,7 +116,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
       }
       // Accounts e-mails invitations, linking to the dashboard's accept page at the gateway's address.
-      if (service === 'accounts') Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl });
+      // It reads plan entitlements (SSO, SCIM, branding) from billing, which starts before it.
+      if (service === 'accounts') {
+        serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
+        Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl, BILLING_URL: serviceUrls.billing, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+      }
       // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.
       if (service === 'envelopes') {
         serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);

@@ -6,6 +6,7 @@ import { ROLE_PERMISSIONS } from './auth/permissions.ts';
 import { newId } from './ids.ts';
 import { createStrataPrincipalSigner, createStrataPrincipalVerifier, STRATA_PRINCIPAL_HEADER, type StrataPrincipalSigner, type StrataPrincipalVerifier } from './auth/strata-principal.ts';
 import type { StrataPrincipal, StrataRole } from '@sigil/proto/strata';
+import type { OrganizationEntitlements } from '@sigil/proto/internal-billing';
 
 export function testPostgresAdminUrl(): string {
   return process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -139,4 +140,34 @@ export async function roundTrip(ws: BinarySocket, bytes: Buffer): Promise<Buffer
   } finally {
     ws.off('message', onMessage);
   }
+}
+
+/** The features of the spec's plans, for service tests that fake billing's entitlements. */
+const TEST_PLAN_FEATURES = {
+  free: { ssoConnections: 0, enforcedSso: false, scim: false, branding: false, signingLinks: false, viewersPerEnvelope: 1, viewerDocumentAccess: false, sms: false },
+  team: { ssoConnections: 1, enforcedSso: false, scim: false, branding: true, signingLinks: true, viewersPerEnvelope: 5, viewerDocumentAccess: true, sms: true },
+  business: { ssoConnections: 3, enforcedSso: true, scim: true, branding: true, signingLinks: true, viewersPerEnvelope: 20, viewerDocumentAccess: true, sms: true },
+} as const;
+export type TestPlan = keyof typeof TEST_PLAN_FEATURES;
+
+/** An organization's entitlements on one of the spec's plans (Free, Team, Business), as billing would answer. */
+export function testPlanEntitlements(organizationId: string, plan: TestPlan): OrganizationEntitlements {
+  const paid = plan !== 'free';
+  return {
+    organizationId,
+    plan,
+    planName: plan[0]!.toUpperCase() + plan.slice(1),
+    includedEnvelopes: { free: 100, team: 500, business: 2000 }[plan],
+    overageAllowed: paid,
+    features: { api: true, webhooks: true, embeddedSigning: true, testMode: true, auditLogExport: plan === 'business', euDataResidency: plan === 'business', whiteLabel: false, subAccounts: false, ...TEST_PLAN_FEATURES[plan] },
+    periodStart: '2026-11-01T00:00:00.000Z',
+    periodEnd: '2026-12-01T00:00:00.000Z',
+    upgradeUrl: 'https://app.example.test/app/settings/billing',
+  };
+}
+
+/** Entitlements a test sets per organization (`plans.set(orgId, 'business')`); unknown organizations are on `fallback`. */
+export function testEntitlementsSource(fallback: TestPlan = 'free'): { plans: Map<string, TestPlan>; source: (organizationId: string) => Promise<OrganizationEntitlements> } {
+  const plans = new Map<string, TestPlan>();
+  return { plans, source: async (organizationId) => testPlanEntitlements(organizationId, plans.get(organizationId) ?? fallback) };
 }

@@ -6,6 +6,7 @@ import { clientAddress, mountHealth, type Health, type ReadinessCheck } from '@s
 import { mountSubgraph } from '@sigil/kit/graphql';
 import { type Logger } from '@sigil/kit/log';
 import { type PrincipalVerifier } from '@sigil/kit/auth';
+import type { EntitlementsCache } from '@sigil/kit/entitlements';
 import type { Db } from './db.ts';
 import { createApiKeyService } from './api-keys.ts';
 import { mountInternalRoutes } from './internal-routes.ts';
@@ -15,6 +16,7 @@ import { createPasswordHasher, type PasswordHasher } from './passwords.ts';
 import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedSession } from './sessions.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
 import { createThrottle, rateLimitsWith, type RateLimitOverrides } from './throttle.ts';
+import { listSsoAudit } from './sso/audit.ts';
 
 export interface AccountsAppDeps {
   db: Db;
@@ -29,6 +31,10 @@ export interface AccountsAppDeps {
   clock?: () => Date;
   /** The jobs' cell (CONSUMER_PREFIX): invitation e-mails are jobs of this cell. */
   cell?: string;
+  /** The organization's plan entitlements (billing's): SSO connections, enforced SSO, SCIM and branding follow them. */
+  entitlements: EntitlementsCache;
+  /** The gateway's public URL: SSO's SP entity id, ACS and callback, the SCIM endpoint and logo URLs are under it. */
+  publicUrl?: string;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -115,6 +121,9 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
         await apiKeys.revoke(principal.organizationId, params.id);
         return { status: 204 };
       },
+
+      // ------------------------------------------------------------ sso and scim audit trail
+      listSsoAuditEvents: async ({ principal, query }) => ({ status: 200, body: await listSsoAudit(deps.db, principal.organizationId, page(query)) }),
     },
   });
   return { app, health: health as Health };

@@ -11,6 +11,10 @@ export const accountsConfig = baseServiceConfig.extend({
   ACCEPT_INVITATION_LIMIT_PER_IP: attemptLimit,
   /** The gateway's public URL: invitation e-mails link to the dashboard's accept page there. */
   PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** The billing service (internal endpoint: the organization's plan entitlements for SSO, SCIM and branding). */
+  BILLING_URL: z.string().url(),
+  /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */
+  INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
   /** Invitation e-mails. */
   ...mailConfigFields,
 });

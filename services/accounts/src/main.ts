@@ -2,7 +2,8 @@ import path from 'node:path';
 import { loadConfig } from '@sigil/kit/config';
 import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { createLogger } from '@sigil/kit/log';
-import { createPrincipalVerifier } from '@sigil/kit/auth';
+import { createPrincipalSigner, createPrincipalVerifier } from '@sigil/kit/auth';
+import { billingEntitlementsSource, createEntitlementsCache } from '@sigil/kit/entitlements';
 import { migrate } from '@sigil/kit/db';
 import { purgeExpiredIdempotencyKeys } from '@sigil/kit/api';
 import { runServer } from '@sigil/kit/http';
@@ -22,6 +23,8 @@ await migrate(config.DATABASE_URL, path.resolve(import.meta.dirname, '../../../p
 const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
+const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));
+const entitlements = await createEntitlementsCache({ source: billingEntitlementsSource({ baseUrl: config.BILLING_URL, signPrincipal, actorId: SERVICE }), bus, log });
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
 const invitationMail = await startInvitationMailConsumer(bus, { db, mailer, publicUrl: config.PUBLIC_URL, clock, log }, { cell: config.CONSUMER_PREFIX });
 const housekeeping = startHousekeeping({ db, log, clock, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
@@ -30,6 +33,8 @@ const { app, health } = await createApp({
   log,
   clock,
   cell: config.CONSUMER_PREFIX,
+  entitlements,
+  publicUrl: config.PUBLIC_URL,
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
   rateLimits: {
@@ -45,5 +50,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => housekeeping.stop(), () => invitationMail.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mailer.close()],
+  resources: [async () => housekeeping.stop(), async () => entitlements.stop(), () => invitationMail.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mailer.close()],
 });

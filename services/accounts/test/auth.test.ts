@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import { createApp } from '../src/app.ts';
-import { PASSWORD, cheapPasswords, cookieOf, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, authenticate, type Harness } from './helpers.ts';
+import { PASSWORD, cheapPasswords, cookieOf, createHarness, freshIp, outbox, sessionHeaders, sessionTokenOf, sha256, signUp, uniqueEmail, authenticate, testEntitlements, type Harness } from './helpers.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -62,7 +62,7 @@ describe('sign-up', () => {
   });
 
   it('limits sign-ups per address (configurable)', async () => {
-    const { app } = await createApp({ db: h.db, log: silentLogger(), verifyPrincipal: h.auth.verify, rateLimits: { signUpPerIp: 2 }, passwords: cheapPasswords });
+    const { app } = await createApp({ db: h.db, log: silentLogger(), verifyPrincipal: h.auth.verify, rateLimits: { signUpPerIp: 2 }, passwords: cheapPasswords, entitlements: (await testEntitlements()).entitlements });
     const ip = freshIp();
     const attempt = () =>
       request(app).post('/v1/auth/sign-up').set('x-forwarded-for', `203.0.113.9, ${ip}`).send({ organizationName: 'A', name: 'B', email: uniqueEmail(), password: PASSWORD });

@@ -7,7 +7,7 @@ import { freshTestDatabase, createTestAuth, silentLogger } from '@sigil/kit/test
 import type { Express } from 'express';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
-import { authenticate, freshIp, migrationsDir, sha256, type Harness } from './helpers.ts';
+import { authenticate, freshIp, migrationsDir, sha256, testEntitlements, type Harness } from './helpers.ts';
 
 const run = promisify(execFile);
 const script = path.resolve(import.meta.dirname, '../src/cli/create-owner.ts');
@@ -20,8 +20,9 @@ beforeAll(async () => {
   url = await freshTestDatabase('sigil_accounts_test_cli', migrationsDir);
   db = createDb(url);
   const auth = await createTestAuth();
-  app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify })).app;
-  h = { app, db, databaseUrl: url, auth, close: async () => undefined };
+  const { plans, entitlements } = await testEntitlements();
+  app = (await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, entitlements })).app;
+  h = { app, db, databaseUrl: url, auth, plans, close: async () => undefined };
 });
 afterAll(async () => {
   await db?.$disconnect();

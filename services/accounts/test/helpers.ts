@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
 import { SIGIL } from '@sigil/proto';
-import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '@sigil/kit/testing';
+import { createTestAuth, freshTestDatabase, silentLogger, testEntitlementsSource, type TestAuth, type TestPlan } from '@sigil/kit/testing';
+import { createEntitlementsCache, type EntitlementsCache } from '@sigil/kit/entitlements';
 import type { Principal } from '@sigil/kit/auth';
 import { createApp } from '../src/app.ts';
 import { createPasswordHasher } from '../src/passwords.ts';
@@ -21,16 +22,25 @@ export interface Harness {
   /** For what connects on its own (the outbox relay). */
   databaseUrl: string;
   auth: TestAuth;
+  /** Each organization's plan (`plans.set(orgId, 'business')`); Free unless set. Read afresh on every call. */
+  plans: Map<string, TestPlan>;
   close(): Promise<void>;
 }
 
+/** Entitlements answered by a test's own plan table (Free unless set). */
+export async function testEntitlements(): Promise<{ plans: Map<string, TestPlan>; entitlements: EntitlementsCache }> {
+  const { plans, source } = testEntitlementsSource();
+  return { plans, entitlements: await createEntitlementsCache({ source, ttlMs: 0 }) };
+}
+
 /** One fresh database per test file (`sigil_accounts_test_<name>`), so files run in parallel. */
-export async function createHarness(name: string, options: { clock?: () => Date } = {}): Promise<Harness> {
+export async function createHarness(name: string, options: { clock?: () => Date; publicUrl?: string } = {}): Promise<Harness> {
   const url = await freshTestDatabase(`sigil_accounts_test_${name}`, migrationsDir);
   const db = createDb(url);
   const auth = await createTestAuth();
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock });
-  return { app, db, databaseUrl: url, auth, close: () => db.$disconnect() };
+  const { plans, entitlements } = await testEntitlements();
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock, entitlements, publicUrl: options.publicUrl ?? 'http://127.0.0.1:8080' });
+  return { app, db, databaseUrl: url, auth, plans, close: () => db.$disconnect() };
 }
 
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
