@@ -13,6 +13,7 @@ import { consoleRouter } from './console.ts';
 import { dashboardRouter, type LiveFeed } from './dashboard.ts';
 import { createUpstream } from './proxy.ts';
 import { createSigilEdge } from './sigil-edge.ts';
+import { createScimEdge } from './scim-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
 import { verifyPageRouter } from './verify-page.ts';
 import { linkPageRouter, viewerPageRouter } from './hosted-pages.ts';
@@ -47,6 +48,8 @@ export interface GatewayDeps {
   dashboardDistDir?: string;
   /** The console's built files; default apps/console/dist. */
   consoleDistDir?: string;
+  /** Which Sigil operations no service implements yet (501 when their service has no address); default the contract's list. */
+  isNotImplemented?: (operationId: string) => boolean;
 }
 
 export interface GatewayApp {
@@ -64,7 +67,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
   const upstream = createUpstream();
   const trustedProxies = deps.trustedProxies ?? (deps.trustProxy ? 1 : 0);
   const sigilToken = reuseSignedTokens<Principal>(deps.signPrincipal);
-  const sigil = createSigilEdge({ serviceUrls, authenticator: deps.authenticator, principalToken: sigilToken, upstream, trustedProxies, log });
+  const sigil = createSigilEdge({ serviceUrls, authenticator: deps.authenticator, principalToken: sigilToken, upstream, trustedProxies, log, isNotImplemented: deps.isNotImplemented });
   const strataSigner = deps.strata?.signPrincipal;
   const strataToken = strataSigner ? reuseSignedTokens<StrataPrincipal>(strataSigner) : async () => Promise.reject(new Error('no Strata signer'));
   const strataAuthenticator = deps.strata?.authenticator;
@@ -95,6 +98,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     ),
   );
   app.use(strata.handle);
+  app.use(createScimEdge({ serviceUrls, upstream, trustedProxies, log }));
   app.use('/sign', signingPageRouter());
   app.use('/verify', verifyPageRouter());
   app.use('/view', viewerPageRouter());

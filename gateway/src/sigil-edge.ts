@@ -22,6 +22,8 @@ export interface SigilEdgeDeps {
   upstream: Upstream;
   trustedProxies: number;
   log: Logger;
+  /** Default: the contract's list (proto/src/unimplemented.ts). */
+  isNotImplemented?: (operationId: string) => boolean;
 }
 
 const UNAUTHORIZED_DETAIL: Record<ResolutionFailure, string> = {
@@ -88,7 +90,7 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
 
       const principal = operation.auth === 'S' || operation.auth === 'V' ? undefined : await resolveCaller(operation.auth, req);
       const baseUrl = serviceUrls[operation.service];
-      if (!baseUrl) return sendProblem(res, unavailable(operation));
+      if (!baseUrl) return sendProblem(res, unavailable(operation, deps.isNotImplemented ?? isNotImplemented));
       // Signer and viewer tokens belong to the signing service; every other Authorization is an API key.
       const headers = headersForService(req, { keepAuthorization: operation.auth === 'S' || operation.auth === 'V' });
       if (principal) headers[PRINCIPAL_HEADER] = await deps.principalToken(principal);
@@ -127,8 +129,8 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
 }
 
 /** A service this gateway has no address for: 501 for an operation nobody implements yet, else 503. */
-function unavailable(operation: OperationInfo): AppError {
-  if (isNotImplemented(operation.operationId)) return notImplemented(operation.service, operation.operationId);
+function unavailable(operation: OperationInfo, unbuilt: (operationId: string) => boolean): AppError {
+  if (unbuilt(operation.operationId)) return notImplemented(operation.service, operation.operationId);
   return new AppError('service-unavailable', `The ${operation.service} service is not available.`);
 }
 

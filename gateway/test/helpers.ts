@@ -186,7 +186,7 @@ export interface GatewayUnderTest extends GatewayApp {
 export async function buildGateway(
   keys: TestKeys,
   serviceUrls: GatewayDeps['serviceUrls'],
-  options: { supergraphSdl?: string; authenticator?: Partial<AuthenticatorOptions>; trustProxy?: boolean; trustedProxies?: number; graphLimits?: GatewayDeps['graphLimits'] } = {},
+  options: { supergraphSdl?: string; authenticator?: Partial<AuthenticatorOptions>; trustProxy?: boolean; trustedProxies?: number; graphLimits?: GatewayDeps['graphLimits']; isNotImplemented?: GatewayDeps['isNotImplemented'] } = {},
 ): Promise<GatewayUnderTest> {
   const log = silentLogger();
   const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal: keys.sign, log, ...options.authenticator });
@@ -199,6 +199,7 @@ export async function buildGateway(
     trustProxy: options.trustProxy,
     trustedProxies: options.trustedProxies,
     graphLimits: options.graphLimits,
+    isNotImplemented: options.isNotImplemented,
   });
   return { ...gateway, authenticator };
 }

@@ -1,6 +1,12 @@
 import { SIGIL } from './product.ts';
 import { STRATA } from './strata.ts';
 
+/**
+ * The SCIM 2.0 endpoint identity providers provision through (accounts serves it; the gateway forwards it with the
+ * SCIM bearer token untouched and no principal).
+ */
+export const SCIM_PATH = '/scim/v2';
+
 export const SERVICE_NAMES = [
   'gateway',
   'accounts',
@@ -63,6 +69,8 @@ export const routeTable: ReadonlyArray<Route> = [
   { pattern: '/v1/public/logos/**', service: 'accounts' },
   { pattern: '/v1/sso/**', service: 'accounts' },
   { pattern: '/v1/scim/**', service: 'accounts' },
+  // SCIM 2.0 for identity providers (outside the OpenAPI contract: RFC 7644's own protocol, its own bearer token)
+  { pattern: `${SCIM_PATH}/**`, service: 'accounts' },
 
   { pattern: '/v1/billing/**', service: 'billing' },
   { pattern: '/v1/usage', service: 'billing' },

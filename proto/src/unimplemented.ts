@@ -8,23 +8,6 @@
 export const NOT_IMPLEMENTED = {
   sigil: [
     // accounts (one per line: each comes off with its handler)
-    'getScim',
-    'createScimToken',
-    'revokeScimToken',
-    'getOrganizationSettings',
-    'getEmailBranding',
-    'updateEmailBranding',
-    'previewEmailBranding',
-    'uploadOrganizationLogo',
-    'getPublicLogo',
-    'discoverSso',
-    'listSsoConnections',
-    'getSsoConnection',
-    'updateSsoConnectionSettings',
-    'createSsoConnectionTest',
-    'startSsoConnectionTest',
-    'getSsoConnectionTest',
-    'fetchSamlMetadata',
   ],
   strata: [
     // backup-catalog

@@ -5,6 +5,8 @@ import { listStrataOperations } from '../src/strata-openapi.ts';
 describe('route table', () => {
   it.each([
     ['/v1/templates', 'templates'],
+    ['/scim/v2/Users', 'accounts'],
+    ['/scim/v2/Groups/scimg_0123456789', 'accounts'],
     ['/v1/templates/tpl_0123456789/versions/latest/document', 'templates'],
     ['/v1/envelopes', 'envelopes'],
     ['/v1/envelopes/env_0123456789', 'envelopes'],

@@ -16,6 +16,11 @@ const DESIGNED: ReadonlyArray<Pick<OperationInfo, 'method' | 'path' | 'auth' | '
   { method: 'GET', path: '/v1/organization/invitations', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'DELETE', path: '/v1/organization/invitations/{id}', auth: 'D', idempotent: false, service: 'accounts', permission: 'member:manage' },
   { method: 'GET', path: '/v1/openapi.json', auth: 'P', idempotent: false, service: 'gateway' },
+  // Beyond the spec: the SSO sign-in flow (api-decisions, "Organization administration"): start, SAML ACS, OIDC callback, SP metadata.
+  { method: 'GET', path: '/v1/auth/sso/start', auth: 'P', idempotent: false, service: 'accounts' },
+  { method: 'POST', path: '/v1/auth/sso/saml/acs', auth: 'P', idempotent: false, service: 'accounts' },
+  { method: 'GET', path: '/v1/auth/sso/oidc/callback', auth: 'P', idempotent: false, service: 'accounts' },
+  { method: 'GET', path: '/v1/auth/sso/saml/metadata/{organizationId}/{providerId}', auth: 'P', idempotent: false, service: 'accounts' },
   // Beyond the spec: consistency proofs between two anchors, so monitors can check the log never forked.
   { method: 'GET', path: '/v1/public/anchors/{sequence}/consistency', auth: 'P', idempotent: false, service: 'evidence' },
 ];

@@ -7,6 +7,7 @@ export interface LinkField {
   label?: string | null;
 }
 export declare function fieldLines(fields?: LinkField[]): string[];
+export declare function webImage(url: unknown): string | null;
 export declare function linkView(link: Record<string, unknown>): { title: string; organization: string; logoUrl: string | null; paused: boolean; testMode: boolean; lines: string[] };
 export declare function placeOf(error: ApiError, step: 'details' | 'code'): 'name' | 'email' | 'code' | 'form';
 export declare function pageStateOf(error: ApiError): 'gone' | 'paused' | undefined;

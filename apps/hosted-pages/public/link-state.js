@@ -21,12 +21,17 @@ export function fieldLines(fields = []) {
   return [...new Set(lines)];
 }
 
+/** A logo the page may show: a web (http or https) URL, else none. */
+export function webImage(url) {
+  return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
+}
+
 /** The link as the page shows it, whatever optional members the answer carries. */
 export function linkView(link) {
   return {
     title: link.title || link.name || 'Document to sign',
     organization: link.organizationName || 'The sender',
-    logoUrl: link.logoUrl || null,
+    logoUrl: webImage(link.logoUrl),
     paused: link.status === 'paused' || link.enabled === false,
     testMode: link.testMode === true,
     lines: fieldLines(link.fields),

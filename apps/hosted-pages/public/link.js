@@ -66,7 +66,7 @@ function renderLink() {
   document.title = `${view.title} · ${view.organization}`;
   const org = $('org');
   org.replaceChildren();
-  if (view.logoUrl) org.append(Object.assign(document.createElement('img'), { src: view.logoUrl, alt: '' }));
+  if (view.logoUrl) org.append(Object.assign(document.createElement('img'), { src: view.logoUrl, alt: view.organization }));
   else org.append(Object.assign(document.createElement('span'), { className: 'monogram', textContent: view.organization.slice(0, 1).toUpperCase(), ariaHidden: 'true' }));
   org.append(Object.assign(document.createElement('span'), { textContent: view.organization }));
   $('sender').textContent = `${view.organization} asks you to sign`;

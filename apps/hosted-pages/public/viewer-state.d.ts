@@ -14,8 +14,11 @@ export interface ViewerEnvelope {
   title?: string;
   documentAvailable?: boolean;
   recipients?: ViewerRecipient[];
+  organizationName?: string;
+  logoUrl?: string | null;
 }
 export declare const ENVELOPE_STATES: Record<string, { label: string; tone: Tone; summary: string; over: boolean }>;
+export declare function logoOf(envelope: ViewerEnvelope): { src: string; alt: string } | null;
 export declare function envelopeState(status: string): { label: string; tone: Tone; summary: string; over: boolean };
 export declare function recipientState(status: string): { label: string; tone: Tone };
 export declare function recipientTime(recipient: ViewerRecipient): string | null;

@@ -11,6 +11,12 @@ export const ENVELOPE_STATES = {
   expired: { label: 'Expired', tone: 'warning', summary: 'The document expired before everyone signed.', over: true },
 };
 
+/** The sending organization's logo as the page shows it (`<img src alt>`): a web URL only, its name as the text. */
+export function logoOf(envelope) {
+  const src = typeof envelope.logoUrl === 'string' && /^https?:\/\//i.test(envelope.logoUrl) ? envelope.logoUrl : null;
+  return src ? { src, alt: envelope.organizationName || 'The sender' } : null;
+}
+
 export function envelopeState(status) {
   return ENVELOPE_STATES[status] ?? { label: status, tone: 'neutral', summary: '', over: false };
 }

@@ -2,7 +2,7 @@
 // for a short-lived access token, exchanged again before it expires; the envelope's status is read, then read again on
 // every `update` of the live stream. A refused exchange or read ends the page: the link is invalid, or access ended.
 import { ApiError, request } from './problem.js';
-import { changes, envelopeState, progress, reconnectDelay, recipientState, recipientTime, refreshDelay, refusal } from './viewer-state.js';
+import { changes, envelopeState, logoOf, progress, reconnectDelay, recipientState, recipientTime, refreshDelay, refusal } from './viewer-state.js';
 
 const $ = (id) => document.getElementById(id);
 const LINK_KEY = 'sigil.viewer.link';
@@ -118,6 +118,8 @@ function render(envelope) {
   document.title = `${title} · Status · Sigil`;
   $('title').textContent = title;
   $('eyebrow').textContent = envelope.organizationName ? `Document status · ${envelope.organizationName}` : 'Document status';
+  const logo = logoOf(envelope);
+  if (logo && $('org').querySelector('img')?.getAttribute('src') !== logo.src) $('org').replaceChildren(Object.assign(document.createElement('img'), logo));
   badge($('badge'), state);
   $('envelope').dataset.status = envelope.status;
   $('summary').textContent = state.summary;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, retryAfterSeconds, waitText } from '../public/problem.js';
-import { fieldLines, linkView, messageOf, mustStartAgain, pageStateOf, placeOf } from '../public/link-state.js';
+import { fieldLines, linkView, messageOf, mustStartAgain, pageStateOf, placeOf, webImage } from '../public/link-state.js';
 
 const problem = (status: number, slug: string, detail: string, pointers: string[] = [], retryAfter?: number) =>
   new ApiError(status, { type: `https://sigil.dev/problems/${slug}`, detail, errors: pointers.length ? pointers.map((pointer) => ({ pointer, detail: 'is wrong' })) : undefined }, retryAfter);
@@ -16,6 +16,15 @@ describe('the link page state', () => {
     ])).toEqual(['Sign', 'Fill in: Company name', 'Enter a date (optional)', 'Fill in a text field']);
     expect(linkView({ id: 'lnk_1', name: 'NDA', organizationName: 'Acme', enabled: false })).toMatchObject({ title: 'NDA', organization: 'Acme', paused: true, lines: [] });
     expect(linkView({ id: 'lnk_1', title: 'Order', status: 'active', testMode: true })).toMatchObject({ title: 'Order', organization: 'The sender', paused: false, testMode: true });
+  });
+
+  it("shows the organization's logo only from a web URL", () => {
+    const logo = 'https://sigil.example.com/v1/public/logos/org_1/abc.png';
+    expect(linkView({ organizationName: 'Acme Legal', logoUrl: logo })).toMatchObject({ organization: 'Acme Legal', logoUrl: logo });
+    expect(linkView({ organizationName: 'Acme', logoUrl: null }).logoUrl).toBeNull();
+    expect(webImage('javascript:alert(1)')).toBeNull();
+    expect(webImage('data:image/svg+xml,<svg onload=alert(1)>')).toBeNull();
+    expect(webImage(42)).toBeNull();
   });
 
   it('puts each error beside the field it concerns', () => {

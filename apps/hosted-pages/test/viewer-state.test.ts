@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changes, envelopeState, progress, reconnectDelay, recipientState, recipientTime, refreshDelay, refusal } from '../public/viewer-state.js';
+import { changes, envelopeState, logoOf, progress, reconnectDelay, recipientState, recipientTime, refreshDelay, refusal } from '../public/viewer-state.js';
 
 const envelope = (status: string, statuses: string[], documentAvailable = false) => ({
   status,
@@ -54,5 +54,15 @@ describe('the viewer page state', () => {
     expect(refusal(404, false)).toBe('invalid');
     expect(refusal(401, true)).toBe('revoked');
     expect(refusal(503, true)).toBe('failed');
+  });
+});
+
+describe("the organization's logo", () => {
+  it('is an image of a web URL named by the organization, else none', () => {
+    const logo = 'https://sigil.example.com/v1/public/logos/org_1/abc.svg';
+    expect(logoOf({ status: 'sent', organizationName: 'Acme Legal', logoUrl: logo })).toEqual({ src: logo, alt: 'Acme Legal' });
+    expect(logoOf({ status: 'sent', logoUrl: logo })).toEqual({ src: logo, alt: 'The sender' });
+    expect(logoOf({ status: 'sent', organizationName: 'Acme', logoUrl: null })).toBeNull();
+    expect(logoOf({ status: 'sent', organizationName: 'Acme', logoUrl: 'javascript:alert(1)' })).toBeNull();
   });
 });

@@ -194,10 +194,17 @@ function verifyFirst() {
   });
 }
 
+/** The sending organization's logo (its branding), named by the organization's name; a web URL only. */
+function showLogo(url, name) {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return;
+  Object.assign($('logo'), { src: url, alt: name || 'The sender', hidden: false });
+}
+
 async function start() {
   try {
     api = createApi(await accessToken());
     view = await api.session();
+    showLogo(view.logoUrl, view.envelope.organizationName);
     if (view.yourTurn && view.verification.required && !view.verification.verified) {
       $('title').textContent = view.envelope.title;
       await verifyFirst();

@@ -12,8 +12,9 @@ import { generateSealingIdentity, type SealingIdentity } from '@sigil/kit/sealin
 import { generateNoteKey } from '@sigil/tlog/note';
 import { startLocalTsa, type LocalTsa } from './tsa.ts';
 import type { LocalProcessor } from '@sigil/local-processor';
+import type { LocalIdp, LocalIdpKeys } from '@sigil/local-idp';
 import { missingTools } from './tools.ts';
-import { freeListenPort } from './net.ts';
+import { freeListenPort, pickPort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -21,6 +22,11 @@ const repoRoot = path.resolve(import.meta.dirname, '../../..');
 /** The services this stack runs, in start order, and the gateway in front of them. */
 /** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
 export const LOCAL_WEBHOOK_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
+/**
+ * Identity providers on this machine too (SAML metadata, OpenID discovery): the stack's own local IdP, a test's, or a
+ * Keycloak a developer runs (production allows public https only).
+ */
+export const LOCAL_SSO_ORIGINS = ['http://127.0.0.1:*', 'http://localhost:*'];
 
 export const STACK_SERVICES = ['billing', 'accounts', 'templates', 'backup-catalog', 'mover', 'sandbox', 'envelopes', 'signing', 'evidence', 'webhooks'] as const;
 export type StackService = (typeof STACK_SERVICES)[number];
@@ -57,7 +63,17 @@ export interface Stack {
   /** Whether the stack keeps its demo database `shop` in its own Postgres and MariaDB (not in servers the environment named). */
   demo: { postgres: boolean; mysql: boolean };
   processes: Array<{ name: string; pid: number }>;
+  /** The local identity provider an organization's SSO connection can use (SAML metadata URL, OpenID issuer and client). */
+  localIdp: LocalIdpFacts;
   stop(): Promise<void>;
+}
+
+export interface LocalIdpFacts {
+  url: string;
+  samlMetadataUrl: string;
+  oidcIssuer: string;
+  oidcClientId: string;
+  oidcClientSecret: string;
 }
 
 /** Provisions infrastructure, starts every service and the gateway as child processes, and seeds a first organization. */
@@ -70,11 +86,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const children: Array<{ name: string; child: ChildProcess }> = [];
   let tsa: LocalTsa | undefined;
   let processor: LocalProcessor | undefined;
+  let idp: LocalIdp | undefined;
   const stop = async () => {
     await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
     await stopSandboxServers(path.join(options.stateDir, 'sandboxes'));
     await tsa?.stop();
     await processor?.stop();
+    await idp?.close();
     await infra.stop();
   };
   try {
@@ -96,6 +114,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const gatewayPort = options.gatewayPort ?? (await freeListenPort());
     const publicUrl = `http://127.0.0.1:${gatewayPort}`;
     const smtpUrl = `smtp://${infra.smtp.host}:${infra.smtp.port}`;
+    // SSO without a real identity provider: a local SAML IdP and OpenID provider, its keys, client secret and port kept
+    // so a connection made against it survives a restart.
+    idp = await startStackIdp(options.stateDir, publicUrl, log);
+    const localIdp = { url: idp.url, samlMetadataUrl: idp.saml.metadataUrl, oidcIssuer: idp.oidc.issuer, oidcClientId: idp.oidc.clientId, oidcClientSecret: idp.oidc.clientSecret };
     // Without a fixed gateway port the catalog reports the address its callers used.
     const strata = {
       STRATA_SECRETS_KEY: strataSecretsKey,
@@ -111,8 +133,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         serviceUrls['backup-catalog'] ??= await waitReady(options.stateDir, 'backup-catalog', children);
         Object.assign(env, { BACKUP_CATALOG_URL: serviceUrls['backup-catalog'], INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SANDBOX_DIR: path.join(options.stateDir, 'sandboxes') });
       }
-      // Template files, envelope documents and signers' attachments live in the stack's S3.
-      if (service === 'templates' || service === 'envelopes' || service === 'signing') {
+      // Template files, envelope documents, signers' attachments and organization logos live in the stack's S3.
+      if (service === 'templates' || service === 'envelopes' || service === 'signing' || service === 'accounts') {
         Object.assign(env, { S3_ENDPOINT: infra.s3.endpoint, S3_REGION: infra.s3.region, S3_ACCESS_KEY: infra.s3.accessKey, S3_SECRET_KEY: infra.s3.secretKey });
       }
       // Accounts e-mails invitations, linking to the dashboard's accept page at the gateway's address.
@@ -120,6 +142,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (service === 'accounts') {
         serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
         Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl, BILLING_URL: serviceUrls.billing, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+        // Accounts may reach the local identity provider below (and others on loopback).
+        env.SSO_ALLOWED_ORIGINS = [(options.env ?? process.env).SSO_ALLOWED_ORIGINS, ...LOCAL_SSO_ORIGINS].filter(Boolean).join(',');
       }
       // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.
       if (service === 'envelopes') {
@@ -160,6 +184,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
         env.BILLING_URL = serviceUrls.billing;
       }
+      // Envelopes and signing read the organization's e-mail branding (and logo) from accounts, which starts before them.
+      if (service === 'envelopes' || service === 'signing') {
+        serviceUrls.accounts ??= await waitReady(options.stateDir, 'accounts', children);
+        env.ACCOUNTS_URL = serviceUrls.accounts;
+      }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {
         serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
@@ -188,7 +217,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
     const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
     const demo = await ensureDemoDatabases(infra, log);
-    await writeStackFacts(options.stateDir, gatewayUrl, infra, demo);
+    await writeStackFacts(options.stateDir, gatewayUrl, infra, demo, localIdp);
     return {
       gatewayUrl,
       serviceUrls,
@@ -196,6 +225,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       seed,
       demo,
       processes: children.map(({ name, child }) => ({ name, pid: child.pid ?? -1 })),
+      localIdp,
       stop,
     };
   } catch (error) {
@@ -210,7 +240,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  */
 export const STACK_FACTS_FILE = 'stack.json';
 
-async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stack['infra'], demo: { postgres: boolean; mysql: boolean }): Promise<void> {
+async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stack['infra'], demo: { postgres: boolean; mysql: boolean }, localIdp: LocalIdpFacts): Promise<void> {
   // `demoDatabase`: the demo database the stack keeps in that server (its own servers only); quickstart targets it.
   const demoOf = (held: boolean) => (held ? { demoDatabase: DEMO_DATABASE } : {});
   const facts = {
@@ -218,8 +248,24 @@ async function writeStackFacts(stateDir: string, gatewayUrl: string, infra: Stac
     s3: { endpoint: infra.s3.endpoint, region: infra.s3.region, accessKey: infra.s3.accessKey, secretKey: infra.s3.secretKey, embedded: infra.s3.source === 'started' },
     postgres: { url: infra.postgres.adminUrl, ...demoOf(demo.postgres) },
     mysql: { url: infra.mysql.adminUrl, ...demoOf(demo.mysql) },
+    localIdp,
   };
   await writeFile(path.join(stateDir, STACK_FACTS_FILE), JSON.stringify(facts, null, 2) + '\n', { mode: 0o600 });
+}
+
+/**
+ * The local identity provider (docs/local-idp.md) on the port it had last time when that is free (a saved SSO
+ * connection names it), with the keys and client secret it had; the OpenID client may return to the gateway's
+ * callback.
+ */
+async function startStackIdp(stateDir: string, publicUrl: string, log: (line: string) => void): Promise<LocalIdp> {
+  const { generateLocalIdpKeys, startLocalIdp } = await import('@sigil/local-idp');
+  const saved = JSON.parse(
+    await persistentSecret(stateDir, 'local-idp.json', async () => JSON.stringify({ port: await freeListenPort(), clientSecret: randomBytes(24).toString('base64url'), keys: await generateLocalIdpKeys() })),
+  ) as { port: number; clientSecret: string; keys: LocalIdpKeys };
+  const port = await pickPort(saved.port);
+  if (port !== saved.port) log(`local identity provider: port ${saved.port} is taken, using ${port} (SSO connections made against the old address need its new one)`);
+  return startLocalIdp({ host: '127.0.0.1', port, clientSecret: saved.clientSecret, keys: saved.keys, redirectUris: [`${publicUrl}/v1/auth/sso/oidc/callback`] });
 }
 
 /** DASHBOARD_DIST_DIR and CONSOLE_DIST_DIR when set: a bench or test that built its own copy of an app serves it. */

@@ -23,6 +23,10 @@ Sigil and Strata are running (started in ${seconds} s).
 ${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
   Signing page     ${stack.gatewayUrl}/sign (opened by a signing session's url)
   Webhooks         public https endpoints, and on this machine also http://127.0.0.1:* and http://localhost:*
+  Identity provider ${stack.localIdp.url} for SSO without a real IdP (docs/local-idp.md): no passwords, local only
+                   SAML metadata URL ${stack.localIdp.samlMetadataUrl}
+                   OpenID issuer ${stack.localIdp.oidcIssuer}, client ${stack.localIdp.oidcClientId} / ${stack.localIdp.oidcClientSecret}
+                   (SSO providers: public https, and on this machine also http://127.0.0.1:* and http://localhost:*)
   Verify page      ${stack.gatewayUrl}/verify (anyone checks a sealed PDF there, or: npx sigil-verify file.pdf --url ${stack.gatewayUrl})
   Strata API       ${stack.gatewayUrl}/api/v1 (OpenAPI ${stack.gatewayUrl}/api/v1/openapi.yaml)
   Postgres         ${redact(stack.infra.postgres.adminUrl)} (${stack.infra.postgres.source})

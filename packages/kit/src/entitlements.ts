@@ -10,33 +10,22 @@ import {
   type OrganizationEntitlements,
   type PlanFeatures,
 } from '@sigil/proto/internal-billing';
-import { createServiceClient, type PrincipalSigner } from './auth/index.ts';
-import type { Bus, Subscription } from './bus/index.ts';
+import type { PrincipalSigner } from './auth/index.ts';
+import type { Bus } from './bus/index.ts';
 import { AppError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { createOrganizationCache, internalJsonSource, type OrganizationCache, type OrganizationSource } from './organization-cache.ts';
 
 export type { OrganizationEntitlements, PlanFeatures };
 
 /** Where answers come from: billing over HTTP in a process, a fake in a service's tests. */
-export type EntitlementsSource = (organizationId: string) => Promise<OrganizationEntitlements>;
+export type EntitlementsSource = OrganizationSource<OrganizationEntitlements>;
 
 export function billingEntitlementsSource(options: { baseUrl: string; signPrincipal: PrincipalSigner; actorId: string; timeoutMs?: number }): EntitlementsSource {
-  const send = createServiceClient({ target: 'billing', actorId: options.actorId, baseUrl: options.baseUrl, signPrincipal: options.signPrincipal, timeoutMs: options.timeoutMs ?? 5_000 });
-  return async (organizationId) => {
-    const response = await send(ENTITLEMENTS_PATH, { organizationId, mode: 'live' });
-    if (!response.ok) {
-      const detail = await response.text().catch(() => '');
-      throw new AppError('bad-gateway', `The billing service answered ${response.status}.`, { cause: new Error(detail.slice(0, 500)) });
-    }
-    return (await response.json()) as OrganizationEntitlements;
-  };
+  return internalJsonSource({ ...options, target: 'billing', timeoutMs: options.timeoutMs ?? 5_000, path: () => ENTITLEMENTS_PATH });
 }
 
-export interface EntitlementsCache {
-  get(organizationId: string): Promise<OrganizationEntitlements>;
-  invalidate(organizationId: string): void;
-  stop(): void;
-}
+export type EntitlementsCache = OrganizationCache<OrganizationEntitlements>;
 
 export interface EntitlementsCacheOptions {
   source: EntitlementsSource;
@@ -50,60 +39,14 @@ export interface EntitlementsCacheOptions {
   log?: Logger;
 }
 
-interface Entry {
-  value: OrganizationEntitlements;
-  fetchedAt: number;
-}
-
-export async function createEntitlementsCache(options: EntitlementsCacheOptions): Promise<EntitlementsCache> {
-  const ttl = options.ttlMs ?? ENTITLEMENTS_TTL_MS;
-  const staleFor = options.staleForMs ?? 10 * 60_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
-  const inFlight = new Map<string, Promise<OrganizationEntitlements>>();
-  const subscriptions: Subscription[] = [];
-  if (options.bus) {
-    const prefix = entitlementsChangedSubject('');
-    subscriptions.push(await options.bus.listen(entitlementsChangedSubject('*'), (_payload, subject) => void entries.delete(subject.slice(prefix.length))));
-    // Notifications sent while the connection was down are lost: every answer may be old.
-    subscriptions.push(options.bus.onReconnect(() => entries.clear()));
-  }
-
-  function keep(organizationId: string, value: OrganizationEntitlements): void {
-    entries.delete(organizationId);
-    entries.set(organizationId, { value, fetchedAt: now() });
-    // A Map iterates in insertion order: the first key is the one read least recently.
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-  }
-
-  async function load(organizationId: string, stale: Entry | undefined): Promise<OrganizationEntitlements> {
-    try {
-      const value = await options.source(organizationId);
-      keep(organizationId, value);
-      return value;
-    } catch (error) {
-      if (stale && now() - stale.fetchedAt < staleFor) {
-        options.log?.warn({ err: error, organizationId }, 'billing did not answer: using the entitlements read before');
-        return stale.value;
-      }
-      throw error;
-    }
-  }
-
-  return {
-    get(organizationId) {
-      const entry = entries.get(organizationId);
-      if (entry && now() - entry.fetchedAt < ttl) return Promise.resolve(entry.value);
-      const pending = inFlight.get(organizationId);
-      if (pending) return pending;
-      const loading = load(organizationId, entry).finally(() => inFlight.delete(organizationId));
-      inFlight.set(organizationId, loading);
-      return loading;
-    },
-    invalidate: (organizationId) => void entries.delete(organizationId),
-    stop: () => subscriptions.forEach((s) => s.unsubscribe()),
-  };
+export function createEntitlementsCache(options: EntitlementsCacheOptions): Promise<EntitlementsCache> {
+  return createOrganizationCache({
+    ...options,
+    changedSubjects: [entitlementsChangedSubject],
+    ttlMs: options.ttlMs ?? ENTITLEMENTS_TTL_MS,
+    staleForMs: options.staleForMs ?? 10 * 60_000,
+    what: 'the entitlements',
+  });
 }
 
 const FEATURE_WORDS: Record<keyof PlanFeatures, string> = {

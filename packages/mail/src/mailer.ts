@@ -20,11 +20,13 @@ export interface Mailer {
  */
 export function createMailer(options: { url: string; from: string }): Mailer {
   let transport: Promise<Transporter> | undefined;
+  // The organization's display name replaces the name of `from`, never its address (`Sigil <no-reply@…>`).
+  const fromAddress = /<([^<>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
   const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options.url)));
   return {
     async send({ to, message, attachments }) {
       const info = await (await open()).sendMail({
-        from: options.from,
+        from: message.fromName ? { name: message.fromName.replace(/[\r\n]+/g, ' '), address: fromAddress } : options.from,
         to,
         subject: message.subject,
         text: message.text,

@@ -1,4 +1,5 @@
 import escapeHtml from 'escape-html';
+import { brandedName, brandingParts, type MailBranding } from './branding.ts';
 
 /** What every message about an envelope names: who sends it (the organization) and whether the envelope is a test. */
 interface Common {
@@ -39,13 +40,18 @@ export interface Message {
   subject: string;
   text: string;
   html: string;
+  /** The sender's display name (the organization's branding); the mailer's own `from` name when absent. */
+  fromName?: string;
 }
 
-/** One paragraph of a message: plain text, escaped for HTML; or a link button. */
-type Part = { text: string } | { link: string; label: string };
+/**
+ * One paragraph of a message: plain text, escaped for HTML (`quote`: a quoted paragraph, `small`: the footer's type);
+ * a link button; or an image (the logo, HTML only).
+ */
+export type Part = { text: string; style?: 'quote' | 'small' } | { link: string; label: string } | { image: string; alt: string };
 
 /** Only web links go into messages: anything else (`javascript:`, `data:`) is refused. */
-function webLink(url: string): string {
+export function webLink(url: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error(`refusing a ${parsed.protocol} link in an e-mail`);
   return parsed.toString();
@@ -108,23 +114,50 @@ function envelopeParts(data: EnvelopeMessageData): { subject: string; body: Part
   }
 }
 
-/** The message of a kind: a subject, and HTML and text parts that say the same, every user string escaped in HTML. */
-export function composeMessage(data: MessageData): Message {
+const STYLES = {
+  quote: 'margin:16px 0;padding:4px 0 4px 14px;border-left:3px solid #c9d1dc;color:#3a4350;white-space:pre-line',
+  small: 'font-size:12px;color:#5d6673;white-space:pre-line',
+  button: 'display:inline-block;background:#2450d3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none',
+  image: 'max-height:56px;max-width:220px;border:0',
+} as const;
+
+function textOf(part: Part): string | undefined {
+  if ('image' in part) return undefined;
+  if ('link' in part) return `${part.label}: ${part.link}`;
+  return part.style === 'quote' ? part.text.split('\n').map((line) => `> ${line}`).join('\n') : part.text;
+}
+
+function htmlOf(part: Part): string {
+  if ('image' in part) return `<p><img src="${escapeHtml(part.image)}" alt="${escapeHtml(part.alt)}" style="${STYLES.image}"></p>`;
+  if ('link' in part) return `<p><a href="${escapeHtml(part.link)}" style="${STYLES.button}">${escapeHtml(part.label)}</a></p>`;
+  if (part.style === 'quote') return `<blockquote style="${STYLES.quote}">${escapeHtml(part.text)}</blockquote>`;
+  if (part.style === 'small') return `<p style="${STYLES.small}">${escapeHtml(part.text)}</p>`;
+  return `<p>${escapeHtml(part.text)}</p>`;
+}
+
+/**
+ * The message of a kind: a subject, and HTML and text parts that say the same, every user string escaped in HTML.
+ * With the organization's branding: its display name instead of its name (and as the sender's name), its logo at the
+ * top, its custom message quoted in the e-mails that ask the recipient to act, its footer, and no "Powered by Sigil"
+ * when it removed it. Branding is plain text like every other user string.
+ */
+export function composeMessage(message: MessageData, branding?: MailBranding | null): Message {
+  const name = brandedName(message.organizationName, branding);
+  const data = { ...message, organizationName: name } as MessageData;
   const invitation = data.kind === 'invitation';
   const { subject, body } = invitation ? invitationParts(data) : envelopeParts(data);
   const testMode = !invitation && data.testMode;
   const test = testMode ? [{ text: 'This is a TEST envelope: signing it has no legal effect.' }] : [];
   const greeting = invitation ? 'Hello,' : `Hello ${data.recipientName},`;
-  const all: Part[] = [{ text: greeting }, ...test, ...body, { text: `Sent by ${data.organizationName} with Sigil.` }];
-  const text = all.map((p) => ('link' in p ? `${p.label}: ${p.link}` : p.text)).join('\n\n');
-  const html = [
-    '<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1f24;max-width:560px">',
-    ...all.map((p) =>
-      'link' in p
-        ? `<p><a href="${escapeHtml(p.link)}" style="display:inline-block;background:#2450d3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(p.label)}</a></p>`
-        : `<p>${escapeHtml(p.text)}</p>`,
-    ),
-    '</body></html>',
-  ].join('\n');
-  return { kind: data.kind, subject: `${testMode ? '[TEST] ' : ''}${subject}`.replace(/[\r\n]+/g, ' '), text, html };
+  const brand = brandingParts(data.kind, name, branding);
+  const all: Part[] = [...brand.top, { text: greeting }, ...test, ...body.slice(0, 1), ...brand.message, ...body.slice(1), { text: `Sent by ${name}.` }, ...brand.bottom];
+  const text = all.map(textOf).filter((line) => line !== undefined).join('\n\n');
+  const html = ['<!doctype html><html><body style="font-family:system-ui,sans-serif;color:#1b1f24;max-width:560px">', ...all.map(htmlOf), '</body></html>'].join('\n');
+  return {
+    kind: data.kind,
+    subject: `${testMode ? '[TEST] ' : ''}${subject}`.replace(/[\r\n]+/g, ' '),
+    text,
+    html,
+    ...(branding?.displayName ? { fromName: name } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { composeMessage, createMailer, type EnvelopeMessageData } from '../src/index.ts';
+import { composeMessage, createMailer, type EnvelopeMessageData, type MailBranding } from '../src/index.ts';
 
 const common = { organizationName: 'Acme <script>alert(1)</script>', envelopeTitle: 'NDA "v2" & terms', recipientName: "Ada O'Brien <b>", testMode: false };
 const ALL: EnvelopeMessageData[] = [
@@ -58,6 +58,53 @@ describe('composeMessage', () => {
   });
 });
 
+describe('composeMessage with the organization branding', () => {
+  const branding: MailBranding = {
+    displayName: 'Acme <Legal>',
+    customMessage: 'Please sign by <b>Friday</b>.\nThanks & regards',
+    footer: 'Acme Ltd · 1 Main St <i>',
+    removePoweredBy: false,
+    logoUrl: 'https://sigil.example.com/v1/public/logos/org_1/abc.png',
+  };
+
+  it('names the display name instead of the organization, in the subject, the copy and as the sender', () => {
+    const message = composeMessage(ALL[0]!, branding);
+    expect(message.subject).toBe('Acme <Legal> asks you to sign “NDA "v2" & terms”');
+    expect(message.text).toContain('Acme <Legal> sent you “NDA "v2" & terms” to sign.');
+    expect(message.text).not.toContain('Acme <script>');
+    expect(message.fromName).toBe('Acme <Legal>');
+    expect(message.html).toContain('Acme &lt;Legal&gt; sent you');
+  });
+
+  it('shows the logo at the top (alt: the display name), the custom message quoted and escaped, the footer, and Powered by Sigil', () => {
+    const message = composeMessage(ALL[0]!, branding);
+    expect(message.html.indexOf('<img src="https://sigil.example.com/v1/public/logos/org_1/abc.png" alt="Acme &lt;Legal&gt;"')).toBeGreaterThan(0);
+    expect(message.html.indexOf('<img')).toBeLessThan(message.html.indexOf('Hello'));
+    expect(message.html).toMatch(/<blockquote[^>]*>Please sign by &lt;b&gt;Friday&lt;\/b&gt;.\nThanks &amp; regards<\/blockquote>/);
+    expect(message.text).toContain('> Please sign by <b>Friday</b>.\n> Thanks & regards');
+    expect(message.html).toContain('Acme Ltd · 1 Main St &lt;i&gt;');
+    expect(message.html).not.toMatch(/<b>|<i>/);
+    expect(message.text.endsWith('Acme Ltd · 1 Main St <i>\n\nPowered by Sigil.')).toBe(true);
+  });
+
+  it('removes Powered by Sigil when the branding says so, and quotes the message only in e-mails that ask to act', () => {
+    const removed = composeMessage(ALL[6]!, { ...branding, removePoweredBy: true });
+    expect(removed.text).not.toContain('Powered by');
+    expect(removed.html).not.toContain('Powered by');
+    expect(removed.text).not.toContain('Please sign by');
+    expect(composeMessage(ALL[2]!, branding).text).not.toContain('Please sign by');
+    expect(composeMessage(ALL[7]!, branding).text).toContain('> Please sign by');
+  });
+
+  it('leaves out a logo URL that is not a web URL, and is unbranded without branding', () => {
+    const message = composeMessage(ALL[0]!, { ...branding, logoUrl: 'javascript:alert(1)' });
+    expect(message.html).not.toContain('<img');
+    const plain = composeMessage(ALL[0]!, null);
+    expect(plain.fromName).toBeUndefined();
+    expect(plain.text).toContain('Sent by Acme <script>alert(1)</script>.\n\nPowered by Sigil.');
+  });
+});
+
 describe('createMailer', () => {
   it('delivers to the SMTP sink with the text and HTML parts', async () => {
     const inbox = process.env.SMTP_INBOX_URL;
@@ -77,5 +124,21 @@ describe('createMailer', () => {
     expect(found?.subject).toBe('[TEST] Acme <script>alert(1)</script> asks you to sign “NDA "v2" & terms”');
     expect(found?.text).toContain('Review and sign: https://sign.example.com/sign#token=sgls_x');
     expect(found?.html).toContain('href="https://sign.example.com/sign#token=sgls_x"');
+  });
+
+  it("sends a branded message from the organization's display name at the mailer's own address", async () => {
+    const inbox = process.env.SMTP_INBOX_URL as string;
+    const to = `branded-${randomBytes(4).toString('hex')}@example.com`;
+    const mailer = createMailer({ url: process.env.SMTP_URL as string, from: 'Sigil <no-reply@sigil.local>' });
+    await mailer.send({ to, message: composeMessage(ALL[0]!, { displayName: 'Acme Legal', customMessage: null, footer: null, removePoweredBy: false, logoUrl: null }) });
+    mailer.close();
+    let found: { id: string; from: string } | undefined;
+    for (let i = 0; i < 200 && !found; i++) {
+      found = ((await (await fetch(`${inbox}/messages?to=${encodeURIComponent(to)}`)).json()) as Array<{ id: string; from: string }>)[0];
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(found?.from).toBe('no-reply@sigil.local');
+    const raw = await (await fetch(`${inbox}/messages/${found?.id}/raw`)).text();
+    expect(raw).toMatch(/^From: "?Acme Legal"? <no-reply@sigil\.local>\r?$/m);
   });
 });

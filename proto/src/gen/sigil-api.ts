@@ -1194,7 +1194,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Redirect to the identity provider for the test login */
+        /**
+         * Redirect to the identity provider for the test login
+         * @description Sets the `sigil_sso` browser-binding cookie, as `GET /v1/auth/sso/start` does.
+         */
         get: operations["startSsoConnectionTest"];
         put?: never;
         post?: never;
@@ -1568,6 +1571,92 @@ export interface paths {
          * @description An unknown, revoked or expired token is 404; an invitation accepted before is 409.
          */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with company SSO (redirect to the identity provider)
+         * @description The `startUrl` of `GET /v1/sso/discover`. Redirects (302) to the identity provider of the
+         *     connection answering for the address's domain; when there is none, back to
+         *     `/app/sign-in?sso_error=<message>`. Shares the discover limit (30 a minute per address).
+         */
+        get: operations["startSsoSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/saml/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SAML Assertion Consumer Service (HTTP-POST binding)
+         * @description The identity provider posts the signed `SAMLResponse` and our `RelayState` here, to the browser
+         *     that started the login (its `sigil_sso` cookie must match the login's). A sign-in ends in
+         *     the session cookie and a 303 to `/app/`; a refusal in a 303 to `/app/sign-in?sso_error=<message>`;
+         *     a test login in a small page saying the outcome (no session).
+         */
+        post: operations["completeSamlSso"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect redirect URI (authorization code)
+         * @description The provider redirects here with `code` and our `state`. Ends like the SAML ACS: session cookie and
+         *     303 to `/app/`, a 303 to `/app/sign-in?sso_error=<message>`, or a test login's outcome page.
+         */
+        get: operations["completeOidcSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/saml/metadata/{organizationId}/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: components["schemas"]["OrganizationId"];
+                providerId: components["parameters"]["SsoProviderIdPath"];
+            };
+            cookie?: never;
+        };
+        /** Our SAML service provider metadata for one connection (its URL is also our entity id) */
+        get: operations["getSsoServiceProviderMetadata"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2299,6 +2388,11 @@ export interface components {
             envelopeId?: components["schemas"]["EnvelopeId"];
             recipientId?: components["schemas"]["RecipientId"];
             testMode?: boolean;
+            /**
+             * Format: uri
+             * @description The sending organization's logo (its e-mail branding).
+             */
+            logoUrl?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2491,6 +2585,11 @@ export interface components {
             seal?: components["schemas"]["SealStatus"];
             /** @description Whether `GET /v1/viewer/document` is allowed. */
             documentAvailable?: boolean;
+            /**
+             * Format: uri
+             * @description The sending organization's logo (its e-mail branding).
+             */
+            logoUrl?: string | null;
             recipients?: {
                 [key: string]: unknown;
             }[];
@@ -2646,9 +2745,32 @@ export interface components {
             tokenActive: boolean;
             /** Format: date-time */
             tokenCreatedAt?: string | null;
-            users?: {
+            /** @description The token's state (the same facts as tokenActive and tokenCreatedAt, plus when it was last used). */
+            token?: {
+                active: boolean;
+                /** Format: date-time */
+                createdAt: string | null;
+                /** Format: date-time */
+                lastUsedAt: string | null;
+            } & {
                 [key: string]: unknown;
-            }[];
+            };
+            /** @description The provisioned users, most recently provisioned or changed first; the newest 100 at most. */
+            users?: ({
+                /** @description The SCIM resource id. */
+                id?: string;
+                userName?: string;
+                email?: string;
+                name?: string;
+                active?: boolean;
+                /** @description The member's role now; null when deactivated. */
+                role?: string | null;
+                groups?: string[];
+                /** Format: date-time */
+                lastProvisionedAt?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         } & {
             [key: string]: unknown;
         };
@@ -2670,6 +2792,8 @@ export interface components {
             features: {
                 [key: string]: unknown;
             };
+            /** @description The plan the features come from (`free`, `team`, ...). */
+            plan?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2685,8 +2809,20 @@ export interface components {
         EmailBranding: ({
             /** @constant */
             object: "email_branding";
+            /**
+             * Format: uri
+             * @description The logo e-mails and hosted pages show (`uploadOrganizationLogo`).
+             */
+            logoUrl?: string | null;
             /** @description Which branding options the plan allows. */
             allowed: {
+                /** @description Display name, custom message and logo (`branding`). */
+                custom?: boolean;
+                /** @description A custom footer (`branding`). */
+                footer?: boolean;
+                /** @description No "Powered by Sigil" line (`whiteLabel`). */
+                removePoweredBy?: boolean;
+            } & {
                 [key: string]: boolean;
             };
         } & {
@@ -2735,6 +2871,11 @@ export interface components {
             enforced?: boolean;
             /** Format: uri-reference */
             signInUrl?: string | null;
+            /**
+             * Format: uri-reference
+             * @description The same URL as `signInUrl`; open it to sign in through the identity provider.
+             */
+            startUrl?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2749,8 +2890,71 @@ export interface components {
             defaultRole?: components["schemas"]["Role"];
             jitProvisioning?: boolean;
             health?: {
+                /**
+                 * Format: date-time
+                 * @description The last successful sign-in or test login.
+                 */
+                lastSuccessAt?: string | null;
+                /** @description Why the last sign-in or test login failed, if the last attempt failed. */
+                lastError?: string | null;
+                /** Format: date-time */
+                lastErrorAt?: string | null;
+                /**
+                 * Format: date-time
+                 * @description SAML: when the earliest IdP signing certificate expires.
+                 */
+                certificateExpiresAt?: string | null;
+            } & {
                 [key: string]: unknown;
             };
+            /**
+             * @description The same value as `type`.
+             * @enum {string}
+             */
+            protocol?: "saml" | "oidc";
+            /** @description E-mail domains this connection signs in (lower case; each belongs to one connection only). */
+            domains?: string[];
+            /**
+             * @description `failing` when the last sign-in or test login failed.
+             * @enum {string}
+             */
+            status?: "active" | "failing";
+            /**
+             * Format: uri
+             * @description SAML: our service provider entity id (the audience) to give the IdP.
+             */
+            entityId?: string;
+            /**
+             * Format: uri
+             * @description SAML: our Assertion Consumer Service URL to give the IdP.
+             */
+            acsUrl?: string;
+            /**
+             * Format: uri
+             * @description SAML: our service provider metadata document.
+             */
+            metadataUrl?: string;
+            /** @description SAML: the identity provider entity id read from its metadata. */
+            idpEntityId?: string | null;
+            /** @description SAML: the identity provider single sign-on URL read from its metadata. */
+            idpSsoUrl?: string | null;
+            /** @description SAML: the metadata URL the connection was created from, if any. */
+            idpMetadataUrl?: string | null;
+            /** @description OIDC: the issuer URL. */
+            issuer?: string;
+            /** @description OIDC: the client id (the secret is never returned). */
+            clientId?: string;
+            /** @description OIDC: whether a client secret is stored. */
+            clientSecretSet?: boolean;
+            /**
+             * Format: uri
+             * @description OIDC: our redirect URI to register at the provider.
+             */
+            redirectUri?: string;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
         } & {
             [key: string]: unknown;
         };
@@ -2767,6 +2971,28 @@ export interface components {
             defaultRole?: components["schemas"]["Role"];
             /** @description Create members on their first SSO sign-in. */
             jitProvisioning?: boolean;
+            /**
+             * @description Required when the connection is new; cannot change later.
+             * @enum {string}
+             */
+            protocol?: "saml" | "oidc";
+            /** @description SAML: the identity provider metadata XML. */
+            metadataXml?: string;
+            /**
+             * Format: uri
+             * @description SAML: fetched server-side instead of `metadataXml` (public https only).
+             */
+            metadataUrl?: string;
+            /**
+             * Format: uri
+             * @description OIDC: the issuer; its discovery document is fetched.
+             */
+            issuer?: string;
+            clientId?: string;
+            /** @description OIDC: stored sealed, never returned. */
+            clientSecret?: string;
+            /** @description E-mail domains the connection signs in; required when the connection is new. */
+            domains?: string[];
         };
         /** @description A test login. Fields beyond those listed are not fixed yet. */
         SsoConnectionTest: {
@@ -2780,12 +3006,29 @@ export interface components {
              * @description Open in a popup; it redirects to the identity provider.
              */
             url?: string;
+            /** @description The same as `reason`. */
             error?: string | null;
+            /** @description Why the test login failed (bad signature, expired, wrong audience, ...). */
+            reason?: string | null;
+            /** @description The reason as a code (`bad_signature`, `unsigned`, `expired`, `wrong_audience`, `wrong_in_response_to`, `replayed`, ...). */
+            reasonCode?: string | null;
+            /** @description The attributes (SAML) or claims (OIDC) the identity provider sent. */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            providerId?: components["schemas"]["SsoProviderId"];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            completedAt?: string | null;
         } & {
             [key: string]: unknown;
         };
         FetchSamlMetadata: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description A public https:// URL (plain http only for origins the deployment allows, such as a local IdP).
+             */
             url: string;
         };
         /** @description The fetched metadata. Fields beyond those listed are not fixed yet. */
@@ -2794,6 +3037,13 @@ export interface components {
             object: "saml_metadata";
             xml: string;
             entityId?: string;
+            /** @description The identity provider single sign-on URL (HTTP-Redirect or HTTP-POST binding). */
+            ssoUrl?: string | null;
+            /**
+             * Format: date-time
+             * @description When the earliest signing certificate expires.
+             */
+            certificateExpiresAt?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -3405,6 +3655,8 @@ export interface components {
         SetSessionCookie: string;
         /** @description `sigil_session=; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=0` */
         ClearSessionCookie: string;
+        /** @description `sigil_sso=<random>; HttpOnly; Secure; SameSite=None; Path=/; Max-Age=600`: binds the SSO login to this browser. */
+        SetSsoBindingCookie: string;
         /** @description Where to go next. */
         Location: string;
         CacheControl: string;
@@ -6114,6 +6366,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["SetSsoBindingCookie"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6817,6 +7070,168 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    startSsoSignIn: {
+        parameters: {
+            query: {
+                email: string;
+            };
+            header?: {
+                /**
+                 * @description Optional caller-chosen request id. A value of 8 to 128 characters of
+                 *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
+                 *     server-generated `req_...` id (never rejected). The response always
+                 *     carries the effective id in `x-request-id`.
+                 */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider (or back to the sign-in page with `sso_error`). */
+            302: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["SetSsoBindingCookie"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    completeSamlSso: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional caller-chosen request id. A value of 8 to 128 characters of
+                 *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
+                 *     server-generated `req_...` id (never rejected). The response always
+                 *     carries the effective id in `x-request-id`.
+                 */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    SAMLResponse: string;
+                    RelayState?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description A test login's outcome page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Into the dashboard (session cookie set) or back to the sign-in page with `sso_error`. */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    completeOidcSso: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+                session_state?: string;
+            };
+            header?: {
+                /**
+                 * @description Optional caller-chosen request id. A value of 8 to 128 characters of
+                 *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
+                 *     server-generated `req_...` id (never rejected). The response always
+                 *     carries the effective id in `x-request-id`.
+                 */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A test login's outcome page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Into the dashboard (session cookie set) or back to the sign-in page with `sso_error`. */
+            303: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getSsoServiceProviderMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional caller-chosen request id. A value of 8 to 128 characters of
+                 *     `A-Za-z0-9._-` is kept and echoed; anything else is replaced by a
+                 *     server-generated `req_...` id (never rejected). The response always
+                 *     carries the effective id in `x-request-id`.
+                 */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                organizationId: components["schemas"]["OrganizationId"];
+                providerId: components["parameters"]["SsoProviderIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SP metadata (EntityDescriptor with the ACS, signed assertions wanted). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/samlmetadata+xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
         };
     };
     listMembers: {

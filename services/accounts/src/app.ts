@@ -17,6 +17,10 @@ import { clearedSessionCookie, createSessionService, sessionCookie, type IssuedS
 import { createResolvers, typeDefs } from './subgraph.ts';
 import { createThrottle, rateLimitsWith, type RateLimitOverrides } from './throttle.ts';
 import { listSsoAudit } from './sso/audit.ts';
+import { createSsoHandlers, type SsoOptions } from './sso/handlers.ts';
+import { createScimRoutes } from './scim/routes.ts';
+import { createBrandingRoutes, LOGO_MAX_BYTES } from './branding/routes.ts';
+import type { FileStore } from '@strata/stream/file-store';
 
 export interface AccountsAppDeps {
   db: Db;
@@ -35,6 +39,12 @@ export interface AccountsAppDeps {
   entitlements: EntitlementsCache;
   /** The gateway's public URL: SSO's SP entity id, ACS and callback, the SCIM endpoint and logo URLs are under it. */
   publicUrl?: string;
+  /** SSO's outbound policy (allowed origins), client-secret key and lookup limit (sso/handlers.ts). */
+  sso?: SsoOptions;
+  /** Where logos are kept (S3); without one, logo uploads answer 503. */
+  logoStore?: FileStore;
+  /** Tells the services that cache branding that an organization's changed (a core-NATS notification). */
+  notifyBrandingChanged?: (organizationId: string) => void;
 }
 
 /** Responses that carry a credential must never be cached. */
@@ -57,6 +67,9 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
   const members = createMemberService({ db: deps.db, throttle, passwords, clock, cell: deps.cell });
   const apiKeys = createApiKeyService({ db: deps.db, clock });
   const organizations = createOrganizationService({ db: deps.db, passwords });
+  const scim = createScimRoutes({ db: deps.db, clock, log: deps.log, entitlements: deps.entitlements, publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080' });
+  const branding = createBrandingRoutes({ db: deps.db, entitlements: deps.entitlements, publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080', clock, logoStore: deps.logoStore, notifyChanged: deps.notifyBrandingChanged });
+  const sso = createSsoHandlers({ db: deps.db, log: deps.log, throttle, entitlements: deps.entitlements, publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080', clock, options: deps.sso });
   let health: Health | undefined;
 
   const app = await createSigilApp({
@@ -65,15 +78,27 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
     log: deps.log,
     verifyPrincipal: deps.verifyPrincipal,
     db: deps.db,
+    // The logo (uploadOrganizationLogo) is the only file accounts takes.
+    multipartLimit: LOGO_MAX_BYTES,
+    // The SAML ACS takes the IdP's HTML form post (a signed response of a few KB; 1 MB leaves room for certificates).
+    formLimit: '1mb',
     mount: async (app) => {
       health = mountHealth(app, { database: async () => void (await deps.db.$queryRawUnsafe('SELECT 1')), ...deps.readiness });
       mountInternalRoutes(app, { verifyPrincipal: deps.verifyPrincipal, apiKeys, sessions });
+      scim.mount(app);
+      branding.mountInternal(app, deps.verifyPrincipal);
       await mountSubgraph(app, { typeDefs, resolvers: createResolvers({ organizations, apiKeys, members }), verifyPrincipal: deps.verifyPrincipal });
     },
     publicHandlers: {
       signUp: async ({ req, body }) => withCookie(201, await sessions.signUp(body, clientAddress(req))),
       signIn: async ({ req, body }) => withCookie(200, await sessions.signIn(body, clientAddress(req))),
       acceptInvitation: async ({ req, body }) => withCookie(201, await members.acceptInvitation(body, clientAddress(req))),
+      getPublicLogo: branding.getPublicLogo,
+      discoverSso: sso.public.discoverSso,
+      startSsoSignIn: sso.public.startSsoSignIn,
+      completeSamlSso: sso.public.completeSamlSso,
+      completeOidcSso: sso.public.completeOidcSso,
+      getSsoServiceProviderMetadata: sso.public.getSsoServiceProviderMetadata,
     },
     handlers: {
       // ------------------------------------------------------------ dashboard session
@@ -124,6 +149,27 @@ export async function createApp(deps: AccountsAppDeps): Promise<{ app: Express; 
 
       // ------------------------------------------------------------ sso and scim audit trail
       listSsoAuditEvents: async ({ principal, query }) => ({ status: 200, body: await listSsoAudit(deps.db, principal.organizationId, page(query)) }),
+
+      // ------------------------------------------------------------ sso connections and test logins (sso/)
+      listSsoConnections: sso.dashboard.listSsoConnections,
+      getSsoConnection: sso.dashboard.getSsoConnection,
+      updateSsoConnectionSettings: sso.dashboard.updateSsoConnectionSettings,
+      createSsoConnectionTest: sso.dashboard.createSsoConnectionTest,
+      startSsoConnectionTest: sso.dashboard.startSsoConnectionTest,
+      getSsoConnectionTest: sso.dashboard.getSsoConnectionTest,
+      fetchSamlMetadata: sso.dashboard.fetchSamlMetadata,
+
+      // ------------------------------------------------------------ scim (the /scim/v2 protocol is mounted above)
+      getScim: scim.handlers.getScim,
+      createScimToken: scim.handlers.createScimToken,
+      revokeScimToken: scim.handlers.revokeScimToken,
+
+      // ------------------------------------------------------------ settings, e-mail branding and logo
+      getOrganizationSettings: branding.getOrganizationSettings,
+      getEmailBranding: branding.getEmailBranding,
+      updateEmailBranding: branding.updateEmailBranding,
+      previewEmailBranding: branding.previewEmailBranding,
+      uploadOrganizationLogo: branding.uploadOrganizationLogo,
     },
   });
   return { app, health: health as Health };

@@ -1,4 +1,4 @@
-import { baseServiceConfig, mailConfigFields, z } from '@sigil/kit/config';
+import { baseServiceConfig, mailConfigFields, s3ConfigFields, z } from '@sigil/kit/config';
 
 const attemptLimit = z.coerce.number().int().min(1).optional();
 
@@ -15,8 +15,17 @@ export const accountsConfig = baseServiceConfig.extend({
   BILLING_URL: z.string().url(),
   /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */
   INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
+  /**
+   * SSO: origins an IdP's metadata and OIDC endpoints may use whatever they resolve to, plain http allowed
+   * (comma-separated, e.g. `http://127.0.0.1:*` for a local IdP); everything else must be public https.
+   */
+  SSO_ALLOWED_ORIGINS: z.string().default(''),
+  /** SSO: seals OIDC client secrets (32 bytes, base64); without it a key is derived from INTERNAL_JWT_PRIVATE_KEY. */
+  SSO_SECRETS_KEY: z.string().min(44).optional(),
   /** Invitation e-mails. */
   ...mailConfigFields,
+  /** Organization logos (served publicly at /v1/public/logos). */
+  ...s3ConfigFields('sigil-logos'),
 });
 
 export type AccountsConfig = z.infer<typeof accountsConfig>;

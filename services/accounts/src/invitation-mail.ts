@@ -1,7 +1,7 @@
 import { enqueueJob, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Role } from '@sigil/kit/auth';
 import type { Logger } from '@sigil/kit/log';
-import { composeMessage, type Mailer } from '@sigil/mail';
+import { composeMessage, type MailBranding, type Mailer } from '@sigil/mail';
 import { JOBS_STREAM, jobSubject } from '@sigil/proto/events';
 import { acceptInvitationUrl } from '@sigil/proto/routes';
 import type { Db, Tx } from './db.ts';
@@ -29,6 +29,19 @@ export interface InvitationMailDeps {
   /** The gateway's public URL: the e-mailed link opens the dashboard's accept page there. */
   publicUrl: string;
   clock: () => Date;
+  /** The organization's e-mail branding in effect (branding/branding.ts); unbranded without it. */
+  branding?: (organizationId: string) => Promise<MailBranding>;
+  log?: Logger;
+}
+
+/** Branding never holds up an invitation: unreadable, the e-mail goes out unbranded. */
+async function brandingOf(deps: InvitationMailDeps, organizationId: string): Promise<MailBranding | undefined> {
+  try {
+    return await deps.branding?.(organizationId);
+  } catch (error) {
+    deps.log?.warn({ err: error, organizationId }, 'the organization branding could not be read: the invitation goes out unbranded');
+    return undefined;
+  }
 }
 
 /** Records, in the transaction that creates the invitation, the job that e-mails it (once per invitation). */
@@ -60,7 +73,7 @@ export async function sendInvitationMail(deps: InvitationMailDeps, invitationId:
         role: ROLE_WITH_ARTICLE[asRole(invitation.role)],
         url: acceptInvitationUrl(deps.publicUrl, token),
         expiresAt: invitation.expiresAt.toISOString(),
-      });
+      }, await brandingOf(deps, invitation.organizationId));
       await deps.mailer.send({ to: invitation.email, message });
       return 'sent';
     },

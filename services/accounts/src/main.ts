@@ -8,11 +8,15 @@ import { migrate } from '@sigil/kit/db';
 import { purgeExpiredIdempotencyKeys } from '@sigil/kit/api';
 import { runServer } from '@sigil/kit/http';
 import { createMailer } from '@sigil/mail';
+import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
+import { brandingChangedSubject } from '@sigil/proto/internal-branding';
 import { createApp } from './app.ts';
 import { accountsConfig } from './config.ts';
 import { createDb } from './db.ts';
 import { startInvitationMailConsumer } from './invitation-mail.ts';
+import { effectiveBranding } from './branding/branding.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
+import { ssoSecretsKey } from './sso/secrets.ts';
 
 const SERVICE = 'accounts';
 const config = loadConfig(accountsConfig);
@@ -26,7 +30,9 @@ const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, lo
 const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));
 const entitlements = await createEntitlementsCache({ source: billingEntitlementsSource({ baseUrl: config.BILLING_URL, signPrincipal, actorId: SERVICE }), bus, log });
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
-const invitationMail = await startInvitationMailConsumer(bus, { db, mailer, publicUrl: config.PUBLIC_URL, clock, log }, { cell: config.CONSUMER_PREFIX });
+const logoStore = await createS3FileStore(fileStoreOptions(config));
+const branding = (organizationId: string) => effectiveBranding({ db, entitlements, publicUrl: config.PUBLIC_URL }, organizationId);
+const invitationMail = await startInvitationMailConsumer(bus, { db, mailer, publicUrl: config.PUBLIC_URL, clock, log, branding }, { cell: config.CONSUMER_PREFIX });
 const housekeeping = startHousekeeping({ db, log, clock, purgeIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db) });
 const { app, health } = await createApp({
   db,
@@ -35,6 +41,9 @@ const { app, health } = await createApp({
   cell: config.CONSUMER_PREFIX,
   entitlements,
   publicUrl: config.PUBLIC_URL,
+  logoStore,
+  notifyBrandingChanged: (organizationId) => bus.notify(brandingChangedSubject(organizationId), { organizationId }),
+  sso: { allowedOrigins: config.SSO_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean), secretsKey: ssoSecretsKey(config) },
   verifyPrincipal: await createPrincipalVerifier(JSON.parse(config.INTERNAL_JWT_PUBLIC_KEY)),
   readiness: { nats: async () => void (await bus.nc.flush()) },
   rateLimits: {

@@ -33,6 +33,36 @@ async function findMember(tx: Tx, organizationId: string, id: string) {
   return membership;
 }
 
+/** The last owner stays (409); the caller holds the organization lock (`lockOrganization`). */
+export class LastOwnerError extends AppError {
+  constructor() {
+    super('conflict', 'The last owner cannot be removed; make another member an owner first.');
+  }
+}
+
+/**
+ * Removes a membership inside the caller's transaction (which holds `lockOrganization`): the last owner stays
+ * (LastOwnerError), the member's sessions in this organization end, and `member.removed` makes the gateway drop them
+ * from its cache. Removing a member in the dashboard and deprovisioning through SCIM both come through here.
+ */
+export async function deleteMembership(tx: Tx, membership: { id: string; organizationId: string; userId: string; role: string }, now: Date): Promise<void> {
+  const { id, organizationId, userId } = membership;
+  if (membership.role === 'owner' && (await countOwners(tx, organizationId)) <= 1) throw new LastOwnerError();
+  await tx.membership.delete({ where: { id } });
+  await revokeSessions(tx, { userId, organizationId }, now);
+  await enqueueEvent(tx, { type: 'member.removed', organizationId, data: { memberId: id, userId } });
+}
+
+/** Changes a membership's role inside the caller's transaction and emits `member.role_changed`. */
+export async function changeMembershipRole(tx: Tx, membership: { id: string; organizationId: string; userId: string; role: string }, role: Role): Promise<void> {
+  await tx.membership.update({ where: { id: membership.id }, data: { role } });
+  await enqueueEvent(tx, {
+    type: 'member.role_changed',
+    organizationId: membership.organizationId,
+    data: { memberId: membership.id, userId: membership.userId, previousRole: asRole(membership.role), role },
+  });
+}
+
 export interface MemberServiceDeps {
   db: Db;
   throttle: Throttle;
@@ -73,13 +103,8 @@ export function createMemberService({ db, throttle, passwords, clock, cell }: Me
         if (previousRole === 'owner' && (await countOwners(tx, organizationId)) <= 1) {
           throw new AppError('conflict', 'The last owner cannot be demoted; make another member an owner first.');
         }
-        const updated = await tx.membership.update({ where: { id }, data: { role }, include: { user: true } });
-        await enqueueEvent(tx, {
-          type: 'member.role_changed',
-          organizationId,
-          data: { memberId: id, userId: membership.userId, previousRole, role },
-        });
-        return toMemberView(updated);
+        await changeMembershipRole(tx, membership, role);
+        return toMemberView({ ...membership, role });
       });
     },
 
@@ -90,12 +115,7 @@ export function createMemberService({ db, throttle, passwords, clock, cell }: Me
         await lockOrganization(tx, organizationId);
         const membership = await findMember(tx, organizationId, id);
         if (!mayActOnRole(principal.role, asRole(membership.role))) throw ownerOnly('remove an owner');
-        if (membership.role === 'owner' && (await countOwners(tx, organizationId)) <= 1) {
-          throw new AppError('conflict', 'The last owner cannot be removed; make another member an owner first.');
-        }
-        await tx.membership.delete({ where: { id } });
-        await revokeSessions(tx, { userId: membership.userId, organizationId }, clock());
-        await enqueueEvent(tx, { type: 'member.removed', organizationId, data: { memberId: id, userId: membership.userId } });
+        await deleteMembership(tx, membership, clock());
       });
     },
 

@@ -10,6 +10,8 @@ import type { PasswordHasher } from './passwords.ts';
 import { createOrganizationWithOwner } from './organizations.ts';
 import type { Throttle } from './throttle.ts';
 import { randomToken, sha256Hex } from './tokens.ts';
+import { recordSsoAudit } from './sso/audit.ts';
+import { checkPasswordSignIn } from './sso/enforcement.ts';
 import { asRole, isUniqueViolation, normalizeEmail, requireEmail, toOrganizationView, toUserView, type SessionView } from './views.ts';
 
 /** Dashboard sessions: 12 hours, the random token lives only in the cookie; the table keeps its SHA-256. */
@@ -106,6 +108,7 @@ export function createSessionService({ db, throttle, passwords, clock }: Session
      * E-mail and password. Every failure is the same 401 and costs the same argon2 work. Attempts are limited
      * per e-mail and address, and per address (429 with `Retry-After`); a success clears the e-mail's counter.
      * The organization is `organizationId` when the user belongs to it, otherwise the most recently joined one.
+     * Where that organization enforces SSO for the e-mail's domain, only owners may use a password (sso/enforcement.ts).
      */
     async signIn(input: components['schemas']['SignIn'], ip: string): Promise<IssuedSession> {
       const email = normalizeEmail(input.email);
@@ -127,10 +130,15 @@ export function createSessionService({ db, throttle, passwords, clock }: Session
       if (!chosen) throw unauthorized(INVALID_CREDENTIALS);
 
       await throttle.reset(throttle.rules.signInPerEmailIp, emailAndIp);
+      const breakGlass = await checkPasswordSignIn(db, { email, userId: user.id, organizationId: chosen.organizationId, ip, now: clock() });
       if (passwords.needsRehash(user.passwordHash)) {
         await db.user.update({ where: { id: user.id }, data: { passwordHash: await passwords.hash(input.password) } });
       }
-      return db.$transaction((tx) => issueSession(tx, user.id, chosen.organizationId, clock()));
+      return db.$transaction(async (tx) => {
+        const issued = await issueSession(tx, user.id, chosen.organizationId, clock());
+        if (breakGlass) await recordSsoAudit(tx, breakGlass);
+        return issued;
+      });
     },
 
     /** Revokes the caller's session (`session.revoked` lets the gateway forget it at once). */

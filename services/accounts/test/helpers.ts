@@ -8,6 +8,7 @@ import { createEntitlementsCache, type EntitlementsCache } from '@sigil/kit/enti
 import type { Principal } from '@sigil/kit/auth';
 import { createApp } from '../src/app.ts';
 import { createPasswordHasher } from '../src/passwords.ts';
+import type { SsoOptions } from '../src/sso/handlers.ts';
 
 /** argon2id at the smallest cost: tests check behaviour, not the work factor (passwords.test.ts checks production's). */
 export const cheapPasswords = createPasswordHasher({ memory: 64, passes: 1, parallelism: 1 });
@@ -34,12 +35,12 @@ export async function testEntitlements(): Promise<{ plans: Map<string, TestPlan>
 }
 
 /** One fresh database per test file (`sigil_accounts_test_<name>`), so files run in parallel. */
-export async function createHarness(name: string, options: { clock?: () => Date; publicUrl?: string } = {}): Promise<Harness> {
+export async function createHarness(name: string, options: { clock?: () => Date; publicUrl?: string; sso?: SsoOptions } = {}): Promise<Harness> {
   const url = await freshTestDatabase(`sigil_accounts_test_${name}`, migrationsDir);
   const db = createDb(url);
   const auth = await createTestAuth();
   const { plans, entitlements } = await testEntitlements();
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock, entitlements, publicUrl: options.publicUrl ?? 'http://127.0.0.1:8080' });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, passwords: cheapPasswords, clock: options.clock, entitlements, publicUrl: options.publicUrl ?? 'http://127.0.0.1:8080', sso: options.sso });
   return { app, db, databaseUrl: url, auth, plans, close: () => db.$disconnect() };
 }
 

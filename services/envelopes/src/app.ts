@@ -60,7 +60,7 @@ export async function createApp(deps: EnvelopesAppDeps): Promise<{ app: Express;
   const signer = createSignerService({ db: deps.db, store: deps.store, clock });
   const viewers = createViewerService({ db: deps.db, clock, planLimits });
   const links = createSigningLinkService({ db: deps.db, templates: deps.templates, clock, entitlements: deps.entitlements });
-  const linkVisitors = createLinkVisitors({ db: deps.db, creator, clock, entitlements: deps.entitlements, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300, renderWaitMs: deps.linkRenderWaitMs });
+  const linkVisitors = createLinkVisitors({ db: deps.db, creator, clock, entitlements: deps.entitlements, branding: deps.mail.branding, sessionTtlSeconds: deps.sessionTtlSeconds ?? 300, renderWaitMs: deps.linkRenderWaitMs });
   let health: Health | undefined;
   const app = await createSigilApp({
     document: loadSigilOpenApi(),

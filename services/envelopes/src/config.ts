@@ -6,6 +6,8 @@ export const envelopesConfig = baseServiceConfig.extend({
   TEMPLATES_URL: z.string().url(),
   /** The billing service (internal endpoint: the organization's plan entitlements, checked before a send). */
   BILLING_URL: z.string().url(),
+  /** The accounts service (internal endpoint: the organization's e-mail branding; e-mails go out unbranded without it). */
+  ACCOUNTS_URL: z.string().url(),
   /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */
   INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
   /** An envelope's lifetime when the request names no `expiresAt`. */

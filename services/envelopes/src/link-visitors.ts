@@ -8,6 +8,8 @@ import type { LinkForVisitor, SigningLinkLimits, VisitorEnvelope, VisitorEnvelop
 import type { EnvelopeCreator } from './create.ts';
 import type { Db, Tx } from './db.ts';
 import type { SigningLink } from './generated/prisma/client.ts';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
+import { brandedName } from '@sigil/mail';
 import { organizationName } from './mail/outbox-mail.ts';
 import { linkUsage, startOfUtcDay } from './signing-link-views.ts';
 import { mintToken, signingPageUrl } from './tokens.ts';
@@ -19,6 +21,8 @@ export interface LinkVisitorDeps {
   creator: EnvelopeCreator;
   clock: () => Date;
   entitlements?: EntitlementsCache;
+  /** The organization's branding: the link page shows its display name and logo. */
+  branding?: Pick<BrandingCache, 'get'>;
   /** Lifetime of the visitor's signing session (as sessions minted through the API). */
   sessionTtlSeconds: number;
   /** How long the answer waits for the document to be rendered, so the session opens at once (default 15 s). */
@@ -68,6 +72,7 @@ export function createLinkVisitors(deps: LinkVisitorDeps) {
     async forVisitor(id: string): Promise<LinkForVisitor> {
       const link = await usable(id);
       const usage = await linkUsage(deps.db, [id], deps.clock());
+      const branding = await brandingOrNone(deps.branding, link.organizationId);
       const limits: SigningLinkLimits = { perEmailPerDay: link.perEmailPerDay, perIpPerHour: link.perIpPerHour, dailyCap: link.dailyCap };
       return {
         id,
@@ -75,8 +80,8 @@ export function createLinkVisitors(deps: LinkVisitorDeps) {
         testMode: link.testMode,
         status: link.status as LinkForVisitor['status'],
         title: link.title,
-        organizationName: await organizationName(deps.db, link.organizationId),
-        logoUrl: null,
+        organizationName: brandedName(await organizationName(deps.db, link.organizationId), branding),
+        logoUrl: branding?.logoUrl ?? null,
         fields: link.visitorFields as unknown as VisitorField[],
         limits,
         usedToday: usage.get(id)?.today ?? 0,

@@ -6,6 +6,7 @@ import { migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { billingEntitlementsSource, createEntitlementsCache } from '@sigil/kit/entitlements';
+import { accountsBrandingSource, createBrandingCache } from '@sigil/kit/branding';
 import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
 import { createMailer } from '@sigil/mail';
 import { startDirectoryConsumer } from './mail/directory.ts';
@@ -32,7 +33,8 @@ const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT
 const templates = createTemplatesClient({ baseUrl: config.TEMPLATES_URL, signPrincipal });
 const entitlements = await createEntitlementsCache({ source: billingEntitlementsSource({ baseUrl: config.BILLING_URL, signPrincipal, actorId: SERVICE }), bus, log });
 const renders = await startRenderConsumer(bus, { db, store, templates, clock, log }, { cell: config.CONSUMER_PREFIX, concurrency: config.RENDER_CONCURRENCY });
-const mail = { db, clock, store, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL };
+const branding = await createBrandingCache({ source: accountsBrandingSource({ baseUrl: config.ACCOUNTS_URL, signPrincipal, actorId: SERVICE }), bus, log });
+const mail = { db, clock, store, mailer: createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }), publicUrl: config.PUBLIC_URL, branding, log };
 const directory = await startDirectoryConsumer(bus, db, log, config.CONSUMER_PREFIX);
 const mailing = await startMailConsumer(bus, { ...mail, log, prefix: config.CONSUMER_PREFIX });
 const scheduler = startScheduler({ db, clock, intervalMs: config.SCHEDULER_INTERVAL_MS, log, remind: (now) => remindDue(mail, now) });
@@ -57,5 +59,5 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => entitlements.stop(), () => scheduler.stop(), () => mailing.stop(), () => directory.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mail.mailer.close()],
+  resources: [async () => entitlements.stop(), async () => branding.stop(), () => scheduler.stop(), () => mailing.stop(), () => directory.stop(), () => renders.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), async () => mail.mailer.close()],
 });

@@ -6,6 +6,7 @@ import { createTestAuth, freshTestDatabase, silentLogger, type TestAuth } from '
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
 import { testFileStoreOptions } from '@strata/stream/testing';
+import type { BrandingCache } from '@sigil/kit/branding';
 import { createMailer, type Mailer } from '@sigil/mail';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
@@ -87,7 +88,7 @@ export interface EnvelopesHarness {
   clock: { now: Date };
   mailer: Mailer;
   /** What e-mail needs (for the mail consumer's handler and the reminders in tests). */
-  mail: { db: Db; mailer: Mailer; clock: () => Date; publicUrl: string; store: FileStore };
+  mail: { db: Db; mailer: Mailer; clock: () => Date; publicUrl: string; store: FileStore; branding?: Pick<BrandingCache, 'get'> };
   close(): Promise<void>;
 }
 
@@ -96,7 +97,8 @@ export function testStore(): Promise<FileStore> {
 }
 
 /** An envelopes app on a fresh database of its own; `name` keeps parallel test files apart. Time is `clock.now`. */
-export async function startEnvelopesHarness(name: string, options: { entitlements?: EntitlementsCache; linkRenderWaitMs?: number } = {}): Promise<EnvelopesHarness> {
+/** `branding`: the organizations' e-mail branding as e-mails and the link page read it (kit's cache over a fake accounts). */
+export async function startEnvelopesHarness(name: string, options: { entitlements?: EntitlementsCache; linkRenderWaitMs?: number; branding?: Pick<BrandingCache, 'get'> } = {}): Promise<EnvelopesHarness> {
   const databaseUrl = await freshTestDatabase(`sigil_envelopes_test_${name}`, migrationsDir);
   const db = createDb(databaseUrl);
   const auth = await createTestAuth();
@@ -106,8 +108,8 @@ export async function startEnvelopesHarness(name: string, options: { entitlement
   const clock = { now: new Date() };
   const mailer = createMailer({ url: process.env.SMTP_URL ?? 'smtp://127.0.0.1:2525', from: 'Sigil <no-reply@sigil.local>' });
   const publicUrl = 'https://sign.example.test';
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, entitlements: options.entitlements, store, clock: () => clock.now, mail: { mailer, publicUrl }, linkRenderWaitMs: options.linkRenderWaitMs ?? 0 });
-  const mail = { db, mailer, clock: () => clock.now, publicUrl, store };
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, templates, entitlements: options.entitlements, store, clock: () => clock.now, mail: { mailer, publicUrl, branding: options.branding }, linkRenderWaitMs: options.linkRenderWaitMs ?? 0 });
+  const mail = { db, mailer, clock: () => clock.now, publicUrl, store, branding: options.branding };
   return {
     app, db, databaseUrl, auth, templates, store, clock, mailer, mail,
     close: async () => {

@@ -9,7 +9,8 @@ import type { ViewerGrant } from '@sigil/proto/internal-viewers';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
 import type { FileStore } from '@strata/stream/file-store';
-import type { Mailer, SmsProvider } from '@sigil/mail';
+import { brandedName, type Mailer, type SmsProvider } from '@sigil/mail';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
 import { createAccess, type Signer } from './access.ts';
 import { createAttachmentService } from './attachments.ts';
 import type { Db } from './db.ts';
@@ -49,6 +50,8 @@ export interface SigningAppDeps {
    * per minute (default 60; counted in `rate_limits` when a pool is given); none: viewer operations are 503.
    */
   viewers?: { client: ViewersClient; feed: EventFeed; pool?: pg.Pool; exchangesPerMinute?: number; heartbeatMs?: number };
+  /** The organizations' e-mail branding (accounts', cached): codes' e-mails, and the logo on the signing and viewer pages. */
+  branding?: Pick<BrandingCache, 'get'>;
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -57,9 +60,9 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
   const clock = deps.clock ?? (() => new Date());
   const access = createAccess({ db: deps.db, envelopes: deps.envelopes, clock, accessTokenTtlSeconds: deps.accessTokenTtlSeconds ?? 1800 });
   const attachments = createAttachmentService({ db: deps.db, store: deps.store, envelopes: deps.envelopes });
-  const signing = createSigningService({ envelopes: deps.envelopes, attachments });
-  const otp = createOtpService({ db: deps.db, envelopes: deps.envelopes, mailer: deps.mailer, sms: deps.sms, clock });
-  const linkCodes = deps.links ? createLinkCodeSender({ db: deps.db, mailer: deps.mailer, clock, log: deps.log, lifetimeMinutes: LINK_CODE.lifetimeMs / 60_000 }) : undefined;
+  const signing = createSigningService({ envelopes: deps.envelopes, attachments, branding: deps.branding });
+  const otp = createOtpService({ db: deps.db, envelopes: deps.envelopes, mailer: deps.mailer, sms: deps.sms, clock, branding: deps.branding, log: deps.log });
+  const linkCodes = deps.links ? createLinkCodeSender({ db: deps.db, mailer: deps.mailer, clock, log: deps.log, lifetimeMinutes: LINK_CODE.lifetimeMs / 60_000, branding: deps.branding }) : undefined;
   const linkService = deps.links && linkCodes ? createLinkService({ db: deps.db, links: deps.links.client, caps: createLinkCaps(deps.links.pool), wakeCodeSender: linkCodes.wake, clock }) : undefined;
   const links = (): LinkService => {
     if (!linkService) throw new AppError('service-unavailable', 'Signing links are not configured on this signing service.');
@@ -123,7 +126,8 @@ export async function createApp(deps: SigningAppDeps): Promise<{ app: Express; h
         const { client } = viewerSide();
         const view = await client.view(viewerOf(ctx));
         await client.opened(viewerOf(ctx));
-        return { status: 200, headers: { 'cache-control': 'no-store' }, body: view };
+        const brand = await brandingOrNone(deps.branding, viewerOf(ctx).organizationId, deps.log);
+        return { status: 200, headers: { 'cache-control': 'no-store' }, body: { ...view, organizationName: brandedName(view.organizationName, brand), logoUrl: brand?.logoUrl ?? null } };
       },
       getViewerDocument: async (ctx) => ({
         status: 200,

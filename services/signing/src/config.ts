@@ -3,6 +3,8 @@ import { baseServiceConfig, mailConfigFields, s3ConfigFields, z } from '@sigil/k
 export const signingConfig = baseServiceConfig.extend({
   /** The envelopes service (internal endpoints: token exchange, the signer's view and document, submit, decline). */
   ENVELOPES_URL: z.string().url(),
+  /** The accounts service (internal endpoint: the organization's e-mail branding and logo; unbranded without it). */
+  ACCOUNTS_URL: z.string().url(),
   /** Signs this service's own principal for the internal calls it makes (the deployment's internal key). */
   INTERNAL_JWT_PRIVATE_KEY: z.string().min(1),
   /** Lifetime of a signer's access token (never beyond the envelope's expiry). */

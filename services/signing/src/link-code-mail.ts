@@ -6,6 +6,7 @@
  * mid-send leaves a claim that expires: either way the next pass makes and mails a new code.
  */
 import { createHash, randomInt } from 'node:crypto';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
 import type { Logger } from '@sigil/kit/log';
 import { composeMessage, type Mailer } from '@sigil/mail';
 import type { Db } from './db.ts';
@@ -34,7 +35,7 @@ export interface LinkCodeSender {
   idle(): Promise<void>;
 }
 
-export function createLinkCodeSender(deps: { db: Db; mailer: Mailer; clock: () => Date; log: Logger; lifetimeMinutes: number }): LinkCodeSender {
+export function createLinkCodeSender(deps: { db: Db; mailer: Mailer; clock: () => Date; log: Logger; lifetimeMinutes: number; branding?: Pick<BrandingCache, 'get'> }): LinkCodeSender {
   let running: Promise<void> = Promise.resolve();
   let again = false;
   let busy = false;
@@ -46,8 +47,8 @@ export function createLinkCodeSender(deps: { db: Db; mailer: Mailer; clock: () =
   async function sendBatch(): Promise<{ sent: number; full: boolean }> {
     const now = deps.clock();
     const claimed = await deps.db.$transaction(async (tx) => {
-      const due = await tx.$queryRawUnsafe<Array<{ id: string; email: string; name: string; mail: LinkCodeMail }>>(
-        `SELECT id, email, name, mail FROM link_verifications
+      const due = await tx.$queryRawUnsafe<Array<{ id: string; organization_id: string; email: string; name: string; mail: LinkCodeMail }>>(
+        `SELECT id, organization_id, email, name, mail FROM link_verifications
          WHERE code_sent_at IS NULL AND used_at IS NULL AND expires_at > $1 AND (code_claimed_until IS NULL OR code_claimed_until < $1)
          ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         now,
@@ -61,10 +62,13 @@ export function createLinkCodeSender(deps: { db: Db; mailer: Mailer; clock: () =
     });
     // A batch's e-mails go out at once: an SMTP exchange is mostly waiting (tens of milliseconds each).
     const results = await Promise.allSettled(
-      claimed.map((row) =>
+      claimed.map(async (row) =>
         deps.mailer.send({
           to: row.email,
-          message: composeMessage({ kind: 'otp_code', code: row.code, minutes: deps.lifetimeMinutes, organizationName: row.mail.organizationName, envelopeTitle: row.mail.title, recipientName: row.name, testMode: row.mail.testMode }),
+          message: composeMessage(
+            { kind: 'otp_code', code: row.code, minutes: deps.lifetimeMinutes, organizationName: row.mail.organizationName, envelopeTitle: row.mail.title, recipientName: row.name, testMode: row.mail.testMode },
+            await brandingOrNone(deps.branding, row.organization_id, deps.log),
+          ),
         }),
       ),
     );

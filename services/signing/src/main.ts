@@ -6,6 +6,7 @@ import { loadConfig } from '@sigil/kit/config';
 import { listenToChannel, migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
+import { accountsBrandingSource, createBrandingCache } from '@sigil/kit/branding';
 import { createS3FileStore, fileStoreOptions } from '@strata/stream/file-store';
 import { createHttpSmsProvider, createInboxSmsProvider, createMailer, type SmsProvider } from '@sigil/mail';
 import { createApp } from './app.ts';
@@ -27,6 +28,7 @@ const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: 
 const relay = await startOutboxRelay({ databaseUrl: config.DATABASE_URL, bus, log });
 const signPrincipal = await createPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY));
 const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPrincipal });
+const branding = await createBrandingCache({ source: accountsBrandingSource({ baseUrl: config.ACCOUNTS_URL, signPrincipal, actorId: SERVICE }), bus, log });
 // The signing links' caps count in this database (`rate_limits`), shared by every replica.
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
 const store = await createS3FileStore(fileStoreOptions(config));
@@ -47,6 +49,7 @@ const { app, health, linkCodes } = await createApp({
   links: { client: createLinksClient({ baseUrl: config.ENVELOPES_URL, signPrincipal }), pool },
   viewers: { client: createViewersClient({ baseUrl: config.ENVELOPES_URL, signPrincipal }), feed: bus, pool },
   accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+  branding,
 });
 // Visitors' codes: mailed on a notification from any replica, and every few seconds for what a lost one left due.
 const codesDue = await listenToChannel(config.DATABASE_URL, LINK_CODES_DUE, () => linkCodes?.wake(), log);
@@ -58,7 +61,7 @@ await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => clearInterval(codesSweep), () => codesDue.stop(), async () => linkCodes?.idle(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end(), async () => mailer.close()],
+  resources: [async () => clearInterval(codesSweep), async () => branding.stop(), () => codesDue.stop(), async () => linkCodes?.idle(), () => relay.stop(), () => bus.close(), () => db.$disconnect(), () => pool.end(), async () => mailer.close()],
 });
 
 function required(value: string | undefined, name: string): string {

@@ -2,7 +2,9 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { enqueueEvent } from '@sigil/kit/bus';
 import { AppError } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
-import { composeMessage, type Mailer, type SmsProvider } from '@sigil/mail';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
+import type { Logger } from '@sigil/kit/log';
+import { brandedName, composeMessage, type Mailer, type SmsProvider } from '@sigil/mail';
 import type { components } from '@sigil/proto/api/sigil';
 import type { Signer } from './access.ts';
 import type { Db } from './db.ts';
@@ -17,6 +19,9 @@ export interface OtpDeps {
   mailer: Mailer;
   sms: SmsProvider;
   clock: () => Date;
+  /** The organization's e-mail branding (accounts', cached); codes go out unbranded without it. */
+  branding?: Pick<BrandingCache, 'get'>;
+  log?: Logger;
 }
 
 const hashOf = (challengeId: string, code: string) => createHash('sha256').update(`${challengeId}:${code}`).digest();
@@ -53,11 +58,12 @@ export function createOtpService(deps: OtpDeps) {
         await enqueueEvent(deps.db, { type: 'email.suppressed', organizationId: signer.organizationId, data: { envelopeId: signer.envelopeId, testMode: true, recipientId: signer.recipientId, kind: 'otp_code', address: email } });
         return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString(), delivered: false };
       }
+      const branding = await brandingOrNone(deps.branding, signer.organizationId, deps.log);
       if (channel === 'sms') {
         if (!phone) throw new AppError('conflict', 'This recipient has no phone number for SMS codes.');
-        await deps.sms.send({ to: phone, text: `${code} is your code to sign "${view.envelope.title}" from ${view.envelope.organizationName}. It is valid for ${minutes} minutes.` });
+        await deps.sms.send({ to: phone, text: `${code} is your code to sign "${view.envelope.title}" from ${brandedName(view.envelope.organizationName, branding)}. It is valid for ${minutes} minutes.` });
       } else {
-        await deps.mailer.send({ to: email, message: composeMessage({ kind: 'otp_code', code, minutes, organizationName: view.envelope.organizationName, envelopeTitle: view.envelope.title, recipientName: name, testMode: view.envelope.testMode }) });
+        await deps.mailer.send({ to: email, message: composeMessage({ kind: 'otp_code', code, minutes, organizationName: view.envelope.organizationName, envelopeTitle: view.envelope.title, recipientName: name, testMode: view.envelope.testMode }, branding) });
       }
       await record(signer, 'otp.sent', { channel, ...actor });
       return { object: 'otp_challenge' as const, channel, expiresAt: expiresAt.toISOString(), delivered: true };

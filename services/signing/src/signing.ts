@@ -1,24 +1,29 @@
 import { AppError } from '@sigil/kit/errors';
 import type { components } from '@sigil/proto/api/sigil';
 import type { SignerView } from '@sigil/proto/internal-envelopes';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
+import { brandedName } from '@sigil/mail';
 import type { Actor, EnvelopesClient } from './envelopes-client.ts';
 import type { Signer } from './access.ts';
 import type { AttachmentService } from './attachments.ts';
 
 /** The signer's use cases: what `/v1/signing/*` does once the bearer token named the signer. */
-export function createSigningService({ envelopes, attachments }: { envelopes: EnvelopesClient; attachments: AttachmentService }) {
+export function createSigningService({ envelopes, attachments, branding }: { envelopes: EnvelopesClient; attachments: AttachmentService; branding?: Pick<BrandingCache, 'get'> }) {
   return {
     /** The signer view; the first load while it is their turn is the recipient's first view of the signing page. */
     async session(signer: Signer, actor: Actor) {
       const view: SignerView = await envelopes.view(signer);
       if (view.yourTurn && view.recipient.status === 'sent') await envelopes.viewed(signer, actor);
+      // The page shows the organization as its e-mails do: its display name and logo (none when unreadable).
+      const brand = await brandingOrNone(branding, signer.organizationId);
       return {
         object: 'signer_view' as const,
         envelopeId: signer.envelopeId,
         recipientId: signer.recipientId,
         testMode: signer.testMode,
         accessExpiresAt: signer.expiresAt.toISOString(),
-        envelope: view.envelope,
+        envelope: { ...view.envelope, organizationName: brandedName(view.envelope.organizationName, brand) },
+        logoUrl: brand?.logoUrl ?? null,
         recipient: { ...view.recipient, status: view.yourTurn && view.recipient.status === 'sent' ? 'viewed' : view.recipient.status },
         yourTurn: view.yourTurn,
         fields: view.fields,

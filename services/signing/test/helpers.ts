@@ -7,6 +7,7 @@ import type { ExchangedSession, SignerOutcome, SignerView, SubmitValues } from '
 import { createS3FileStore, type FileStore } from '@strata/stream/file-store';
 import { testFileStoreOptions } from '@strata/stream/testing';
 import type { Mailer, Message, SmsProvider } from '@sigil/mail';
+import type { BrandingCache } from '@sigil/kit/branding';
 import { createApp } from '../src/app.ts';
 import { createDb, type Db } from '../src/db.ts';
 import type { Actor, EnvelopesClient, SignerRef } from '../src/envelopes-client.ts';
@@ -104,7 +105,8 @@ export interface SigningHarness {
   close(): Promise<void>;
 }
 
-export async function startSigningHarness(name: string): Promise<SigningHarness> {
+/** `branding`: the organizations' e-mail branding as the app reads it (kit's cache over a fake accounts). */
+export async function startSigningHarness(name: string, options: { branding?: Pick<BrandingCache, 'get'> } = {}): Promise<SigningHarness> {
   const databaseUrl = await freshTestDatabase(`sigil_signing_test_${name}`, migrationsDir);
   const db = createDb(databaseUrl);
   const auth = await createTestAuth();
@@ -112,6 +114,6 @@ export async function startSigningHarness(name: string): Promise<SigningHarness>
   const clock = { now: new Date() };
   const outbox = new Outbox();
   const store = await createS3FileStore(testFileStoreOptions('sigil-attachments-test'));
-  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024, mailer: outbox, sms: outbox });
+  const { app } = await createApp({ db, log: silentLogger(), verifyPrincipal: auth.verify, envelopes, clock: () => clock.now, accessTokenTtlSeconds: 1800, store, attachmentMaxBytes: 64 * 1024, mailer: outbox, sms: outbox, branding: options.branding });
   return { app, db, auth, envelopes, store, outbox, clock, close: () => db.$disconnect() };
 }

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createSigilApp } from '@sigil/kit/api';
 import type { PrincipalVerifier } from '@sigil/kit/auth';
 import { mountSubgraph } from '@sigil/kit/graphql';
-import { mountHealth, type Health, type ReadinessCheck } from '@sigil/kit/http';
+import { mountHealth, type Health, type ReadinessCheck, type UrlPolicy } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { listLimit } from '@sigil/kit/pagination';
 import { loadSigilOpenApi } from '@sigil/proto/openapi';
@@ -11,7 +11,6 @@ import { createDeliveryService } from './deliveries.ts';
 import { createEndpointService } from './endpoints.ts';
 import type { SecretBox } from './secrets.ts';
 import { createResolvers, typeDefs } from './subgraph.ts';
-import type { UrlPolicy } from './url-policy.ts';
 
 export interface WebhooksAppDeps {
   db: Db;

@@ -4,7 +4,7 @@ import type { Db } from './db.ts';
 import { signingSecrets } from './endpoints.ts';
 import { signedHeaders, type SecretBox } from './secrets.ts';
 import type { Sender } from './sender.ts';
-import { checkUrl, UrlRefused, type UrlPolicy } from './url-policy.ts';
+import { checkUrl, UrlRefused, type UrlPolicy } from '@sigil/kit/http';
 
 /** Spec part 6: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, for at most three days. */
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000] as const;

@@ -7,7 +7,7 @@ import type { components } from '@sigil/proto/api/sigil';
 import type { Db } from './db.ts';
 import type { WebhookEndpoint } from './generated/prisma/client.ts';
 import { newSecret, ROTATION_OVERLAP_MS, type SecretBox } from './secrets.ts';
-import { checkUrl, UrlRefused, type UrlPolicy } from './url-policy.ts';
+import { checkUrl, UrlRefused, type UrlPolicy } from '@sigil/kit/http';
 
 export interface EndpointDeps {
   db: Db;

@@ -4,7 +4,7 @@ import { connectBus } from '@sigil/kit/bus';
 import { loadConfig } from '@sigil/kit/config';
 import { parseSecretsKey } from '@sigil/kit/crypto';
 import { listenToChannel, migrate } from '@sigil/kit/db';
-import { runServer } from '@sigil/kit/http';
+import { runServer, systemResolver, type UrlPolicy } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { createApp } from './app.ts';
 import { allowedOrigins, webhooksConfig } from './config.ts';
@@ -13,7 +13,6 @@ import { startDeliveryWorker } from './worker.ts';
 import { DUE_CHANNEL, startFanOut } from './fanout.ts';
 import { createSecretBox } from './secrets.ts';
 import { createSender } from './sender.ts';
-import { systemResolver, type UrlPolicy } from './url-policy.ts';
 
 const SERVICE = 'webhooks';
 const config = loadConfig(webhooksConfig);

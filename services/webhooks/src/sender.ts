@@ -1,6 +1,5 @@
-import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
-import type { ResolvedAddress } from './url-policy.ts';
+import { request, type Agent } from 'undici';
+import { pinnedAgent, type ResolvedAddress } from '@sigil/kit/http';
 
 export interface AttemptResult {
   ok: boolean;
@@ -19,12 +18,6 @@ export interface Attempt {
   timeoutMs: number;
 }
 
-const pinned = (address: ResolvedAddress): LookupFunction => (_host, options, callback) => {
-  // `all: true` callers (happy eyeballs) want a list; the others one address.
-  if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: address.address, family: address.family }]);
-  else callback(null, address.address, address.family);
-};
-
 /**
  * Keep-alive connection pools, one per origin and checked address: a connection is only ever opened to the address
  * that was checked (DNS is not asked again between the check and the connect), and TLS still checks the host's name.
@@ -35,7 +28,7 @@ export function createSender(options: { maxIdle?: number } = {}) {
     const key = `${attempt.url.origin}|${attempt.address?.address ?? ''}`;
     let agent = agents.get(key);
     if (!agent) {
-      agent = new Agent({ keepAliveTimeout: 30_000, connections: 8, connect: attempt.address ? { lookup: pinned(attempt.address), timeout: 5_000 } : { timeout: 5_000 } });
+      agent = pinnedAgent(attempt.address, { keepAliveTimeout: 30_000, connections: 8, connectTimeoutMs: 5_000 });
       agents.set(key, agent);
       // Bounded: the oldest pool goes when there are too many.
       if (agents.size > (options.maxIdle ?? 500)) {

@@ -9,7 +9,7 @@ import { createDb, type Db } from '../src/db.ts';
 import { startDeliveryWorker, type DeliveryWorker } from '../src/worker.ts';
 import { createSecretBox } from '../src/secrets.ts';
 import { createSender, type Sender } from '../src/sender.ts';
-import type { Resolver, UrlPolicy } from '../src/url-policy.ts';
+import type { Resolver, UrlPolicy } from '@sigil/kit/http';
 
 export const migrationsDir = path.resolve(import.meta.dirname, '../../../prisma/webhooks/migrations');
 

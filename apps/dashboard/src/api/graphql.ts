@@ -8,7 +8,7 @@ import { modeHeaders, type Mode } from './mode.ts';
  * and on its page is one record, so a live change refetched anywhere shows everywhere. One client per mode: test and
  * live data never share a cache.
  */
-export function createGraphqlClient(mode: Mode): Client {
+export function createGraphqlClient(mode: Mode, onUnauthorized: () => void = () => undefined): Client {
   return new Client({
     url: '/graphql',
     preferGetMethod: false,
@@ -19,6 +19,12 @@ export function createGraphqlClient(mode: Mode): Client {
       fetchExchange,
     ],
     fetchOptions: () => ({ credentials: 'same-origin', headers: modeHeaders(mode) }),
+    // The gateway answers 401 once the session is gone: the app then shows the sign-in page.
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status === 401) onUnauthorized();
+      return response;
+    },
     requestPolicy: 'cache-and-network',
   });
 }

@@ -7,12 +7,17 @@ import { ApiError, isProblem, localProblem } from './problem.ts';
  * Writes go through the REST contract (the canonical API), typed from proto/openapi/sigil.v1.yaml: the session cookie
  * travels by itself (same origin), the mode in `sigil-mode`.
  */
-export function createRestClient(getMode: () => Mode) {
+export function createRestClient(getMode: () => Mode, onUnauthorized: () => void = () => undefined) {
   const client = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
   const mode: Middleware = {
     onRequest({ request }) {
       for (const [name, value] of Object.entries(modeHeaders(getMode()))) request.headers.set(name, value);
       return request;
+    },
+    // A 401 means the session is gone (signed out elsewhere, removed from the organization, deprovisioned).
+    onResponse({ response }) {
+      if (response.status === 401) onUnauthorized();
+      return response;
     },
   };
   client.use(mode);

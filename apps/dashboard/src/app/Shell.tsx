@@ -1,11 +1,13 @@
 import type { ReactNode } from 'react';
 import { Button, Switch } from 'react-aria-components';
 import { NavLink, Outlet, useNavigate } from 'react-router';
-import { useSession } from './session.tsx';
+import { useSession, type Permission } from './session.tsx';
 
 interface NavItem {
   to: string;
   label: string;
+  /** Shown only to those holding it (the page needs it for everything it shows). */
+  permission?: Permission;
 }
 
 /** The navigation: what an organization works on, then its developers' and administrators' pages. */
@@ -31,17 +33,17 @@ const NAV: { heading: string; items: NavItem[] }[] = [
     heading: 'Organization',
     items: [
       { to: '/members', label: 'Members' },
-      { to: '/settings/billing', label: 'Billing' },
-      { to: '/settings/sso', label: 'Single sign-on' },
-      { to: '/settings/scim', label: 'SCIM provisioning' },
-      { to: '/settings/branding', label: 'E-mail branding' },
+      { to: '/settings/billing', label: 'Billing', permission: 'billing:manage' },
+      { to: '/settings/sso', label: 'Single sign-on', permission: 'sso:manage' },
+      { to: '/settings/scim', label: 'SCIM provisioning', permission: 'sso:manage' },
+      { to: '/settings/branding', label: 'E-mail branding', permission: 'org:manage' },
     ],
   },
 ];
 
 /** Every signed-in page: the organization, the mode and the user on top, the navigation beside, the page in main. */
 export function Shell() {
-  const { session, mode, setMode, signOut } = useSession();
+  const { session, mode, setMode, signOut, can } = useSession();
   const navigate = useNavigate();
   if (!session) return null;
   const test = mode === 'test';
@@ -83,7 +85,7 @@ export function Shell() {
       </header>
       <div className="layout">
         <nav aria-label="Main" className="sidebar">
-          {NAV.map((group) => (
+          {NAV.map((group) => ({ ...group, items: group.items.filter((item) => !item.permission || can(item.permission)) })).map((group) => (
             <section key={group.heading}>
               <h2>{group.heading}</h2>
               <ul>

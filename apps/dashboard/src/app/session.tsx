@@ -35,8 +35,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const modeRef = useRef(mode);
   modeRef.current = mode;
-  const rest = useMemo(() => createRestClient(() => modeRef.current), []);
-  const graphql = useMemo(() => createGraphqlClient(mode), [mode, session?.organization.id]);
+  // Any 401 on a signed-in page ends the session here too: RequireSession sends the person to sign in.
+  const signedOut = useCallback(() => setSession((current) => (current ? null : current)), []);
+  const rest = useMemo(() => createRestClient(() => modeRef.current, signedOut), [signedOut]);
+  const graphql = useMemo(() => createGraphqlClient(mode, signedOut), [mode, session?.organization.id, signedOut]);
 
   const reload = useCallback(async () => {
     try {

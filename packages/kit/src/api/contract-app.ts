@@ -256,6 +256,11 @@ export function jsonBodyParser(limit = DEFAULT_BODY_LIMIT): express.RequestHandl
   });
 }
 
+/** HTML form posts (`application/x-www-form-urlencoded`) as an object of strings; repeated names are not merged. */
+export function formBodyParser(limit = DEFAULT_BODY_LIMIT): express.RequestHandler {
+  return express.urlencoded({ extended: false, limit, parameterLimit: 20 });
+}
+
 /** Files as raw bytes (a Buffer body; the bytes are also the idempotency fingerprint's). */
 export function binaryBodyParser(types: string[], limit: number): express.RequestHandler {
   return express.raw({

@@ -12,7 +12,8 @@ export interface UploadedFile {
 const FILES = Symbol('files');
 type WithFiles = Request & { [FILES]?: Record<string, UploadedFile> };
 
-const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+/** A limit as people read it: `512 KB`, `25 MB` (binary units, as the contract states them). */
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round((bytes / 1024) * 10) / 10} KB` : `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`);
 
 /**
  * `multipart/form-data` bodies: text parts become the body's members, and each file part's name maps to its file name
@@ -35,7 +36,7 @@ export function multipartBodyParser(limit: number): RequestHandler {
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => void (failure ??= new AppError('payload-too-large', `The file is larger than the limit of ${mib(limit)} (${limit} bytes).`)));
+      stream.on('limit', () => void (failure ??= new AppError('payload-too-large', `The file is larger than the limit of ${size(limit)} (${limit} bytes).`)));
       stream.on('end', () => {
         body[name] = info.filename ?? '';
         files[name] = { fileName: info.filename ?? '', contentType: (info.mimeType ?? 'application/octet-stream').toLowerCase(), bytes: Buffer.concat(chunks) };

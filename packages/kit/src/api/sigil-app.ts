@@ -8,7 +8,7 @@ import { sendProblem } from '../http/problem.ts';
 import { PRINCIPAL_HEADER, callerScope, requirePermission, unauthorized, type Principal, type PrincipalVerifier } from '../auth/principal.ts';
 import type { Permission } from '../auth/permissions.ts';
 import type { operations as SigilOperations } from '@sigil/proto/api/sigil';
-import { binaryBodyParser, createContractApp, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
+import { binaryBodyParser, createContractApp, formBodyParser, jsonBodyParser, type ContractContext, type ErrorRenderer } from './contract-app.ts';
 import type { OperationRequest, RequestShape } from './operation-types.ts';
 import { multipartBodyParser } from './multipart.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, runIdempotent, storedError, type StoredReply } from './idempotency.ts';
@@ -56,6 +56,8 @@ export interface SigilAppOptions {
   binaryBodies?: { types: string[]; limit: number };
   /** Operations that take `multipart/form-data`: one file of at most this many bytes (`uploadedFile(req, name)`). */
   multipartLimit?: number;
+  /** Operations that take `application/x-www-form-urlencoded` (a SAML HTTP-POST binding): bodies up to this size. */
+  formLimit?: string;
 }
 
 /** Sigil's errors: RFC 9457 problem+json with the JSON Pointers of the offending fields. */
@@ -93,6 +95,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
       jsonBodyParser(options.jsonLimit),
       ...(options.binaryBodies ? [binaryBodyParser(options.binaryBodies.types, options.binaryBodies.limit)] : []),
       ...(options.multipartLimit ? [multipartBodyParser(options.multipartLimit)] : []),
+      ...(options.formLimit ? [formBodyParser(options.formLimit)] : []),
     ],
     // The document has validated each request before its handler runs: the shape its operation's type says holds.
     handlers: { ...options.handlers, ...options.publicHandlers, ...options.tokenHandlers } as Record<string, PublicOperationHandler>,

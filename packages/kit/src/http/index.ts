@@ -4,3 +4,6 @@ export * from './health.ts';
 export * from './server.ts';
 export * from './client-address.ts';
 export * from './upgrade.ts';
+export * from './url-policy.ts';
+export * from './pinned-agent.ts';
+export * from './public-fetch.ts';

@@ -1,6 +1,7 @@
 import type { Logger } from '@sigil/kit/log';
 import type { Db } from '../db.ts';
 import { createThrottle } from '../throttle.ts';
+import { purgeExpiredSsoState } from '../sso/login-state.ts';
 
 export interface HousekeepingOptions {
   db: Db;
@@ -26,6 +27,7 @@ export async function runHousekeeping(db: Db, purgeIdempotencyKeys: () => Promis
     invitations: (
       await db.invitation.deleteMany({ where: { acceptedAt: null, OR: [{ expiresAt: { lt: cutoff } }, { revokedAt: { lt: cutoff } }] } })
     ).count,
+    ssoLoginState: await purgeExpiredSsoState(db, now),
   };
 }
 

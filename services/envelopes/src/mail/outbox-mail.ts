@@ -2,6 +2,8 @@ import type { Attachment, EnvelopeMessageData, Mailer } from '@sigil/mail';
 import type { FileStore } from '@strata/stream/file-store';
 import { composeMessage } from '@sigil/mail';
 import { enqueueEvent } from '@sigil/kit/bus';
+import { brandingOrNone, type BrandingCache } from '@sigil/kit/branding';
+import type { Logger } from '@sigil/kit/log';
 import { newId } from '@sigil/kit/ids';
 import type { Db, Tx } from '../db.ts';
 
@@ -13,6 +15,9 @@ export interface MailDeps {
   publicUrl: string;
   /** Where the envelope's original is (the completed document is attached to the completion e-mails). */
   store: FileStore;
+  /** The organization's e-mail branding (accounts', cached); unbranded e-mails without it or when it cannot be read. */
+  branding?: Pick<BrandingCache, 'get'>;
+  log?: Logger;
 }
 
 type MailEnvelope = { id: string; organizationId: string; testMode: boolean; templateName: string };
@@ -29,7 +34,8 @@ export async function organizationName(conn: Db | Tx, organizationId: string): P
 export async function deliver(conn: Db | Tx, deps: MailDeps, envelope: MailEnvelope, to: { address: string; recipientId?: string; attached?: string }, data: EnvelopeMessageData, attachments?: Attachment[]): Promise<'delivered' | 'suppressed'> {
   const address = to.address.toLowerCase();
   const member = !envelope.testMode || (await conn.organizationMember.count({ where: { organizationId: envelope.organizationId, email: address } })) > 0;
-  const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data), attachments }) : undefined;
+  const branding = member ? await brandingOrNone(deps.branding, envelope.organizationId, deps.log) : undefined;
+  const sent = member ? await deps.mailer.send({ to: address, message: composeMessage(data, branding), attachments }) : undefined;
   const status = sent ? 'delivered' : 'suppressed';
   await conn.emailDelivery.create({
     data: { id: newId('eml'), envelopeId: envelope.id, recipientId: to.recipientId ?? null, address, kind: data.kind, attachments: to.attached ?? null, status, messageId: sent?.messageId ?? null, createdAt: deps.clock() },

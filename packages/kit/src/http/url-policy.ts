@@ -13,8 +13,9 @@ export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /**
- * Which URLs an endpoint may have and be called at: public `https://` only, plus the deployment's allowed origins
- * (`http://127.0.0.1:*`, `http://localhost:*` on a developer's machine), whose addresses are not checked.
+ * Which URLs a service may call on someone else's say (a webhook endpoint, an IdP's metadata URL): public `https://`
+ * only, plus the deployment's allowed origins (`http://127.0.0.1:*`, `http://localhost:*` on a developer's machine),
+ * whose addresses are not checked.
  */
 export interface UrlPolicy {
   /** Origins allowed whatever they resolve to; `*` as the port matches any port. */
@@ -22,15 +23,24 @@ export interface UrlPolicy {
   resolve: Resolver;
 }
 
-export class UrlRefused extends Error {}
+/** A URL that may not be called, or a call that was given up; the message is the reason (`points to a private ...`). */
+export class UrlRefused extends Error {
+  override name = 'UrlRefused';
+}
 
-/** An address a webhook may be sent to: ordinary unicast, never private, loopback, link-local, multicast and the like. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/** An address that may be called: ordinary unicast, never private, loopback, link-local, multicast and the like. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  if (parsed.range() !== 'unicast') return false;
+  // ipaddr.js calls whatever it has no name for unicast (the IPv4-compatible `::7f00:1` among them); only 2000::/3
+  // is global unicast.
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
+
 
 function allowListed(url: URL, origins: string[]): boolean {
   return origins.some((origin) => {
@@ -41,7 +51,7 @@ function allowListed(url: URL, origins: string[]): boolean {
   });
 }
 
-/** The address to connect to for a URL, or UrlRefused saying why. Checked at registration and before every attempt. */
+/** The address to connect to for a URL, or UrlRefused saying why. Checked before every connection (and every redirect). */
 export async function checkUrl(raw: string, policy: UrlPolicy): Promise<{ url: URL; address: ResolvedAddress | null }> {
   let url: URL;
   try {
@@ -58,7 +68,9 @@ export async function checkUrl(raw: string, policy: UrlPolicy): Promise<{ url: U
     if (!isPublicAddress(host)) throw new UrlRefused(`points to a private or reserved address (${host})`);
     return { url, address: { address: host, family: host.includes(':') ? 6 : 4 } };
   }
-  if (!/\./.test(host) || /\.(localhost|local|internal)$/i.test(host) || host.toLowerCase() === 'localhost') throw new UrlRefused('must name a public host');
+  // A trailing dot (`localhost.`, `intranet.`) names the same host.
+  const name = host.replace(/\.$/, '').toLowerCase();
+  if (!name.includes('.') || name === 'localhost' || /\.(localhost|local|internal)$/.test(name)) throw new UrlRefused('must name a public host');
   let addresses: ResolvedAddress[];
   try {
     addresses = await policy.resolve(host);

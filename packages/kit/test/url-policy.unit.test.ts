@@ -1,6 +1,6 @@
 // The URL policy: public https only, every resolved address public, the deployment's allow-list for development.
 import { describe, expect, it } from 'vitest';
-import { checkUrl, isPublicAddress, type Resolver } from '../src/url-policy.ts';
+import { checkUrl, isPublicAddress, type Resolver } from '../src/http/url-policy.ts';
 
 const dns: Record<string, string[]> = {
   'hooks.example.com': ['93.184.216.34'],
@@ -16,7 +16,7 @@ const resolve: Resolver = async (host) => {
 };
 const policy = { allowedOrigins: ['http://127.0.0.1:*', 'http://localhost:*'], resolve };
 
-describe('webhook URL policy', () => {
+describe('URL policy', () => {
   it('accepts public https hosts and addresses, and answers the address to connect to', async () => {
     expect((await checkUrl('https://hooks.example.com/sigil', policy)).address).toEqual({ address: '93.184.216.34', family: 4 });
     expect((await checkUrl('https://v6.example.com/x', policy)).address?.family).toBe(6);
@@ -59,5 +59,7 @@ describe('webhook URL policy', () => {
   it('classifies addresses', () => {
     expect(['8.8.8.8', '2001:4860:4860::8888'].map(isPublicAddress)).toEqual([true, true]);
     expect(['0.0.0.0', '::', '172.16.0.1', 'ff02::1', '198.18.0.1', 'nonsense'].map(isPublicAddress)).toEqual([false, false, false, false, false, false]);
+    // IPv4-compatible, discard-only and NAT64 forms, and anything outside 2000::/3.
+    expect(['::7f00:1', '::a00:1', '100::1', '64:ff9b::7f00:1', '4000::1', 'fec0::1'].map(isPublicAddress)).toEqual([false, false, false, false, false, false]);
   });
 });

@@ -1,0 +1,12 @@
+import { unwrap, type RestClient } from '../../api/rest.ts';
+
+/** How an address signs in, from `GET /v1/sso/discover`: through its company's identity provider, or with a password. */
+export type SsoRoute = { sso: true; enforced: boolean; startUrl: string } | { sso: false; enforced?: undefined };
+
+/** The discovery's answer for `email`; an answer without a start address counts as no SSO (nothing to go to). */
+export async function discoverSso(rest: RestClient, email: string): Promise<SsoRoute> {
+  const found = await unwrap(rest.GET('/v1/sso/discover', { params: { query: { email } } }));
+  const startUrl = (found as { startUrl?: string | null }).startUrl ?? found.signInUrl;
+  if (!found.sso || !startUrl) return { sso: false };
+  return { sso: true, enforced: found.enforced === true, startUrl };
+}
