@@ -318,7 +318,7 @@ describe('e-mail branding', () => {
     expect(logoUrl).toMatch(new RegExp(`^${stack.gatewayUrl}/v1/public/logos/`));
     await preview.locator(`img[src="${logoUrl}"]`).waitFor(SOON);
     await page.getByRole('button', { name: 'Save branding' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor(SOON);
+    await page.getByRole('status').filter({ hasText: /^Saved: / }).waitFor(SOON);
     await record('branding-preview');
 
     // An envelope sent with the API: its e-mail to the recipient (a member: test mode e-mails members only) is branded.

@@ -1589,6 +1589,9 @@ export interface paths {
          * @description The `startUrl` of `GET /v1/sso/discover`. Redirects (302) to the identity provider of the
          *     connection answering for the address's domain; when there is none, back to
          *     `/app/sign-in?sso_error=<message>`. Shares the discover limit (30 a minute per address).
+         *     `next`, a dashboard path (`/app/...`), is where a successful sign-in lands instead of `/app/`;
+         *     anything else (another origin, `//`, a backslash, a dot segment, a path outside `/app`) is
+         *     ignored.
          */
         get: operations["startSsoSignIn"];
         put?: never;
@@ -2845,6 +2848,8 @@ export interface components {
             subject: string;
             html: string;
             text?: string;
+            /** @description The sender's display name the e-mail goes out with. */
+            fromName?: string;
         } & {
             [key: string]: unknown;
         };
@@ -7076,6 +7081,8 @@ export interface operations {
         parameters: {
             query: {
                 email: string;
+                /** @description The dashboard path to land on after signing in, e.g. `/app/envelopes/env_x`. */
+                next?: string;
             };
             header?: {
                 /**

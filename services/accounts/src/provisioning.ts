@@ -50,3 +50,16 @@ export async function provisionMember(tx: Tx, input: { organizationId: string; e
   });
   return { user, membership, createdUser: !existing, createdMembership: true };
 }
+
+/**
+ * Whether an identity provider may bring this existing account into the organization. Domains are not verified, so an
+ * organization claiming someone else's domain could otherwise pull that person's account into it (and sign in as
+ * them through its own IdP). Only an account already a member of the organization (invited, or provisioned before),
+ * or one an IdP made (no password, so it could not accept an invitation) that belongs to no organization any more.
+ */
+export async function mayLinkAccount(tx: Tx, user: Pick<User, 'id' | 'passwordHash'>, organizationId: string): Promise<boolean> {
+  const memberships = await tx.membership.findMany({ where: { userId: user.id }, select: { organizationId: true } });
+  if (memberships.some((m) => m.organizationId === organizationId)) return true;
+  return !hasPassword(user) && memberships.length === 0;
+}
+

@@ -48,12 +48,24 @@ describe('provisioning a user', () => {
     }
   });
 
-  it('links an existing account (with its password and its name) instead of creating one', async () => {
+  it('refuses an existing account of someone who is not a member: an unverified domain must not pull their account in', async () => {
     const org = await scimOrganization(h);
     const other = await scimOrganization(h);
     const email = other.owner.email;
+    const res = await scim(h, org.token, 'post', '/Users', { schemas: [USER], userName: email, emails: [{ value: email, primary: true }], active: true });
+    expect(res.status).toBe(409);
+    expect(scimBody(res)).toMatchObject({ scimType: 'uniqueness', detail: expect.stringContaining('invite them from the dashboard') });
+    expect(await memberRole(org, email)).toBeNull();
+    expect(await memberRole(other, email)).toBe('owner');
+  });
+
+  it('links the existing account of a member (invited before) with its password and its name, instead of creating one', async () => {
+    const org = await scimOrganization(h);
+    const other = await scimOrganization(h);
+    const email = other.owner.email;
+    await h.db.membership.create({ data: { id: `mem_${Date.now().toString(36)}linked`, organizationId: org.owner.organizationId, userId: other.owner.userId, role: 'viewer' } });
     const id = await provision(org, email);
-    expect(await memberRole(org, email)).toBe('member');
+    expect(await memberRole(org, email)).toBe('viewer');
     expect(await memberRole(other, email)).toBe('owner');
     const put = await scim(h, org.token, 'put', `/Users/${id}`, { schemas: [USER], userName: email, name: { givenName: 'Renamed', familyName: 'ByIdP' }, emails: [{ value: email, primary: true }], active: true });
     expect(put.status).toBe(200);

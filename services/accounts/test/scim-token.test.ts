@@ -112,6 +112,18 @@ describe('/scim/v2 authentication', () => {
     expect((await scim(h, b.token, 'get', `/Users/${id}`)).status).toBe(404);
     expect((await scim(h, b.token, 'delete', `/Users/${id}`)).status).toBe(404);
     expect(scimBody(await scim(h, b.token, 'get', '/Users'))).toMatchObject({ totalResults: 0 });
+    const user = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'taken.over@example.com', active: false };
+    expect((await scim(h, b.token, 'put', `/Users/${id}`, user)).status).toBe(404);
+    const deactivate = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] };
+    expect((await scim(h, b.token, 'patch', `/Users/${id}`, deactivate)).status).toBe(404);
+    expect(scimBody(await scim(h, b.token, 'get', `/Users?filter=${encodeURIComponent(`id eq "${id}"`)}`))).toMatchObject({ totalResults: 0 });
+    // A group of B naming A's user: the member is ignored, A's user gets no role from it.
+    const group = await scim(h, b.token, 'post', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Admins', members: [{ value: id }] });
+    expect(group.status).toBe(201);
+    expect(scimBody(group).members ?? []).toEqual([]);
+    const still = await scim(h, a.token, 'get', `/Users/${id}`);
+    expect(scimBody(still)).toMatchObject({ id, active: true, userName: scimBody(created).userName });
+    expect(await h.db.membership.findFirst({ where: { organizationId: b.owner.organizationId, user: { email: scimBody(created).userName as string } } })).toBeNull();
   });
 
   it('is 403 once the plan no longer has scim (the token is kept for when it comes back)', async () => {

@@ -104,6 +104,34 @@ describe('OIDC sign-in through the local OpenID provider', () => {
     denied.searchParams.set('error', 'access_denied');
     denied.searchParams.set('error_description', 'the user said no');
     expect(ssoErrorOf(await callback(denied))).toMatch(/refused the sign-in: access_denied \(the user said no\)/);
+
+    // Whoever holds a state can make up the provider's error: it becomes the connection's lastError as one short line.
+    const fourth = await start(email);
+    const forged = new URL(OIDC_CALLBACK);
+    forged.searchParams.set('state', fourth.searchParams.get('state') ?? '');
+    forged.searchParams.set('error', 'x'.repeat(500));
+    forged.searchParams.set('error_description', `Your IdP moved.\r\nVisit https://evil.test ${'y'.repeat(1000)}`);
+    const said = ssoErrorOf(await callback(forged));
+    expect(said).not.toMatch(/[\r\n]/);
+    expect(said.length).toBeLessThan(320);
+    const connection = await request(h.app).get('/v1/sso/connections/oidc').set(owner.headers);
+    expect(connection.body.health.lastError).toBe(said);
+  });
+
+  it('audits a sign-in that cannot start because the provider is unreachable, and marks the connection failing', async () => {
+    const connection = await h.db.ssoConnection.findFirstOrThrow({ where: { organizationId: owner.organizationId, providerId: 'oidc' } });
+    await h.db.ssoConnection.update({ where: { id: connection.id }, data: { oidcIssuer: 'http://127.0.0.1:1/gone' } });
+    try {
+      const email = `stranded@${domain}`;
+      const res = await request(h.app).get('/v1/auth/sso/start').query({ email }).set('x-forwarded-for', freshIp()).set('cookie', BROWSER);
+      expect(res.status).toBe(302);
+      expect(new URL(res.headers.location as string).searchParams.get('sso_error')).toMatch(/cannot be reached/);
+      expect(await lastFailure()).toMatchObject({ subject: email, details: { reasonCode: 'connection_unavailable' } });
+      const view = await request(h.app).get('/v1/sso/connections/oidc').set(owner.headers);
+      expect(view.body).toMatchObject({ status: 'failing', health: { lastError: expect.stringMatching(/cannot be reached/) } });
+    } finally {
+      await h.db.ssoConnection.update({ where: { id: connection.id }, data: { oidcIssuer: connection.oidcIssuer } });
+    }
   });
 
   it('runs a test login that records the claims and creates no session', async () => {

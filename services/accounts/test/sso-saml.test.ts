@@ -25,8 +25,12 @@ afterAll(async () => {
 });
 
 /** GET /v1/auth/sso/start: the redirect to the IdP, the AuthnRequest's ID and our RelayState. */
-async function start(email: string) {
-  const res = await request(h.app).get('/v1/auth/sso/start').query({ email }).set('x-forwarded-for', freshIp()).set('cookie', BROWSER);
+async function start(email: string, next?: string) {
+  const res = await request(h.app)
+    .get('/v1/auth/sso/start')
+    .query({ email, ...(next === undefined ? {} : { next }) })
+    .set('x-forwarded-for', freshIp())
+    .set('cookie', BROWSER);
   expect(res.status).toBe(302);
   expect(res.headers['set-cookie']).toEqual([`${BROWSER}; HttpOnly; Secure; SameSite=None; Path=/; Max-Age=600`]);
   const location = res.headers.location as string;
@@ -75,16 +79,53 @@ describe('SAML sign-in through the local IdP', () => {
     expect(password.status).toBe(401);
   });
 
-  it('adds a person who already has an account elsewhere as a member, keeping their password', async () => {
+  it('never adds an account that already exists to the organization (domains are not verified): an invitation does', async () => {
     const email = `founder@${domain}`;
     const elsewhere = await signUp(h, { email, organizationName: 'Side Project' });
     const { location } = await start(email);
     const res = await acs((await samlAtIdp(location, { email })).fields);
+    expect(ssoErrorOf(res)).toMatch(/already has a Sigil account and is not a member of Acme; ask an admin to invite you/);
+    expect((await lastAudit('sso.sign_in_failed')).details).toEqual({ reasonCode: 'not_a_member' });
+    expect(await h.db.membership.count({ where: { userId: elsewhere.userId } })).toBe(1);
+    const password = await request(h.app).post('/v1/auth/sign-in').set('x-forwarded-for', freshIp()).send({ email, password: PASSWORD });
+    expect(password.body).toMatchObject({ organization: { id: elsewhere.organizationId } });
+  });
+
+  it('takes back an account an identity provider made once it belongs to no organization, not while it belongs to one', async () => {
+    const email = `returning.${Date.now()}@${domain}`;
+    const first = await start(email);
+    const joined = await acs((await samlAtIdp(first.location, { email })).fields);
+    expect(joined.headers.location).toBe(`${PUBLIC_URL}/app/`);
+    const user = await h.db.user.findUniqueOrThrow({ where: { email } });
+    const other = await signUp(h, { organizationName: 'Other Co' });
+    await h.db.membership.update({ where: { organizationId_userId: { organizationId: owner.organizationId, userId: user.id } }, data: { organizationId: other.organizationId } });
+    const refused = await start(email);
+    expect(ssoErrorOf(await acs((await samlAtIdp(refused.location, { email })).fields))).toMatch(/already has a Sigil account/);
+
+    await h.db.membership.deleteMany({ where: { userId: user.id } });
+    const again = await start(email);
+    expect((await acs((await samlAtIdp(again.location, { email })).fields)).headers.location).toBe(`${PUBLIC_URL}/app/`);
+    expect(await h.db.membership.findUnique({ where: { organizationId_userId: { organizationId: owner.organizationId, userId: user.id } } })).toMatchObject({ role: 'member' });
+  });
+
+  it('keeps the address in the form accounts use: a full-width spelling of the domain is that domain', async () => {
+    const wide = [...domain].map((c) => (/[a-z0-9]/.test(c) ? String.fromCodePoint(c.codePointAt(0)! + 0xfee0) : c)).join('');
+    const { location } = await start(`wide@${domain}`);
+    const res = await acs((await samlAtIdp(location, { email: `Wide@${wide}` })).fields);
     expect(res.headers.location).toBe(`${PUBLIC_URL}/app/`);
     const session = await request(h.app).get('/v1/auth/session').set(await sessionHeaders(h, sessionTokenOf(res)));
-    expect(session.body).toMatchObject({ user: { id: elsewhere.userId }, organization: { id: owner.organizationId }, role: 'member' });
-    const password = await request(h.app).post('/v1/auth/sign-in').set('x-forwarded-for', freshIp()).send({ email, password: PASSWORD, organizationId: elsewhere.organizationId });
-    expect(password.status).toBe(200);
+    expect(session.body).toMatchObject({ user: { email: `wide@${domain}` } });
+  });
+
+  it('lands on the dashboard path given as `next`, and ignores one that leaves the dashboard', async () => {
+    const email = `next.${Date.now()}@${domain}`;
+    const valid = await start(email, '/app/envelopes/env_x?tab=recipients');
+    expect((await acs((await samlAtIdp(valid.location, { email })).fields)).headers.location).toBe(`${PUBLIC_URL}/app/envelopes/env_x?tab=recipients`);
+    for (const next of ['//evil.test', 'https://evil.test', '/\\evil.test', '/app/\\evil.test', '/v1/organization/members', '/app//evil.test', '/app/../v1/x', '/app/%2e%2e/v1/x', '/application', 'javascript:alert(1)']) {
+      const { location } = await start(email, next);
+      const res = await acs((await samlAtIdp(location, { email })).fields);
+      expect(res.headers.location, next).toBe(`${PUBLIC_URL}/app/`);
+    }
   });
 
   it('signs an existing member in with their own role', async () => {
@@ -131,6 +172,18 @@ describe('refused SAML responses (each with its reason, audited, no session)', (
       expect(await h.db.user.findUnique({ where: { email: who } })).toBeNull();
     });
   }
+
+  it('refuses an assertion whose signed subject confirmation answers no request, wrapped in a response to ours', async () => {
+    const who = email();
+    const { requestId, relayState } = await start(who);
+    // Signed assertion without InResponseTo (as an unsolicited one), in an unsigned Response that names our request.
+    const unsolicited = idp.samlResponse({ audience: entityId, acsUrl: ACS_URL, email: who, signAssertion: true, signResponse: false });
+    const xml = Buffer.from(unsolicited, 'base64').toString('utf8').replace('<samlp:Response ', `<samlp:Response InResponseTo="${requestId}" `);
+    const message = ssoErrorOf(await acs({ SAMLResponse: Buffer.from(xml, 'utf8').toString('base64'), RelayState: relayState }));
+    expect(message).toMatch(/does not answer our sign-in request/);
+    expect((await lastAudit('sso.sign_in_failed')).details).toEqual({ reasonCode: 'wrong_in_response_to' });
+    expect(await h.db.user.findUnique({ where: { email: who } })).toBeNull();
+  });
 
   it('refuses a replayed assertion (its id seen before) and a response posted twice', async () => {
     const first = email();

@@ -11,7 +11,7 @@ import type { Prisma, ScimUser } from '../generated/prisma/client.ts';
 import type { Db, Tx } from '../db.ts';
 import { changeMembershipRole, deleteMembership, LastOwnerError } from '../members.ts';
 import { lockOrganization } from '../organizations.ts';
-import { hasPassword, NO_PASSWORD, provisionMember } from '../provisioning.ts';
+import { hasPassword, mayLinkAccount, NO_PASSWORD, provisionMember } from '../provisioning.ts';
 import { recordSsoAudit, type SsoAuditAction } from '../sso/audit.ts';
 import { asRole, isUniqueViolation, normalizeEmail } from '../views.ts';
 import { scimError } from './errors.ts';
@@ -153,9 +153,12 @@ export async function createScimUser(ctx: ScimContext, resource: UserResource): 
     const { organizationId } = ctx;
     if (await tx.scimUser.findUnique({ where: { organizationId_userNameKey: { organizationId, userNameKey: userName.toLowerCase() } } })) throw uniqueUserName(userName);
     const displayName = displayNameOf(resource, email);
-    const existing = await tx.user.findUnique({ where: { email }, select: { id: true } });
+    const existing = await tx.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } });
     if (existing && (await tx.scimUser.findUnique({ where: { organizationId_userId: { organizationId, userId: existing.id } } }))) {
       throw scimError(409, 'uniqueness', `${email} is already provisioned under another userName.`);
+    }
+    if (existing && !(await mayLinkAccount(tx, existing, organizationId))) {
+      throw scimError(409, 'uniqueness', `${email} already has a Sigil account that is not a member of this organization: invite them from the dashboard, then provisioning manages their membership.`);
     }
     const userId = existing?.id ?? (await provisionAccountOnly(tx, email, displayName)).id;
     const row = await tx.scimUser.create({

@@ -32,3 +32,21 @@ export function emailDomain(email: string): string | undefined {
   const domain = domainToASCII(email.slice(at + 1).trim().toLowerCase());
   return domain || undefined;
 }
+
+const EMAIL_LOCAL = /^[^\s@]{1,64}$/;
+
+/**
+ * An address an identity provider asserted, as accounts keep them: lower case, the domain in its ASCII form (so a
+ * full-width or Unicode spelling names the domain it maps to, never another account), no trailing dot; undefined
+ * when it is not an address (spaces, no domain, more than one `@`).
+ */
+export function canonicalEmail(raw: string): string | undefined {
+  const email = raw.trim().toLowerCase();
+  const at = email.indexOf('@');
+  if (at < 1 || at !== email.lastIndexOf('@')) return undefined;
+  const local = email.slice(0, at);
+  const domain = domainToASCII(email.slice(at + 1));
+  if (!EMAIL_LOCAL.test(local) || !DOMAIN.test(domain)) return undefined;
+  const canonical = `${local}@${domain}`;
+  return canonical.length <= 254 ? canonical : undefined;
+}

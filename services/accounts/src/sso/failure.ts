@@ -41,12 +41,21 @@ export class SsoFailure extends Error {
 }
 
 /**
+ * Text from an unauthenticated part of a callback (OIDC `error_description`, a SAML StatusMessage, a parser's message
+ * quoting the input) becomes the connection's `lastError` and an audit reason: one line of printable text, bounded.
+ */
+export function quoted(text: string, max = 200): string {
+  const line = text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
  * node-saml's error messages mapped onto our reasons. `assertionSigned` says whether the assertion carried a
  * signature at all, so an unsigned assertion is told apart from one whose signature does not verify.
  */
 export function samlFailure(error: unknown, assertionSigned: boolean): SsoFailure {
   if (error instanceof SsoFailure) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = quoted(error instanceof Error ? error.message : String(error), 300);
   const fail = (code: SsoFailureCode, sentence: string) => new SsoFailure(code, sentence, { cause: error });
   if (/signature/i.test(message)) {
     return assertionSigned

@@ -77,7 +77,7 @@ export function createSsoHandlers(deps: SsoDeps) {
         const { headers, body } = await logins.discover(requireEmail(query.email, '/query/email'), clientAddress(req));
         return { status: 200, body, headers: { ...headers, ...NO_STORE } };
       },
-      startSsoSignIn: async ({ req, query }) => logins.startSignIn(requireEmail(query.email, '/query/email'), clientAddress(req), bindingFor(req)),
+      startSsoSignIn: async ({ req, query }) => logins.startSignIn(requireEmail(query.email, '/query/email'), clientAddress(req), bindingFor(req), query.next),
       completeSamlSso: async ({ req, body }) => logins.completeSaml(body as unknown as { SAMLResponse: string; RelayState?: string }, callbackOf(req)),
       completeOidcSso: async ({ req, query }) => logins.completeOidc(query as Record<string, string | undefined>, callbackOf(req)),
       getSsoServiceProviderMetadata: async ({ params }) => logins.serviceProviderMetadata(params.organizationId, params.providerId),

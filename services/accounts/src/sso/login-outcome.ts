@@ -3,15 +3,16 @@ import type { Logger } from '@sigil/kit/log';
 import type { Db, Tx } from '../db.ts';
 import type { User } from '../generated/prisma/client.ts';
 import { lockOrganization } from '../organizations.ts';
-import { provisionMember } from '../provisioning.ts';
+import { mayLinkAccount, provisionMember } from '../provisioning.ts';
 import { issueSession, sessionCookie } from '../sessions.ts';
 import { asRole, isUniqueViolation } from '../views.ts';
 import { recordSsoAudit } from './audit.ts';
-import { emailDomain } from './domains.ts';
+import { canonicalEmail, emailDomain } from './domains.ts';
 import { SsoFailure } from './failure.ts';
 import type { LoginState } from './login-state.ts';
 import { redirect, testResultPage } from './pages.ts';
-import { dashboardUrl, signInErrorUrl } from './urls.ts';
+import { landingUrl } from './return-path.ts';
+import { signInErrorUrl } from './urls.ts';
 import type { SsoConnectionRow } from './connections.ts';
 
 export interface VerifiedIdentity {
@@ -49,10 +50,13 @@ async function recordHealth(tx: Tx, connection: Connection, failure: SsoFailure 
 export function createLoginOutcomes(deps: OutcomeDeps) {
   const { db, publicUrl, clock } = deps;
 
+  /** The asserted address, in the form accounts are kept (ASCII domain), must be in one of the connection's domains. */
   function domainCheck(connection: Connection, result: LoginResult): LoginResult {
     if (!result.ok) return result;
-    const domain = emailDomain(result.identity.email);
-    if (domain && connection.domains.some((d) => d.domain === domain)) return result;
+    const email = canonicalEmail(result.identity.email);
+    if (!email) return { ok: false, attributes: result.identity.attributes, failure: new SsoFailure('no_email', `The identity provider's address "${result.identity.email.slice(0, 254)}" is not a valid e-mail address.`) };
+    const domain = emailDomain(email);
+    if (domain && connection.domains.some((d) => d.domain === domain)) return { ok: true, identity: { ...result.identity, email } };
     return {
       ok: false,
       email: result.identity.email,
@@ -110,10 +114,12 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
     return redirect(303, signInErrorUrl(publicUrl, failure.message));
   }
 
-  /** Just-in-time provisioning: the user (unless the address has an account) and the membership with the default role. */
+  /** Just-in-time provisioning: the account (a new password-less one, or an orphaned one an IdP made) and its membership with the default role. */
   async function provision(tx: Tx, connection: Connection, identity: VerifiedIdentity, ip: string, now: Date): Promise<User> {
     const organizationId = connection.organizationId;
-    const role = asRole(connection.defaultRole);
+    // Settings refuse `owner` as the default role; a row that says so anyway (a manual edit) gives `member`.
+    const configured = asRole(connection.defaultRole);
+    const role = configured === 'owner' ? 'member' : configured;
     const { user, membership } = await provisionMember(tx, { organizationId, email: identity.email, name: displayName(identity), role });
     await recordSsoAudit(tx, {
       organizationId,
@@ -128,7 +134,14 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
     return user;
   }
 
-  /** A session for the member (provisioned first when allowed); null when the person is no member and JIT is off. */
+  /**
+   * A session for the member (provisioned first when allowed), or why not: the person is no member and JIT is off, or
+   * the address already has a Sigil account. JIT creates accounts, it never adds an existing one to the organization:
+   * domains are not verified, so an organization claiming someone else's domain with its own IdP could otherwise pull
+   * that person's account into it and get a session as them. An existing account joins by invitation; only an
+   * account an IdP made (no password, so it could not accept one) that belongs to no organization any more is taken
+   * back, which gives nobody more than creating it would.
+   */
   async function openSession(connection: Connection, identity: VerifiedIdentity, ip: string) {
     const organizationId = connection.organizationId;
     return db.$transaction(async (tx) => {
@@ -136,7 +149,8 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
       const now = clock();
       const existing = await tx.user.findUnique({ where: { email: identity.email } });
       const member = existing && (await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: existing.id } } }));
-      if (!member && !connection.jitProvisioning) return null;
+      if (!member && !connection.jitProvisioning) return 'not_a_member' as const;
+      if (existing && !member && !(await mayLinkAccount(tx, existing, organizationId))) return 'has_account' as const;
       const user = existing && member ? existing : await provision(tx, connection, identity, ip, now);
       const session = await issueSession(tx, user.id, organizationId, now);
       await recordHealth(tx, connection, undefined, now);
@@ -154,7 +168,7 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
     });
   }
 
-  async function signIn(connection: Connection, identity: VerifiedIdentity, ip: string): Promise<Reply> {
+  async function signIn(connection: Connection, login: LoginState, identity: VerifiedIdentity, ip: string): Promise<Reply> {
     let issued;
     try {
       issued = await openSession(connection, identity, ip);
@@ -163,12 +177,16 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
       if (!isUniqueViolation(error)) throw error;
       return refuseSignIn(connection, new SsoFailure('provisioning_failed', `An account for ${identity.email} was created at the same moment; sign in again.`), identity.email, ip);
     }
-    if (!issued) {
+    if (typeof issued === 'string') {
       const organization = await db.organization.findUnique({ where: { id: connection.organizationId }, select: { name: true } });
-      const failure = new SsoFailure('not_a_member', `${identity.email} is not a member of ${organization?.name ?? 'this organization'}; ask an admin to invite you.`);
+      const name = organization?.name ?? 'this organization';
+      const failure =
+        issued === 'has_account'
+          ? new SsoFailure('not_a_member', `${identity.email} already has a Sigil account and is not a member of ${name}; ask an admin to invite you.`)
+          : new SsoFailure('not_a_member', `${identity.email} is not a member of ${name}; ask an admin to invite you.`);
       return refuseSignIn(connection, failure, identity.email, ip);
     }
-    return redirect(303, dashboardUrl(publicUrl), { 'set-cookie': sessionCookie(issued.token) });
+    return redirect(303, landingUrl(publicUrl, login.returnTo), { 'set-cookie': sessionCookie(issued.token) });
   }
 
   return {
@@ -177,7 +195,12 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
       const result = domainCheck(connection, raw);
       if (login.purpose === 'test') return finishTest(connection, login, result, ip);
       if (!result.ok) return refuseSignIn(connection, result.failure, result.email, ip);
-      return signIn(connection, result.identity, ip);
+      return signIn(connection, login, result.identity, ip);
+    },
+
+    /** A sign-in that could not even start (the OpenID provider's discovery failed): audited like any refusal. */
+    startFailed(connection: Connection, email: string, ip: string): Promise<Reply> {
+      return refuseSignIn(connection, new SsoFailure('connection_unavailable', 'Your identity provider cannot be reached right now; try again later.'), email, ip);
     },
 
     /** A callback whose state names no login (forged, or too old to be kept): nothing to audit it against. */

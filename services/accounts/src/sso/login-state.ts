@@ -16,6 +16,8 @@ export interface NewLoginState {
   nonce?: string;
   /** browser-binding.ts */
   browserHash: string;
+  /** A sign-in's dashboard path to land on (return-path.ts). */
+  returnTo?: string;
 }
 
 /**

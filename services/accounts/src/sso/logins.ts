@@ -8,12 +8,13 @@ import { normalizeEmail } from '../views.ts';
 import type { Binding } from './browser-binding.ts';
 import type { SsoConnectionRow } from './connections.ts';
 import { emailDomain } from './domains.ts';
-import { SsoFailure } from './failure.ts';
+import { quoted, SsoFailure } from './failure.ts';
 import { createLoginOutcomes, type LoginResult, type VerifiedIdentity } from './login-outcome.ts';
 import { consumeLoginState, createLoginState, firstUseOfAssertion, PostgresSamlCache, type LoginPurpose, type LoginState } from './login-state.ts';
-import { newOidcChecks, oidcAuthorizationUrl, oidcClaims, oidcConfiguration } from './oidc-rp.ts';
+import { newOidcChecks, oidcAuthorizationUrl, oidcClaims, oidcConfiguration, oidcIdentity } from './oidc-rp.ts';
 import type { SsoOutbound } from './outbound.ts';
 import { redirect } from './pages.ts';
+import { dashboardReturnPath } from './return-path.ts';
 import { newSamlRequestId, samlAuthorizeUrl, samlServiceProviderMetadata, validateSamlResponse, type SamlIdp } from './saml-sp.ts';
 import { openClientSecret } from './secrets.ts';
 import { oidcRedirectUri, samlServiceProvider, signInErrorUrl, ssoStartUrl } from './urls.ts';
@@ -64,9 +65,9 @@ export function createLogins(deps: LoginDeps) {
   }
 
   /** The redirect (with the browser binding's cookie) that begins a login of `purpose` on `connection`. */
-  async function beginAt(connection: Connection, purpose: LoginPurpose, binding: Binding, options: { testId?: string; loginHint?: string } = {}): Promise<Reply> {
+  async function beginAt(connection: Connection, purpose: LoginPurpose, binding: Binding, options: { testId?: string; loginHint?: string; returnTo?: string } = {}): Promise<Reply> {
     const now = clock();
-    const login = { connectionId: connection.id, purpose, testId: options.testId, browserHash: binding.hash };
+    const login = { connectionId: connection.id, purpose, testId: options.testId, browserHash: binding.hash, returnTo: options.returnTo };
     let url: string;
     if (connection.protocol === 'saml') {
       const samlRequestId = newSamlRequestId();
@@ -134,17 +135,21 @@ export function createLogins(deps: LoginDeps) {
       return { headers, body: { object: 'sso_discovery' as const, sso: connection !== null, enforced: connection?.enforced ?? false, startUrl, signInUrl: startUrl } };
     },
 
-    /** `GET /v1/auth/sso/start?email=`: 302 to the IdP, or back to the sign-in page saying why not. */
-    async startSignIn(email: string, ip: string, binding: Binding): Promise<Reply> {
+    /**
+     * `GET /v1/auth/sso/start?email=&next=`: 302 to the IdP, or back to the sign-in page saying why not. `next`, a
+     * dashboard path (return-path.ts; anything else is ignored), is where the sign-in lands.
+     */
+    async startSignIn(email: string, ip: string, binding: Binding, next?: string): Promise<Reply> {
       const headers = await countLookup(ip);
       const connection = await connectionFor(email);
       if (!connection) return redirect(302, signInErrorUrl(publicUrl, 'Single sign-on is not set up for this e-mail address; sign in with your password.'), headers);
       try {
-        const reply = await beginAt(connection, 'sign_in', binding, { loginHint: normalizeEmail(email) });
+        const reply = await beginAt(connection, 'sign_in', binding, { loginHint: normalizeEmail(email), returnTo: dashboardReturnPath(next) });
         return { ...reply, headers: { ...headers, ...reply.headers } };
       } catch (error) {
         deps.log.warn({ err: error, providerId: connection.providerId }, 'sso sign-in could not start');
-        return redirect(302, signInErrorUrl(publicUrl, 'Your identity provider cannot be reached right now; try again later.'), headers);
+        const refused = await outcomes.startFailed(connection, normalizeEmail(email), ip);
+        return { ...refused, status: 302, headers: { ...headers, ...refused.headers } };
       }
     },
 
@@ -160,7 +165,10 @@ export function createLogins(deps: LoginDeps) {
 
     completeOidc(query: Record<string, string | undefined>, callback: Callback): Promise<Reply> {
       return complete({ ...callback, state: query.state }, 'oidc', async (login, connection) => {
-        if (query.error) throw new SsoFailure('idp_error', `The OpenID provider refused the sign-in: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}.`);
+        if (query.error) {
+          const description = query.error_description ? ` (${quoted(query.error_description)})` : '';
+          throw new SsoFailure('idp_error', `The OpenID provider refused the sign-in: ${quoted(query.error, 60)}${description}.`);
+        }
         const currentUrl = new URL(oidcRedirectUri(publicUrl));
         for (const [name, value] of Object.entries(query)) if (value !== undefined) currentUrl.searchParams.set(name, value);
         let claims: Record<string, unknown>;
@@ -171,10 +179,7 @@ export function createLogins(deps: LoginDeps) {
           deps.log.warn({ err: error, providerId: connection.providerId }, 'oidc provider unreachable');
           throw new SsoFailure('connection_unavailable', 'The OpenID provider could not be reached; try again later.', { cause: error });
         }
-        const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
-        if (!email) throw new SsoFailure('no_email', 'The ID token carries no e-mail address (ask for the `email` scope).');
-        if (claims.email_verified === false) throw new SsoFailure('email_not_verified', `The provider says ${email} is not verified.`);
-        return { email, attributes: claims };
+        return oidcIdentity(claims);
       });
     },
 

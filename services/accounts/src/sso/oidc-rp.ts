@@ -71,3 +71,15 @@ export async function oidcClaims(config: client.Configuration, callbackUrl: URL,
   if (!claims) throw new SsoFailure('oidc_error', 'The OpenID provider answered no ID token.');
   return { ...claims };
 }
+
+/**
+ * Who the ID token says signed in: its `email`, unless the provider says the address is not verified
+ * (`email_verified` false, or "false" as some providers send it). A token without the claim is taken as the
+ * provider's word: enterprise providers vouch for their directory's addresses and not all send the claim.
+ */
+export function oidcIdentity(claims: Record<string, unknown>): { email: string; attributes: Record<string, unknown> } {
+  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
+  if (!email) throw new SsoFailure('no_email', 'The ID token carries no e-mail address (ask for the `email` scope).');
+  if (claims.email_verified === false || claims.email_verified === 'false') throw new SsoFailure('email_not_verified', `The provider says ${email} is not verified.`);
+  return { email, attributes: claims };
+}

@@ -104,6 +104,13 @@ export async function validateSamlResponse(sp: SamlServiceProvider, idp: SamlIdp
   if (profile.issuer !== idp.entityId) throw new SsoFailure('wrong_issuer', `The assertion was issued by ${profile.issuer ?? 'nobody'}, not by ${idp.entityId}.`);
 
   const confirmations = all(first(assertion, 'Subject'), 'SubjectConfirmation').map((c) => first(c, 'SubjectConfirmationData')?.$ ?? {});
+  // The Response's InResponseTo is outside the assertion's signature (the response need not be signed): the signed
+  // subject confirmation must answer this very request too, or a captured assertion could be re-wrapped into a
+  // response to a request of ours (SAML profiles §4.1.4.2 requires it of an answer to an AuthnRequest).
+  const answered = confirmations.map((c) => c.InResponseTo).filter(Boolean);
+  if (!requestId || answered.length === 0 || answered.some((id) => id !== requestId)) {
+    throw new SsoFailure('wrong_in_response_to', 'The signed assertion does not answer our sign-in request (its SubjectConfirmationData InResponseTo is missing or another).');
+  }
   const recipients = confirmations.map((c) => c.Recipient).filter(Boolean);
   if (recipients.length === 0 || recipients.some((r) => r !== sp.acsUrl)) {
     throw new SsoFailure('wrong_recipient', `The assertion's Recipient (${recipients.join(', ') || 'none'}) is not our ACS ${sp.acsUrl}.`);

@@ -5,7 +5,7 @@ import { BusyButton, Field, FormError } from '@sigil/web-ui';
 import { unwrap } from '../../api/rest.ts';
 import { Card } from '../../app/Shell.tsx';
 import { useSession } from '../../app/session.tsx';
-import { discoverSso, type SsoRoute } from './sso.ts';
+import { discoverSso, ssoStartHref, type SsoRoute } from './sso.ts';
 
 /** Where to go after signing in: a dashboard path from `?next=`, never another site. */
 export function nextPath(params: URLSearchParams): string {
@@ -72,6 +72,7 @@ export default function SignIn() {
 /** The second step, for the e-mail given: single sign-on, the password, or both. */
 function SignInAs({ email, route, onChangeEmail }: { email: string; route: SsoRoute; onChangeEmail: () => void }) {
   const [breakGlass, setBreakGlass] = useState(false);
+  const [params] = useSearchParams();
   const ssoLink = useRef<HTMLAnchorElement>(null);
   useEffect(() => {
     // The step's first control takes the focus (the e-mail field it replaced had it).
@@ -89,7 +90,7 @@ function SignInAs({ email, route, onChangeEmail }: { email: string; route: SsoRo
       {route.sso && (
         <>
           <p className="muted">{route.enforced ? 'Your organization requires signing in through its identity provider.' : 'Your organization signs you in through its identity provider.'}</p>
-          <a ref={ssoLink} className="button button-primary" href={route.startUrl}>
+          <a ref={ssoLink} className="button button-primary" href={ssoStartHref(route.startUrl, nextPath(params))}>
             Continue with single sign-on
           </a>
         </>
