@@ -11,7 +11,7 @@ const STYLESHEET = `
 :root { color-scheme: light; --ink: #1a1f36; --muted: #4f566b; --line: #d5dbe5; --field: #6b7385; --accent: #4338ca; --accent-dark: #312e81; --page: #f6f8fb; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: var(--page); }
-main { max-width: 440px; margin: 48px auto; padding: 0 16px; }
+main { max-width: 440px; margin: 48px auto; padding: 0 16px; overflow-wrap: anywhere; }
 .panel { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 24px; box-shadow: 0 1px 3px rgba(26, 31, 54, .08); }
 .badge { display: inline-block; font-size: 12px; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; color: #7a2e0e; background: #fef0c7; border-radius: 4px; padding: 2px 8px; }
 h1 { font-size: 22px; line-height: 1.25; margin: 12px 0 8px; }

@@ -108,6 +108,21 @@ describe('SAML sign-in through the local IdP', () => {
     expect(await h.db.membership.findUnique({ where: { organizationId_userId: { organizationId: owner.organizationId, userId: user.id } } })).toMatchObject({ role: 'member' });
   });
 
+  it('does not bring back a person the organization’s SCIM deactivated', async () => {
+    const email = `leaver.${Date.now()}@${domain}`;
+    const first = await start(email);
+    expect((await acs((await samlAtIdp(first.location, { email })).fields)).headers.location).toBe(`${PUBLIC_URL}/app/`);
+    const user = await h.db.user.findUniqueOrThrow({ where: { email } });
+    // What SCIM's deactivation leaves: the SCIM user inactive, no membership.
+    await h.db.scimUser.create({ data: { id: `scimu_${Date.now().toString(36)}`, organizationId: owner.organizationId, userId: user.id, userName: email, userNameKey: email, email, displayName: 'Leaver', active: false, resource: {} } });
+    await h.db.membership.deleteMany({ where: { userId: user.id } });
+
+    const again = await start(email);
+    expect(ssoErrorOf(await acs((await samlAtIdp(again.location, { email })).fields))).toMatch(/was deactivated by Acme's identity provider \(SCIM\)/);
+    expect((await lastAudit('sso.sign_in_failed')).details).toEqual({ reasonCode: 'deprovisioned' });
+    expect(await h.db.membership.count({ where: { userId: user.id } })).toBe(0);
+  });
+
   it('keeps the address in the form accounts use: a full-width spelling of the domain is that domain', async () => {
     const wide = [...domain].map((c) => (/[a-z0-9]/.test(c) ? String.fromCodePoint(c.codePointAt(0)! + 0xfee0) : c)).join('');
     const { location } = await start(`wide@${domain}`);

@@ -112,7 +112,7 @@ export async function createSigilApp(options: SigilAppOptions): Promise<Express>
         if (op?.auth === 'S') return unauthorized('A valid signing token is required: a sgls_ session token or the sgla_ access token it was exchanged for.');
         if (op?.auth === 'V') return unauthorized('A valid viewer token is required.');
         if (reason === 'invalid') return unauthorized('The internal principal token is invalid or expired.');
-        return op?.auth === 'D' ? unauthorized('This operation requires a dashboard session; API keys cannot call it.') : unauthorized();
+        return op?.auth === 'D' ? unauthorized('Sign in to the dashboard: this operation requires a dashboard session (API keys cannot call it).') : unauthorized();
       },
       authorize: (principal, op) => {
         if (op.permission) requirePermission(principal, op.permission as Permission);

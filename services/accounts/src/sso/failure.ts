@@ -23,10 +23,11 @@ export type SsoFailureCode =
   | 'email_not_verified'
   | 'domain_not_allowed'
   | 'not_a_member'
+  | 'deprovisioned'
   | 'provisioning_failed'
   | 'connection_unavailable';
 
-const POLICY: ReadonlySet<SsoFailureCode> = new Set(['domain_not_allowed', 'not_a_member', 'email_not_verified', 'unknown_state', 'other_browser', 'provisioning_failed']);
+const POLICY: ReadonlySet<SsoFailureCode> = new Set(['domain_not_allowed', 'not_a_member', 'deprovisioned', 'email_not_verified', 'unknown_state', 'other_browser', 'provisioning_failed']);
 
 export class SsoFailure extends Error {
   readonly code: SsoFailureCode;

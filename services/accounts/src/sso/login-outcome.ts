@@ -149,6 +149,8 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
       const now = clock();
       const existing = await tx.user.findUnique({ where: { email: identity.email } });
       const member = existing && (await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: existing.id } } }));
+      // The organization's own SCIM deactivated them: JIT must not bring them back behind the IdP admin's back.
+      if (existing && !member && (await tx.scimUser.findFirst({ where: { organizationId, userId: existing.id, active: false }, select: { id: true } }))) return 'deprovisioned' as const;
       if (!member && !connection.jitProvisioning) return 'not_a_member' as const;
       if (existing && !member && !(await mayLinkAccount(tx, existing, organizationId))) return 'has_account' as const;
       const user = existing && member ? existing : await provision(tx, connection, identity, ip, now);
@@ -183,7 +185,9 @@ export function createLoginOutcomes(deps: OutcomeDeps) {
       const failure =
         issued === 'has_account'
           ? new SsoFailure('not_a_member', `${identity.email} already has a Sigil account and is not a member of ${name}; ask an admin to invite you.`)
-          : new SsoFailure('not_a_member', `${identity.email} is not a member of ${name}; ask an admin to invite you.`);
+          : issued === 'deprovisioned'
+            ? new SsoFailure('deprovisioned', `${identity.email} was deactivated by ${name}'s identity provider (SCIM); ask an admin to reactivate you there.`)
+            : new SsoFailure('not_a_member', `${identity.email} is not a member of ${name}; ask an admin to invite you.`);
       return refuseSignIn(connection, failure, identity.email, ip);
     }
     return redirect(303, landingUrl(publicUrl, login.returnTo), { 'set-cookie': sessionCookie(issued.token) });

@@ -89,7 +89,7 @@ function SignInAs({ email, route, onChangeEmail }: { email: string; route: SsoRo
       </p>
       {route.sso && (
         <>
-          <p className="muted">{route.enforced ? 'Your organization requires signing in through its identity provider.' : 'Your organization signs you in through its identity provider.'}</p>
+          <p className="muted">{route.enforced ? `Addresses at ${email.split('@')[1]} sign in through their organization's identity provider.` : `Addresses at ${email.split('@')[1]} can sign in through their organization's identity provider.`}</p>
           <a ref={ssoLink} className="button button-primary" href={ssoStartHref(route.startUrl, nextPath(params))}>
             Continue with single sign-on
           </a>

@@ -7,7 +7,7 @@ import { unwrap } from '../../api/rest.ts';
 import { useSession } from '../../app/session.tsx';
 import { UpgradeNotice } from '../../app/UpgradeNotice.tsx';
 import { LogoUpload } from './branding/LogoUpload.tsx';
-import { NotOnPlan } from './features.tsx';
+import { featureValue, featureWords, NotOnPlan } from './features.tsx';
 import { Preview } from './branding/Preview.tsx';
 import { ReadState, useRead } from './read.tsx';
 import '../developers/developers.css';
@@ -110,8 +110,8 @@ function OrganizationFeatures() {
           <dl className="details panel">
             {Object.entries(settings.features).map(([name, value]) => (
               <div key={name} className="contents">
-                <dt>{name}</dt>
-                <dd>{typeof value === 'boolean' ? (value ? 'On' : 'Off') : value === null ? 'Unlimited' : JSON.stringify(value)}</dd>
+                <dt>{featureWords(name)}</dt>
+                <dd>{featureValue(value)}</dd>
               </div>
             ))}
           </dl>

@@ -35,3 +35,35 @@ export function NotOnPlan({ what }: { what: string }) {
     </div>
   );
 }
+
+const FEATURE_WORDS: Record<string, string> = {
+  api: 'API',
+  webhooks: 'Webhooks',
+  embeddedSigning: 'Embedded signing',
+  testMode: 'Test mode',
+  ssoConnections: 'Single sign-on connections',
+  enforcedSso: 'Enforced single sign-on',
+  scim: 'SCIM provisioning',
+  branding: 'Custom e-mail branding',
+  signingLinks: 'Always-on signing links',
+  viewersPerEnvelope: 'Viewers per envelope',
+  viewerDocumentAccess: 'Viewers can see the document',
+  sms: 'SMS verification (add-on)',
+  auditLogExport: 'Audit log export',
+  euDataResidency: 'EU data residency',
+  whiteLabel: 'White-label',
+  subAccounts: 'Sub-accounts',
+};
+
+/** A feature flag in the words of the spec's feature table (its API name when the dashboard does not know it yet). */
+export function featureWords(name: string): string {
+  return FEATURE_WORDS[name] ?? name;
+}
+
+/** A flag's value as people read it: On/Off, Unlimited, or the allowance. */
+export function featureValue(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'On' : 'Off';
+  if (value === null) return 'Unlimited';
+  return typeof value === 'number' ? value.toLocaleString('en-US') : JSON.stringify(value);
+}
+
