@@ -24,6 +24,9 @@ export type RestoreJob = Wire.RestoreJob;
 export type StreamJob = Wire.StreamJob;
 export type SegmentReport = Wire.SegmentReport;
 export type SegmentObject = Wire.SegmentObject;
+/** What the committed transactions of a segment did (the mover summarises each segment it uploads). */
+export type SegmentSummary = Wire.SegmentSummary;
+export type SegmentTableChange = Wire.SegmentTableChange;
 export type Progress = Wire.Progress;
 /** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
 export type SealedJob = Wire.SealedJob;

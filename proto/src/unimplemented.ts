@@ -11,7 +11,7 @@ export const NOT_IMPLEMENTED = {
   ],
   strata: [
     // backup-catalog
-    'getTargetChanges', 'getSegmentPreviews', 'diffBackups',
+    'getSegmentPreviews',
   ],
 } as const satisfies Record<'sigil' | 'strata', readonly string[]>;
 

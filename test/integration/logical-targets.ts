@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { testPostgresAdminUrl } from '@sigil/kit/testing';
+import { silentLogger, testPostgresAdminUrl } from '@sigil/kit/testing';
+import { startWorker, type Worker } from '@strata/mover';
 import { accessFromUrl, createMysqlFixture, createPostgresFixture, dropMysqlDatabase, dropPostgresDatabase } from '@strata/mover/testing';
-import { stackDocuments } from '@strata/backup-catalog/testing';
+import { stackDocuments, startCatalogHarness, type CatalogHarness } from '@strata/backup-catalog/testing';
 
 /**
  * What the integration tests of logical backups share: the test setup's Postgres and MariaDB servers, a fresh age
@@ -50,4 +51,33 @@ export function logicalTargetDocs(bucket: string, age: AgeIdentity, pgDb: string
     // No scheduled slot in the hours a test's clock covers: every run is asked for.
     schedule: '0 3 1 1 *',
   });
+}
+
+/** The catalog and a mover in this process, the two logical targets applied and their store's bucket created. */
+export interface LogicalStack {
+  h: CatalogHarness;
+  worker: Worker;
+  /** Stops the mover and the catalog, and drops the source databases. */
+  stop(): Promise<void>;
+}
+
+/** Creates the sources and starts a LogicalStack; `edit` changes the resource documents before they are applied. */
+export async function startLogicalStack(options: { label: string; bucket: string; pgDb: string; myDb: string; edit?: (docs: string) => string }): Promise<LogicalStack> {
+  const { label, bucket, pgDb, myDb } = options;
+  await createSources(pgDb, myDb);
+  const h = await startCatalogHarness(label);
+  const worker = await startWorker({ bus: h.bus, log: silentLogger(), secretsKey: h.secretsKey, concurrency: 2, consumerPrefix: h.cell });
+  const docs = logicalTargetDocs(bucket, newAgeIdentity(label), pgDb, myDb);
+  const applied = await h.call('restorer-admin', 'post', '/api/v1/resources', options.edit ? options.edit(docs) : docs, 'application/yaml');
+  if (applied.status !== 200) throw new Error(`the targets were not applied: ${JSON.stringify(applied.body)}`);
+  await h.runtime.mirror(); // creates the bucket
+  return {
+    h,
+    worker,
+    async stop() {
+      await worker.stop();
+      await h.close();
+      await dropSources(pgDb, myDb);
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { registerRestores } from './commands/restores.ts';
 import { registerSandboxes } from './commands/sandboxes.ts';
 import { registerConnect } from './commands/connect.ts';
 import { registerActivity } from './commands/activity.ts';
+import { registerChanges } from './commands/changes.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerQuickstart } from './commands/quickstart.ts';
 
@@ -88,6 +89,7 @@ function buildProgram(io: CliIo, state: RunState): Command {
   registerRestores(program, ctx);
   registerSandboxes(program, ctx);
   registerConnect(program, ctx);
+  registerChanges(program, ctx);
   registerActivity(program, ctx);
   registerSecrets(program, ctx);
   registerQuickstart(program, ctx);

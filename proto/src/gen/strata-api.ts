@@ -245,7 +245,7 @@ export interface paths {
         };
         /**
          * Summarise a target's changes
-         * @description Per-table insert, update, delete and truncate counts of the target between `since` and `at`.
+         * @description The target's change segments whose commits fall between `since` (default 24 hours ago) and `until` (or `at`; default now), each with its summary (commits, tables, DDL, explanation), and the per-table insert, update, delete and truncate counts of them all.
          */
         get: operations["getTargetChanges"];
         put?: never;
@@ -381,14 +381,14 @@ export interface paths {
             path: {
                 /** @description The backup id. */
                 id: components["parameters"]["BackupId"];
-                /** @description The backup id to compare with (the newer side of the diff). */
+                /** @description The backup id to compare with, of the same target; either order (the one consistent first is the diff's `from`). */
                 other: components["parameters"]["OtherBackupId"];
             };
             cookie?: never;
         };
         /**
          * Diff two backups
-         * @description Schema, row and size changes from backup `id` to backup `other`, and the segments between them.
+         * @description Schema, row and size changes between backups `id` and `other` of one target (from the older to the newer), from their inventories, and the change-log segments between them. 400 for backups of two targets.
          */
         get: operations["diffBackups"];
         put?: never;
@@ -1329,6 +1329,8 @@ export interface components {
             routines?: string[];
             migrationTable?: string;
             migrationVersion?: string;
+            /** @description The migrations the migration table records as applied, oldest first (the newest 500), in the words of `migrationVersion`. */
+            migrations?: string[];
         };
         /** @description One table of an inventory database. */
         InventoryTable: {
@@ -1355,6 +1357,7 @@ export interface components {
             foreignKeys?: components["schemas"]["InventoryForeignKey"][];
             activity?: components["schemas"]["InventoryActivity"];
             relfilenode?: number;
+            /** @description The engine's identity of the table: a Postgres relation OID, an InnoDB table id (MySQL, MariaDB); stable across renames within one server's history. */
             oid?: number;
         };
         /** @description One column of an inventory table. */
@@ -1416,11 +1419,18 @@ export interface components {
             /** Format: int64 */
             sizeAfter?: number;
             tablesRenamed?: components["schemas"]["TableRename"][];
+            /** @description The migrations recorded in the newer inventory and not in the older one, oldest first (`database: name` when several databases have a migration table). */
+            migrationsApplied?: string[];
         };
         /** @description A table renamed between two backups. */
         TableRename: {
             from?: string;
             to?: string;
+            /**
+             * @description How the two were matched: the engine's identity of the table (a Postgres OID, an InnoDB table id, within one server's history), or identical columns.
+             * @enum {string}
+             */
+            matchedBy?: "identity" | "columns";
         };
         /** @description Column and index changes of one table. */
         ColumnChange: {
@@ -1430,6 +1440,10 @@ export interface components {
             typeChanged?: string[];
             indexAdded?: string[];
             indexDropped?: string[];
+            /** @description Columns whose nullability changed, as `column: NULL → NOT NULL`. */
+            nullabilityChanged?: string[];
+            /** @description Columns whose default changed, as `column: old → new` (`none` for no default). */
+            defaultChanged?: string[];
         };
         /** @description Row and size change of one table. */
         RowDelta: {
@@ -1443,6 +1457,8 @@ export interface components {
             /** Format: int64 */
             sizeAfter?: number;
             rowsPct?: number;
+            /** @description The row counts are the engine's estimates (exact `count(*)` only when both inventories counted the table). */
+            estimated?: boolean;
         };
         /** @description One change-capture segment (a stretch of the change stream stored in the store). */
         Segment: {
@@ -1475,8 +1491,17 @@ export interface components {
             partial?: boolean;
             timeline?: number;
             version?: number;
-            /** @description Per-table change counts of the segment. */
-            tables?: Record<string, never>;
+            /** @description Per-table change counts of the segment: `{ "<schema.table>": { "inserts", "updates", "deletes", "truncates" } }`. */
+            tables?: {
+                [key: string]: components["schemas"]["TableChange"];
+            };
+            /**
+             * Format: int64
+             * @description Postgres: committed transactions that changed the schema (the WAL does not hold DDL text).
+             */
+            schemaChanges?: number;
+            /** @description Why the segment has no change summary (it is stored all the same). */
+            summaryError?: string;
         };
         /** @description Change segments since a time. */
         SegmentList: {
@@ -1527,6 +1552,8 @@ export interface components {
             tables?: {
                 [key: string]: components["schemas"]["TableChange"];
             };
+            /** @description The segments of the range with their summaries, oldest first (a file's newest upload only). */
+            segments?: components["schemas"]["Segment"][];
         };
         /** @description One SQL statement to run in a sandbox. */
         QueryRequest: {
@@ -2040,7 +2067,7 @@ export interface components {
         Kind: components["schemas"]["ResourceKind"];
         /** @description The backup id. */
         BackupId: components["schemas"]["BackupId"];
-        /** @description The backup id to compare with (the newer side of the diff). */
+        /** @description The backup id to compare with, of the same target; either order (the one consistent first is the diff's `from`). */
         OtherBackupId: components["schemas"]["BackupId"];
         /** @description The segment's `name`. */
         Segment: string;
@@ -2050,6 +2077,8 @@ export interface components {
         Database: string;
         /** @description Only what happened at or after this time (RFC 3339), or within this Duration before now (e.g. `24h`). */
         Since: components["schemas"]["Since"];
+        /** @description The end of the range (RFC 3339) or `latest` (the default); the same as `at`. */
+        Until: components["schemas"]["PointInTime"];
         /** @description The point in time (RFC 3339) or `latest` (the default). */
         At: components["schemas"]["PointInTime"];
         /** @description At most this many backups. */
@@ -2356,6 +2385,8 @@ export interface operations {
                 since?: components["parameters"]["Since"];
                 /** @description The point in time (RFC 3339) or `latest` (the default). */
                 at?: components["parameters"]["At"];
+                /** @description The end of the range (RFC 3339) or `latest` (the default); the same as `at`. */
+                until?: components["parameters"]["Until"];
             };
             header?: never;
             path: {
@@ -2540,7 +2571,7 @@ export interface operations {
             path: {
                 /** @description The backup id. */
                 id: components["parameters"]["BackupId"];
-                /** @description The backup id to compare with (the newer side of the diff). */
+                /** @description The backup id to compare with, of the same target; either order (the one consistent first is the diff's `from`). */
                 other: components["parameters"]["OtherBackupId"];
             };
             cookie?: never;

@@ -439,6 +439,40 @@ export interface SegmentReport {
    * Everything the server committed before this moment is in this segment or an earlier one.
    */
   coveredUntil?: string;
+  summary?: SegmentSummary;
+  /**
+   * Why the segment has no summary (the summariser failed; the segment itself is stored).
+   */
+  summaryError?: string;
+}
+/**
+ * What the transactions committed in a segment did.
+ */
+export interface SegmentSummary {
+  /**
+   * Rows changed by committed transactions, by `schema.table` (`database.table` for MariaDB/MySQL).
+   */
+  tables: {
+    [k: string]: SegmentTableChange;
+  };
+  /**
+   * Schema statements, in commit order (MariaDB/MySQL: their exact text).
+   */
+  ddl: string[];
+  /**
+   * Postgres: transactions that changed the system catalogs (DDL, whose text is not in the WAL).
+   */
+  schemaChanges?: number;
+  /**
+   * One sentence a person reads.
+   */
+  explanation: string;
+}
+export interface SegmentTableChange {
+  inserts: number;
+  updates: number;
+  deletes: number;
+  truncates: number;
 }
 /**
  * catalog -> mover: stream a target's change log (postgres WAL, mysql binlogs) into segments until told to stop (sealed on the wire).

@@ -9,9 +9,11 @@ import { loadStrataOpenApi, strataOpenApiYaml } from '@sigil/proto/strata-openap
 import { createAuditLog } from './console/audit.ts';
 import { createBackupQueries } from './backups/backup-queries.ts';
 import { createChangeQueries } from './change-capture/changes.ts';
+import { targetChanges } from './change-capture/change-summaries.ts';
 import type { BackupDeps } from './backups/backups.ts';
 import type { EventHub } from './console/events.ts';
 import { readInventory } from './backups/inventory.ts';
+import { diffBackups } from './backups/backup-diff.ts';
 import { createPinService } from './backups/pins.ts';
 import { createResourceAdmin } from './resources/resource-admin.ts';
 import type { RestoreService } from './restores/restores.ts';
@@ -89,12 +91,14 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       listTargetBackups: async ({ principal, params, query }) => ok(await backups.forTarget(principal, params.ns, params.name, Number(query.limit ?? 100))),
       listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since)),
       listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns, params.name, query.since)),
+      getTargetChanges: async ({ principal, params, query }) => ok(await targetChanges({ db, targets, now: deps.clock }, principal, params.ns, params.name, query)),
       planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns, params.name, query.at)),
       getBackup: async ({ principal, params }) => ok(await backups.get(principal, params.id)),
       getBackupInventory: async ({ principal, params }) => {
         await visibility.backup(principal, params.id);
         return ok(await readInventory(deps, params.id));
       },
+      diffBackups: async ({ principal, params }) => ok(await diffBackups({ ...deps, visibility }, principal, params.id, params.other)),
       pinBackup: async ({ principal, params, body, setAuditObject }) => {
         await visibility.backup(principal, params.id);
         const action = await pins.pin(principal, params.id, body ?? {});

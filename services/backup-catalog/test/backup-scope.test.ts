@@ -1,5 +1,5 @@
 // Who sees which backups, activity and audit events through REST: a caller scoped to orgs or projects reads the
-// backups of the targets labelled with one of them (GET /backups/{id}, its inventory, pin and unpin), and only their
+// backups of the targets labelled with one of them (GET /backups/{id}, its inventory, its diff, pin and unpin), and only their
 // runs, restores and audit events in /activity and /audit. Anything else is answered as an unknown backup, or left out.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,17 @@ describe('backups, scoped like every target read', () => {
     expect([hidden.status, hidden.body]).toEqual([404, unknown(LEDGER_FULL.id)]);
     // A visible one goes on to the store: this fixture's backup has no inventory object.
     expect((await restAs(h, GLOBEX, `/api/v1/backups/${LEDGER_FULL.id}/inventory`)).body).toEqual({ error: `Backup ${LEDGER_FULL.id} has no inventory.` });
+  });
+
+  it('answers a diff with an invisible backup as an unknown backup, before comparing the two targets', async () => {
+    const url = `/api/v1/backups/${MAIN_OLDER.id}/diff/${LEDGER_FULL.id}`;
+    const acme = await restAs(h, ACME, url);
+    expect([acme.status, acme.body]).toEqual([404, unknown(LEDGER_FULL.id)]);
+    const globex = await restAs(h, GLOBEX, url);
+    expect([globex.status, globex.body]).toEqual([404, unknown(MAIN_OLDER.id)]);
+    const everyone = await restAs(h, EVERYONE, url);
+    expect(everyone.status).toBe(400);
+    expect(everyone.body.error).toMatch(new RegExp(`^Backups ${MAIN_OLDER.id} \\(.+\\) and ${LEDGER_FULL.id} \\(.+\\) are of different targets`));
   });
 
   it('refuses to pin or unpin a backup the caller may not see, and changes nothing', async () => {

@@ -144,10 +144,12 @@ describe('targets', () => {
 
 describe('operations the catalog does not implement yet', () => {
   it("answer 501 naming the operation, after authentication and roles; the sandbox service's are 503", async () => {
-    expect((await request(h.app).get('/api/v1/targets/default/postgres-main/changes')).status).toBe(401);
-    const res = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/changes');
+    const previews = '/api/v1/targets/default/postgres-main/segments/000000010000000000000003/previews';
+    expect((await request(h.app).get(previews)).status).toBe(401);
+    expect((await h.call('viewer', 'get', previews)).status).toBe(403); // previews show rows: restorer and above
+    const res = await h.call('restorer', 'get', previews);
     expect(res.status).toBe(501);
-    expect(res.body).toEqual({ error: 'The backup-catalog service does not implement getTargetChanges yet.' });
+    expect(res.body).toEqual({ error: 'The backup-catalog service does not implement getSegmentPreviews yet.' });
     const sandbox = await h.call('viewer', 'get', '/api/v1/sandboxes');
     expect(sandbox.status).toBe(503);
     expect(sandbox.body).toEqual({ error: 'The sandbox service is not available.' });
@@ -161,6 +163,10 @@ describe('segments and plans', () => {
     expect(segments.body).toEqual({ target: 'default/postgres-main', segments: [] });
     expect((await h.call('viewer', 'get', '/api/v1/segments?since=2026-01-01T00:00:00Z')).body).toEqual({ segments: [], since: '2026-01-01T00:00:00.000Z' });
     expect((await h.call('viewer', 'get', '/api/v1/segments?since=yesterday')).status).toBe(400);
+    const changes = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/changes?since=2h');
+    expect(changes.status).toBe(200);
+    expect(changes.body).toMatchObject({ target: 'default/postgres-main', tables: {}, segments: [] });
+    expect(Date.parse(changes.body.at) - Date.parse(changes.body.since)).toBe(2 * 3600_000);
     const plan = await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main/plan?at=latest');
     expect(plan.status).toBe(422);
     expect(plan.body.error).toMatch(/no completed backup/);

@@ -173,7 +173,7 @@ export function openJob(payload: unknown, secretsKey: Buffer): OpenedJob {
 }
 
 function runJob(job: OpenedJob, reporter: Reporter, signal: AbortSignal, control: StreamControl, log: Logger): Promise<void> {
-  if (job.type === 'stream.run') return runStream(job.payload, reporter, signal, control);
+  if (job.type === 'stream.run') return runStream(job.payload, reporter, signal, { ...control, log });
   if (job.type === 'restore.run') return runRestore(job.payload, reporter, signal);
   const onWaiting = (holder: Claim) => log.warn({ job: job.id, holder: holder.holder, since: holder.since }, 'another attempt of this backup runs; waiting for it to end');
   return runBackup(job.payload, reporter, signal, { onWaiting });

@@ -134,6 +134,11 @@ describe('mysql engine driver', () => {
     expect(inventory.schemaHash).toMatch(/^[0-9a-f]{64}$/);
     expect(db.migrationTable).toBe(FIXTURE.migrationTable);
     expect(db.migrationVersion).toBe(FIXTURE.migrationVersion);
+    // The applied migrations, oldest first (the failed one is not applied); each InnoDB table's id, distinct.
+    expect(db.migrations).toEqual(['20240101000000_init', FIXTURE.migrationVersion]);
+    const ids = db.tables.map((t) => t.oid);
+    expect(ids.every((id) => typeof id === 'number' && id > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
     expect(db.views).toEqual([...FIXTURE.mysql.views]);
     expect(db.routines).toEqual(expect.arrayContaining([expect.stringMatching(/^invoice_total\(c bigint(\(20\))? unsigned\) RETURNS decimal\(14,2\)$/)]));
     expect(db.tables.map((t) => t.name).sort()).toEqual([...FIXTURE.mysql.tables].sort());

@@ -122,6 +122,8 @@ describe('postgres engine driver', () => {
     expect(inventory.databases[1]?.schemaHash).toBe(db.schemaHash);
     expect(db.migrationTable).toBe(FIXTURE.migrationTable);
     expect(db.migrationVersion).toBe(FIXTURE.migrationVersion);
+    // The applied migrations, oldest first (the failed one is not applied).
+    expect(db.migrations).toEqual(['20240101000000_init', FIXTURE.migrationVersion]);
     expect(db.sizeBytes).toBeGreaterThan(6 * 1024 * 1024);
     expect(db.oid).toBeGreaterThan(0);
     expect(db.schemas).toEqual(['billing', 'public']);

@@ -22,7 +22,7 @@ describe('pg_waldump output', () => {
 
   it('counts commits with their times (microseconds kept) and ends where the next record would start', () => {
     const out = [commit('0/03000100', '2026-11-25 19:25:03.5822'), commit('0/0301B320', '2026-11-25 19:25:06.938547'), 'pg_waldump: error: error in WAL record at 0/301B320: invalid record length at 0/301B348: wanted 24, got 0'].join('\n');
-    expect(parseWaldump(out, parseLsn('0/3000000'), SEGMENT)).toEqual({ endPos: parseLsn('0/301B348'), commits: 2, firstTime: '2026-11-25T19:25:03.582200Z', lastTime: '2026-11-25T19:25:06.938547Z', lastRecord: parseLsn('0/301B320') });
+    expect(parseWaldump(out, parseLsn('0/3000000'), SEGMENT)).toEqual({ endPos: parseLsn('0/301B348'), commits: 2, firstTime: '2026-11-25T19:25:03.582200Z', lastTime: '2026-11-25T19:25:06.938547Z', lastRecord: parseLsn('0/301B320'), changes: expect.objectContaining({ schemaTransactions: 0 }) });
   });
 
   it('takes the last good record as the end when the next page is not written yet, and the start when nothing is', () => {
@@ -69,12 +69,12 @@ describe('a record that crosses into a segment', () => {
     // the boundary at 0/3000000, then one inside the segment.
     const reader = waldumpReader(parseLsn('0/3000000'), SEGMENT, parseLsn('0/2FFFFD0'));
     for (const line of [commit('0/02FFFFD0', '0/02FFFF00', '2026-11-26 10:00:01.5'), commit('0/02FFFFF8', '0/02FFFFD0', '2026-11-26 10:00:02.25'), commit('0/03000040', '0/02FFFFF8', '2026-11-26 10:00:03')]) reader.line(line);
-    expect(reader.result()).toEqual({ endPos: parseLsn('0/4000000'), commits: 2, firstTime: '2026-11-26T10:00:02.250000Z', lastTime: '2026-11-26T10:00:03.000000Z', lastRecord: parseLsn('0/3000040') });
+    expect(reader.result()).toEqual({ endPos: parseLsn('0/4000000'), commits: 2, firstTime: '2026-11-26T10:00:02.250000Z', lastTime: '2026-11-26T10:00:03.000000Z', lastRecord: parseLsn('0/3000040'), changes: expect.objectContaining({ schemaTransactions: 0 }) });
   });
 
   it('ends no earlier than its own start when the crossing record is not complete yet', () => {
     const reader = waldumpReader(parseLsn('0/3000000'), SEGMENT, parseLsn('0/2FFFFD0'));
     reader.line('pg_waldump: error: error in WAL record at 0/2FFFFF8: invalid record length at 0/2FFFFF8: wanted 24, got 0');
-    expect(reader.result()).toEqual({ endPos: parseLsn('0/3000000'), commits: 0 });
+    expect(reader.result()).toEqual({ endPos: parseLsn('0/3000000'), commits: 0, changes: expect.objectContaining({ schemaTransactions: 0 }) });
   });
 });

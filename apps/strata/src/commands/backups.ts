@@ -1,4 +1,4 @@
-/** The strata CLI: One backup: detail, inventory, pin and unpin; a store's garbage collection. */
+/** The strata CLI: One backup: detail, inventory, the diff of two, pin and unpin; a store's garbage collection. */
 import type { Command } from 'commander';
 import { expectData, type Schema } from '../client.ts';
 import { isDate, isDuration, isTimestamp } from '../format.ts';
@@ -28,6 +28,20 @@ export function registerBackups(program: Command, ctx: CommandContext): void {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const c = await connect(cmd);
       emit(cmd, await expectData(c.api.GET('/backups/{id}/inventory', { params: { path: { id } } })), render.inventory);
+    });
+
+  program
+    .command('diff')
+    .description('show what changed between two backups of one target: schema, rows, sizes, migrations, and the change log between them (from their inventories; nothing is restored)')
+    .argument('<backup>', 'backup id')
+    .argument('<other>', 'another backup id of the same target (either order: the older is the "from")')
+    .addHelpText('after', examples(
+      ['strata diff 20250301t030000z-ab12cd34 20250302t030000z-ef56ab78'],
+      ['strata diff 20250301t030000z-ab12cd34 20250302t030000z-ef56ab78 --output json', 'the DiffResult as the API answers it'],
+    ))
+    .action(async (id: string, other: string, _opts: unknown, cmd: Command) => {
+      const c = await connect(cmd);
+      emit(cmd, await expectData(c.api.GET('/backups/{id}/diff/{other}', { params: { path: { id, other } } })), render.backupDiff);
     });
 
   program

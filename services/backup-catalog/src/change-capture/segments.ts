@@ -1,4 +1,6 @@
 import type { StrataReports } from '@sigil/proto/strata-jobs';
+import type { components } from '@sigil/proto/api/strata';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
 import type { ChainReport, ChainSegment } from './chain.ts';
 import { computeChain, parseLsn } from './chain-inputs.ts';
@@ -6,6 +8,8 @@ import { segmentsOverlapping, type TimeRange } from './segment-times.ts';
 import type { BackupDeps } from '../backups/backups.ts';
 import { bumpCatalogVersion, type Db, type Tx } from '../db.ts';
 import type { ResourceRepository, StoredResource } from '../resources/resources.ts';
+
+type TableChange = components['schemas']['TableChange'];
 
 export type SegmentRecord = NonNullable<Awaited<ReturnType<Db['segment']['findUnique']>>>;
 
@@ -33,6 +37,7 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     compression: s.compression,
     uploadedAt: new Date(s.uploadedAt),
     missing: false,
+    ...summaryColumns(s),
   };
   // The same upload reported again (a redelivery, or a streamer that read the file again after a takeover): known already.
   const known = await tx.segment.findUnique({ where: { key: s.key }, select: { sha256: true, uploadedAt: true, missing: true } });
@@ -57,6 +62,13 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     bytes: s.size,
     version: Number(version),
   });
+}
+
+/** The summary the mover made of a segment, as stored with it (none, with the reason, when the mover could not make one). */
+function summaryColumns(s: StrataReports['segment.uploaded']['segment']) {
+  if (!s.summary) return { tables: Prisma.DbNull, ddl: [], schemaChanges: null, explanation: null, summaryError: s.summaryError ?? 'the mover did not summarise this segment' };
+  const tables = Object.fromEntries(Object.entries(s.summary.tables).map(([table, c]) => [table, { inserts: c.inserts, updates: c.updates, deletes: c.deletes, truncates: c.truncates }]));
+  return { tables, ddl: s.summary.ddl, schemaChanges: s.summary.schemaChanges ?? null, explanation: s.summary.explanation, summaryError: null };
 }
 
 /** Changes `status.pitr` under the resource's row lock: the streamer, the chain and the supervisor all write it. */
@@ -110,8 +122,17 @@ export function segmentView(row: SegmentRecord) {
     uploadedAt: row.uploadedAt.toISOString(),
     server: row.chainId.split('-')[0] ?? '',
     version: 1,
-    ...(row.missing ? { explanation: 'the object is missing from the store' } : {}),
+    tables: (row.tables ?? {}) as Record<string, TableChange>,
+    ddl: row.ddl,
+    ...(row.schemaChanges !== null ? { schemaChanges: row.schemaChanges } : {}),
+    ...(row.summaryError ? { summaryError: row.summaryError } : {}),
+    ...explanationOf(row),
   };
+}
+
+function explanationOf(row: SegmentRecord): { explanation?: string } {
+  const parts = [row.missing ? 'the object is missing from the store' : undefined, row.explanation ?? (row.summaryError ? 'no change summary' : undefined)].filter(Boolean);
+  return parts.length ? { explanation: parts.join('; ') } : {};
 }
 
 /**

@@ -39,62 +39,77 @@ export function overallSchemaHash(databases: Array<Pick<InventoryDatabase, 'name
   );
 }
 
+type Quote = (name: string) => string;
+type Engine = 'postgres' | 'mysql';
+
 /**
  * Known migration tables, most specific first. `latest` is SQL selecting one row with one column
  * `version` (the latest applied migration) from the table named by `{t}`, in the engine's quoting.
  */
 export interface MigrationTableKind {
   table: string;
-  latest(t: string, q: (name: string) => string, engine: 'postgres' | 'mysql', columns: string[]): string;
+  latest(t: string, q: Quote, engine: Engine, columns: string[]): string;
+  /** SQL selecting the applied migrations, one column `version` in the words of `latest`, newest first. */
+  applied(t: string, q: Quote, engine: Engine, columns: string[]): string;
 }
 
+/** How many applied migrations an inventory records (the newest ones): enough to name what ran between two backups. */
+export const MIGRATIONS_KEPT = 500;
+
+/** A kind whose `latest` is the first row of its `applied` list, unless it says otherwise. */
+function kind(table: string, newestFirst: (t: string, q: Quote, engine: Engine, columns: string[], limit: number) => string, latest?: MigrationTableKind['latest']): MigrationTableKind {
+  return {
+    table,
+    latest: latest ?? ((t, q, engine, columns) => newestFirst(t, q, engine, columns, 1)),
+    applied: (t, q, engine, columns) => newestFirst(t, q, engine, columns, MIGRATIONS_KEPT),
+  };
+}
+
+const asText = (column: string, engine: Engine): string => (engine === 'postgres' ? `${column}::text` : `CAST(${column} AS CHAR)`);
+const joined = (a: string, b: string, engine: Engine): string => (engine === 'postgres' ? `${a} || '.' || ${b}` : `CONCAT(${a}, '.', ${b})`);
+
 export const MIGRATION_TABLES: MigrationTableKind[] = [
-  {
-    table: '_prisma_migrations',
-    latest: (t, q) =>
+  kind(
+    '_prisma_migrations',
+    (t, q, _engine, _columns, limit) =>
       `SELECT ${q('migration_name')} AS version FROM ${t} WHERE ${q('finished_at')} IS NOT NULL AND ${q('rolled_back_at')} IS NULL ` +
-      `ORDER BY ${q('migration_name')} DESC LIMIT 1`,
-  },
-  {
-    table: 'flyway_schema_history',
-    latest: (t, q) =>
-      `SELECT ${q('version')} AS version FROM ${t} WHERE ${q('success')} AND ${q('version')} IS NOT NULL ORDER BY ${q('installed_rank')} DESC LIMIT 1`,
-  },
-  {
-    // Rails and dbmate keep one row per applied version; golang-migrate one row (version, dirty).
-    table: 'schema_migrations',
-    latest: (t, q, engine, columns) => {
-      if (columns.includes('dirty')) {
-        const text = engine === 'postgres' ? `${q('version')}::text` : `CAST(${q('version')} AS CHAR)`;
-        const dirty = engine === 'postgres' ? `${text} || ' (dirty)'` : `CONCAT(${text}, ' (dirty)')`;
-        return `SELECT CASE WHEN ${q('dirty')} THEN ${dirty} ELSE ${text} END AS version FROM ${t} ORDER BY ${q('version')} DESC LIMIT 1`;
-      }
-      const text = engine === 'postgres' ? `${q('version')}::text` : `CAST(${q('version')} AS CHAR)`;
-      return `SELECT ${text} AS version FROM ${t} ORDER BY length(${text}) DESC, ${text} DESC LIMIT 1`;
-    },
-  },
-  {
-    table: 'knex_migrations',
-    latest: (t, q) => `SELECT ${q('name')} AS version FROM ${t} ORDER BY ${q('id')} DESC LIMIT 1`,
-  },
-  {
-    table: 'alembic_version',
-    latest: (t, q, engine) =>
+      `ORDER BY ${q('migration_name')} DESC LIMIT ${limit}`,
+  ),
+  kind(
+    'flyway_schema_history',
+    (t, q, _engine, _columns, limit) =>
+      `SELECT ${q('version')} AS version FROM ${t} WHERE ${q('success')} AND ${q('version')} IS NOT NULL ORDER BY ${q('installed_rank')} DESC LIMIT ${limit}`,
+  ),
+  // Rails and dbmate keep one row per applied version; golang-migrate one row (version, dirty).
+  kind('schema_migrations', (t, q, engine, columns, limit) => {
+    const text = asText(q('version'), engine);
+    if (columns.includes('dirty')) {
+      const dirty = engine === 'postgres' ? `${text} || ' (dirty)'` : `CONCAT(${text}, ' (dirty)')`;
+      return `SELECT CASE WHEN ${q('dirty')} THEN ${dirty} ELSE ${text} END AS version FROM ${t} ORDER BY ${q('version')} DESC LIMIT ${limit}`;
+    }
+    return `SELECT ${text} AS version FROM ${t} ORDER BY length(${text}) DESC, ${text} DESC LIMIT ${limit}`;
+  }),
+  kind('knex_migrations', (t, q, _engine, _columns, limit) => `SELECT ${q('name')} AS version FROM ${t} ORDER BY ${q('id')} DESC LIMIT ${limit}`),
+  // Alembic keeps only its heads (the revisions passed through are not recorded); the latest is all of them.
+  kind(
+    'alembic_version',
+    (t, q, _engine, _columns, limit) => `SELECT ${q('version_num')} AS version FROM ${t} ORDER BY ${q('version_num')} DESC LIMIT ${limit}`,
+    (t, q, engine) =>
       engine === 'postgres'
         ? `SELECT string_agg(${q('version_num')}, ',' ORDER BY ${q('version_num')}) AS version FROM ${t}`
         : `SELECT GROUP_CONCAT(${q('version_num')} ORDER BY ${q('version_num')} SEPARATOR ',') AS version FROM ${t}`,
-  },
-  {
-    table: 'django_migrations',
-    latest: (t, q, engine) =>
-      `SELECT ${engine === 'postgres' ? `${q('app')} || '.' || ${q('name')}` : `CONCAT(${q('app')}, '.', ${q('name')})`} AS version ` +
-      `FROM ${t} ORDER BY ${q('applied')} DESC, ${q('id')} DESC LIMIT 1`,
-  },
-  {
-    table: '__EFMigrationsHistory',
-    latest: (t, q) => `SELECT ${q('MigrationId')} AS version FROM ${t} ORDER BY ${q('MigrationId')} DESC LIMIT 1`,
-  },
+  ),
+  kind(
+    'django_migrations',
+    (t, q, engine, _columns, limit) => `SELECT ${joined(q('app'), q('name'), engine)} AS version FROM ${t} ORDER BY ${q('applied')} DESC, ${q('id')} DESC LIMIT ${limit}`,
+  ),
+  kind('__EFMigrationsHistory', (t, q, _engine, _columns, limit) => `SELECT ${q('MigrationId')} AS version FROM ${t} ORDER BY ${q('MigrationId')} DESC LIMIT ${limit}`),
 ];
+
+/** The rows of a kind's `applied` (newest first) as the inventory's `migrations`: oldest first, as text. */
+export function appliedOldestFirst(rows: Array<Record<string, unknown>>): string[] {
+  return rows.flatMap((row) => (row.version === null || row.version === undefined ? [] : [String(row.version)])).reverse();
+}
 
 /** The Manifest's `inventory` member (spec 2.1). */
 export interface InventorySummary {

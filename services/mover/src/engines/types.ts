@@ -76,6 +76,7 @@ export interface InventoryTable {
   foreignKeys?: InventoryForeignKey[];
   activity?: { inserts: number; updates: number; deletes: number; lastAutovacuum?: string };
   relfilenode?: number;
+  /** The engine's identity of the table, kept across a rename: the Postgres relation OID, the InnoDB table id. */
   oid?: number;
   /** sha256 of the table's canonical schema description (not of its name, so a renamed table keeps it). */
   fingerprint: string;
@@ -94,6 +95,8 @@ export interface InventoryDatabase {
   routines?: string[];
   migrationTable?: string;
   migrationVersion?: string;
+  /** The applied migrations the migration table records, oldest first (the newest MIGRATIONS_KEPT). */
+  migrations?: string[];
 }
 
 /** Spec 2.1 Inventory (no row data). */

@@ -6,6 +6,7 @@ import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs'
 import { createS3Client, listKeys, type S3Client } from '@strata/stream';
 import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver, type BinlogSummary } from '../engines/mysql/binlog.ts';
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
+import { summaryOf } from '../engines/change-summary.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
 import { scanWaitMs, uploadSegment, waitForLock } from './segment-upload.ts';
@@ -167,10 +168,10 @@ class BinlogUploader {
     }
   }
 
-  private async upload(file: string, name: string, summary: { commits: number; firstTime?: string; lastTime?: string }, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+  private async upload(file: string, name: string, summary: BinlogSummary, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline: 1, chainID: chainIdOf(this.serverId, 1), startPos: `${name}:0`, endPos, partial,
-      commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+      commits: summary.commits, summary: summaryOf(summary.changes.tables, summary.changes.ddl), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { segmentKey, segmentReportKey, type SegmentReport, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
+import { segmentKey, segmentReportKey, type SegmentReport, type SegmentSummary, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { objectExists, readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
@@ -23,6 +23,9 @@ export interface SegmentFile {
   firstTime?: string;
   lastTime?: string;
   coveredUntil?: string;
+  /** What the segment's committed transactions did; without it, `summaryError` says why there is none. */
+  summary?: SegmentSummary;
+  summaryError?: string;
 }
 
 function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>, compressed = job.compression.algorithm === 'zstd'): string {
@@ -101,6 +104,7 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
     compression: job.compression.algorithm,
     uploadedAt: new Date().toISOString(),
     ...(segment.coveredUntil ? { coveredUntil: segment.coveredUntil } : {}),
+    ...(segment.summary ? { summary: segment.summary } : { summaryError: segment.summaryError ?? 'the segment was not summarised' }),
   };
   const uploaded: StrataReports['segment.uploaded'] = { streamId: job.streamId, namespace: job.namespace, name: job.name, segment: report };
   // Kept beside the segment before it is reported, so a catalog that lost its database can record it again.

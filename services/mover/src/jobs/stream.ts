@@ -2,10 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
+import type { Logger } from '@sigil/kit/log';
+import { chainIdOf, segmentKey, type SegmentSummary, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, removeObjects, type S3Client } from '@strata/stream';
 import { open } from '../engines/postgres/shared.ts';
-import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment } from '../engines/postgres/wal.ts';
+import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment, type WalSummary } from '../engines/postgres/wal.ts';
+import { ServerRelationNames } from '../engines/postgres/relation-names.ts';
+import type { WalTransaction } from '../engines/postgres/wal-changes.ts';
+import { summaryOrReason } from '../engines/postgres/wal-summary.ts';
 import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
@@ -18,6 +22,8 @@ const CATCH_UP_MS = 10_000;
 export interface StreamControl {
   /** Resolves when the catalog asks this stream to stop (the target was suspended, deleted or lost change capture). */
   stopped: Promise<{ release: boolean }>;
+  /** Where what goes wrong without stopping the stream is told (a segment that could not be summarised). */
+  log?: Pick<Logger, 'warn'>;
 }
 
 interface Cut {
@@ -58,7 +64,7 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     const from = formatLsn(slot.restartLsn);
     await status('streaming', `streaming WAL from ${from} on timeline ${server.timeline} (slot ${job.slot}${slot.created ? ', created' : ''})`, slot.lost ? { brokenReason: `replication slot ${job.slot} lost WAL the chain needed (max_slot_wal_keep_size); the next full backup starts a new chain` } : {});
     receiver = startReceiver(job.database, dir, server.timeline, slot.restartLsn, server.segmentBytes, server.major);
-    const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal);
+    const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal, control.log);
     let advancedTo: bigint | undefined;
     const advance = async () => {
       if (streamer.retainFrom === undefined || streamer.retainFrom === advancedTo) return;
@@ -113,8 +119,12 @@ class SegmentUploader {
   private readonly server: ServerWal;
   private readonly dir: string;
   private readonly signal: AbortSignal;
+  private readonly names: ServerRelationNames;
+  private readonly log: Pick<Logger, 'warn'> | undefined;
 
-  constructor(job: StreamJob, client: S3Client, reporter: Reporter, server: ServerWal, dir: string, signal: AbortSignal) {
+  constructor(job: StreamJob, client: S3Client, reporter: Reporter, server: ServerWal, dir: string, signal: AbortSignal, log?: Pick<Logger, 'warn'>) {
+    this.names = new ServerRelationNames(job.database);
+    this.log = log;
     this.job = job;
     this.client = client;
     this.reporter = reporter;
@@ -134,7 +144,7 @@ class SegmentUploader {
       const stored = await reportStoredSegment(this.job, this.client, this.reporter, { file, chainID: chainIdOf(this.server.systemId, timeline), name });
       if (!stored) await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
       await this.removePartials(name);
-      this.keep(file, summary.lastRecord);
+      this.keep(file, summary.lastRecord, summary.changes.open);
       this.retainFrom = start;
     }
   }
@@ -175,17 +185,22 @@ class SegmentUploader {
     }
   }
 
-  private async upload(file: string, name: string, summary: { endPos: bigint; commits: number; firstTime?: string; lastTime?: string }, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+  private async upload(file: string, name: string, summary: WalSummary, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
     const key = await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline, chainID: chainIdOf(this.server.systemId, timeline), startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
-      commits: summary.commits, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+      commits: summary.commits, ...(await this.changeSummary(name, summary)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
   }
 
+  /** What the segment's transactions did; a failure leaves the segment without a summary, never stops its upload. */
+  private changeSummary(name: string, summary: WalSummary): Promise<{ summary: SegmentSummary } | { summaryError: string }> {
+    return summaryOrReason(summary.changes, this.names, (cause) => this.log?.warn({ segment: name, err: cause }, 'segment uploaded without a change summary'));
+  }
+
   /** Keeps `file` (just uploaded) as the previous segment, in place of the one before it. */
-  private keep(file: string, lastRecord: bigint | undefined): void {
+  private keep(file: string, lastRecord: bigint | undefined, open?: Map<number, WalTransaction>): void {
     if (this.previous) fs.rmSync(this.previous.file, { force: true });
     this.previous = undefined;
     if (lastRecord === undefined) {
@@ -195,7 +210,7 @@ class SegmentUploader {
     const kept = path.join(this.dir, '.previous', path.basename(file));
     fs.mkdirSync(path.dirname(kept), { recursive: true });
     fs.renameSync(file, kept);
-    this.previous = { file: kept, lastRecord };
+    this.previous = { file: kept, lastRecord, ...(open?.size ? { open } : {}) };
   }
 
   /** A finished segment replaces its partial uploads (this streamer's and those a stopped one left). */

@@ -12,6 +12,7 @@ import { StderrTail } from '../tool-error.ts';
 import { readToolLines } from '../tool-lines.ts';
 import { runTogether } from '../together.ts';
 import { connectionArgs, envFor, mysqlTool, TOOL_DIRS } from './tools.ts';
+import { binlogChangesReader, type BinlogChanges } from './binlog-changes.ts';
 
 export function binlogTool(): string {
   return findExecutable('mariadb-binlog', TOOL_DIRS()) ?? findExecutable('mysqlbinlog', TOOL_DIRS()) ?? 'mariadb-binlog';
@@ -36,6 +37,8 @@ export interface BinlogSummary {
   commits: number;
   firstTime?: string;
   lastTime?: string;
+  /** What the complete transactions did (ROW format): rows by table, DDL statements in order. */
+  changes: BinlogChanges;
 }
 
 const HEADER = /^#(\d\d)(\d\d)(\d\d) +(\d?\d):(\d\d):(\d\d) server id \d+ +end_log_pos (\d+)\b.*?\t(.*)$/;
@@ -57,8 +60,10 @@ export function binlogReader() {
   let group: 'trans' | 'ddl' | 'plain' | 'standalone' | undefined;
   /** The Query event just read inside a group: its statement, on the lines after, may end the group. */
   let query: { offset: number; at: string } | undefined;
+  const changes = binlogChangesReader();
   const close = (offset: number, at: string) => {
     if (offset === 0) return;
+    changes.commit();
     if (group !== undefined) {
       commits += 1;
       // Times can go backwards (a statement replayed with its own SET TIMESTAMP): keep the span.
@@ -72,6 +77,7 @@ export function binlogReader() {
     line(line: string): void {
       const m = HEADER.exec(line);
       if (!m) {
+        changes.text(line);
         if (group === 'standalone' && /^(?:START TRANSACTION|BEGIN)\b/.test(line)) group = 'plain';
         if (query && ENDS_GROUP.test(line)) close(query.offset, query.at);
         if (!/^(?:SET |\/\*)/.test(line)) query = undefined;
@@ -81,6 +87,7 @@ export function binlogReader() {
       const [, yy, mo, dd, hh, mi, ss, pos, what = ''] = m;
       const at = `20${yy}-${mo}-${dd}T${hh!.padStart(2, '0')}:${mi}:${ss}.000000Z`;
       const offset = Number(pos);
+      changes.event(what);
       if (/^GTID /.test(what)) {
         group = /\btrans\b/.test(what) ? 'trans' : /\bddl\b/.test(what) ? 'ddl' : 'standalone';
         return;
@@ -89,7 +96,7 @@ export function binlogReader() {
       else if (/^Query\b/.test(what)) query = { offset, at };
     },
     result(): BinlogSummary {
-      return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+      return { end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), changes: changes.result() };
     },
   };
 }
@@ -107,14 +114,17 @@ export function parseBinlogText(text: string): BinlogSummary {
 export async function summarizeBinlog(file: string, before?: BinlogSummary): Promise<BinlogSummary> {
   const reader = binlogReader();
   const from = before && before.end > 0 ? [`--start-position=${before.end}`] : [];
-  const { code, stderr } = await readToolLines(binlogTool(), ['--no-defaults', '--base64-output=never', ...from, file], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
+  const { code, stderr } = await readToolLines(binlogTool(), ['--no-defaults', '--base64-output=decode-rows', ...from, file], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
   // A copy taken while the server wrote may end inside an event: what came before it still counts.
   const tail = reader.result();
   if (code !== 0 && tail.end === 0 && !before) throw new Error(`mariadb-binlog ${file}: ${stderr.trim() || `exited with ${code}`}`);
   if (!before) return tail;
   const firstTime = [before.firstTime, tail.firstTime].filter(Boolean).sort()[0];
   const lastTime = [before.lastTime, tail.lastTime].filter(Boolean).sort().at(-1);
-  return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}) };
+  const tables = before.changes.tables.clone();
+  tables.merge(tail.changes.tables);
+  const changes = { tables, ddl: [...before.changes.ddl, ...tail.changes.ddl] };
+  return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), changes };
 }
 
 export interface BinlogReceiver {

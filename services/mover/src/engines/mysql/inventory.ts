@@ -1,7 +1,7 @@
 /** MySQL and MariaDB: Inventories and checksums read from information_schema: tables, row estimates, migration versions. */
 
 import type mysql from 'mysql2/promise';
-import { canonicalHash, MIGRATION_TABLES, sha256, sortedTuples } from '../inventory.ts';
+import { appliedOldestFirst, canonicalHash, MIGRATION_TABLES, sha256, sortedTuples } from '../inventory.ts';
 import type { InventoryColumn, InventoryDatabase, InventoryOptions, InventoryTable } from '../types.ts';
 import type { Row} from './shared.ts';
 import { num, quoteIdent, rows, str } from './shared.ts';
@@ -9,6 +9,21 @@ import { num, quoteIdent, rows, str } from './shared.ts';
 /** Definitions name their own database (`db`.`t`): leave it out, so a restore under another name describes alike. */
 export function unqualify(text: string, database: string): string {
   return text.split(`${quoteIdent(database)}.`).join('');
+}
+
+/**
+ * InnoDB's table ids by table name: a table keeps its id across RENAME TABLE (and an instant ALTER), so the diff of
+ * two backups can tell a rename from a drop and a create. Reading them needs PROCESS; without it, a note and none.
+ */
+async function innodbTableIds(c: mysql.Connection, database: string, mariadb: boolean, notes: string[]): Promise<Map<string, number>> {
+  const view = mariadb ? 'information_schema.INNODB_SYS_TABLES' : 'information_schema.INNODB_TABLES';
+  try {
+    const found = await rows(c, `SELECT NAME AS name, TABLE_ID AS id FROM ${view} WHERE NAME LIKE ?`, [`${database.replace(/[\\%_]/g, '\\$&')}/%`]);
+    return new Map(found.map((r) => [str(r.name).slice(database.length + 1), num(r.id)]));
+  } catch (error) {
+    notes.push(`${database}: no InnoDB table ids (renames are matched by columns): ${(error as Error).message}`);
+    return new Map();
+  }
 }
 
 export async function inventoryDatabase(
@@ -100,6 +115,8 @@ export async function inventoryDatabase(
     [database],
   );
 
+  const tableIds = await innodbTableIds(c, database, mariadb, notes);
+
   const group = <T extends Row>(list: T[], key: string): Map<string, T[]> => {
     const map = new Map<string, T[]>();
     for (const r of list) {
@@ -184,6 +201,7 @@ export async function inventoryDatabase(
       ...(primary ? { primaryKey: primary.columns } : {}),
       indexes,
       foreignKeys,
+      ...(tableIds.has(name) ? { oid: tableIds.get(name) } : {}),
       fingerprint,
     };
     const exact = options.exactCounts;
@@ -238,15 +256,12 @@ export async function inventoryDatabase(
     const table = result.find((t) => t.name === kind.table) ?? result.find((t) => t.name.toLowerCase() === kind.table.toLowerCase());
     if (!table) continue;
     entry.migrationTable = table.name;
+    const name = `${quoteIdent(database)}.${quoteIdent(table.name)}`;
+    const columns = table.columns.map((col) => col.name);
     try {
-      const sql = kind.latest(
-        `${quoteIdent(database)}.${quoteIdent(table.name)}`,
-        quoteIdent,
-        'mysql',
-        table.columns.map((col) => col.name),
-      );
-      const version = (await rows(c, sql))[0]?.version;
+      const version = (await rows(c, kind.latest(name, quoteIdent, 'mysql', columns)))[0]?.version;
       if (version !== null && version !== undefined) entry.migrationVersion = str(version);
+      entry.migrations = appliedOldestFirst(await rows(c, kind.applied(name, quoteIdent, 'mysql', columns)));
     } catch (error) {
       notes.push(`${database}: could not read the latest migration from ${table.name}: ${(error as Error).message}`);
     }

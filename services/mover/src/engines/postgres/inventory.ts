@@ -2,7 +2,7 @@
 
 import type pg from 'pg';
 import type { DatabaseAccess } from '@sigil/proto/strata-jobs';
-import { canonicalHash, MIGRATION_TABLES, overallSchemaHash, sha256, sortedTuples, tableChecksum } from '../inventory.ts';
+import { appliedOldestFirst, canonicalHash, MIGRATION_TABLES, overallSchemaHash, sha256, sortedTuples, tableChecksum } from '../inventory.ts';
 import type { Inventory, InventoryDatabase, InventoryOptions, InventoryTable, TableChecksum } from '../types.ts';
 import { serverInfo } from './server.ts';
 import { USER_SCHEMAS, num, quoteIdent, withClient } from './shared.ts';
@@ -297,16 +297,14 @@ export async function inventoryDatabase(
     const table = candidates.find((t) => t.schema === 'public') ?? candidates[0];
     if (!table) continue;
     entry.migrationTable = table.schema === 'public' ? table.name : `${table.schema}.${table.name}`;
+    const name = `${quoteIdent(table.schema ?? 'public')}.${quoteIdent(table.name)}`;
+    const columns = table.columns.map((c) => c.name);
     try {
-      const sql = kind.latest(
-        `${quoteIdent(table.schema ?? 'public')}.${quoteIdent(table.name)}`,
-        quoteIdent,
-        'postgres',
-        table.columns.map((c) => c.name),
-      );
-      const { rows } = await client.query<{ version: string | null }>(sql);
+      const { rows } = await client.query<{ version: string | null }>(kind.latest(name, quoteIdent, 'postgres', columns));
       const version = rows[0]?.version;
       if (version !== null && version !== undefined) entry.migrationVersion = String(version);
+      const applied = await client.query<{ version: string | null }>(kind.applied(name, quoteIdent, 'postgres', columns));
+      entry.migrations = appliedOldestFirst(applied.rows);
     } catch (error) {
       notes.push(`${database}: could not read the latest migration from ${entry.migrationTable}: ${(error as Error).message}`);
     }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { findExecutable } from '../process.ts';
 import { readToolLines } from '../tool-lines.ts';
 import { pgBinDirs } from './tools.ts';
+import { walChangesReader, type WalChanges, type WalTransaction } from './wal-changes.ts';
 
 /** The default WAL segment size; the streamer reads the server's own `wal_segment_size`. */
 export const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
@@ -46,6 +47,8 @@ export interface WalSummary {
   lastTime?: string;
   /** Where the last complete record read starts: the next segment is read from there, for a record that crosses into it. */
   lastRecord?: bigint;
+  /** The row changes of the transactions committed in it, and those still open at its end. */
+  changes: WalChanges;
 }
 
 const COMMIT = /desc: (?:COMMIT|COMMIT_PREPARED \d+:?) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) UTC/;
@@ -67,7 +70,8 @@ function commitTime(text: string): string {
  * end. Records starting at or before `skipThrough` (the previous segment's last one, read again to reach the record
  * that crosses into this segment) are not this segment's.
  */
-export function waldumpReader(segmentStart: bigint, segmentBytes: number, skipThrough = -1n) {
+export function waldumpReader(segmentStart: bigint, segmentBytes: number, skipThrough = -1n, open?: Map<number, WalTransaction>) {
+  const changes = walChangesReader(open);
   let commits = 0;
   let firstTime: string | undefined;
   let lastTime: string | undefined;
@@ -80,6 +84,7 @@ export function waldumpReader(segmentStart: bigint, segmentBytes: number, skipTh
         const lsn = parseLsn(record[1]);
         if (lsn <= skipThrough) return;
         lastRecord = lsn;
+        changes.line(line);
         const commit = COMMIT.exec(line);
         if (commit?.[1]) {
           const at = commitTime(commit[1]);
@@ -96,13 +101,13 @@ export function waldumpReader(segmentStart: bigint, segmentBytes: number, skipTh
       // crossing record not complete yet) is this segment's start.
       const found = endPos ?? (lastRecord === undefined ? segmentStart : segmentStart + BigInt(segmentBytes));
       const end = found < segmentStart ? segmentStart : found;
-      return { endPos: end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), ...(lastRecord !== undefined ? { lastRecord } : {}) };
+      return { endPos: end, commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), ...(lastRecord !== undefined ? { lastRecord } : {}), changes: changes.result() };
     },
   };
 }
 
-export function parseWaldump(output: string, segmentStart: bigint, segmentBytes: number): WalSummary {
-  const reader = waldumpReader(segmentStart, segmentBytes);
+export function parseWaldump(output: string, segmentStart: bigint, segmentBytes: number, open?: Map<number, WalTransaction>): WalSummary {
+  const reader = waldumpReader(segmentStart, segmentBytes, -1n, open);
   for (const line of output.split('\n')) reader.line(line);
   return reader.result();
 }
@@ -119,6 +124,8 @@ export function waldumpFor(major: number): string {
 export interface PreviousSegment {
   file: string;
   lastRecord: bigint;
+  /** Its transactions still open at its end: their changes count where they commit. */
+  open?: Map<number, WalTransaction>;
 }
 
 /**
@@ -136,7 +143,7 @@ export async function summarizeSegment(file: string, major: number, segmentBytes
   try {
     fs.linkSync(previous.file, path.join(dir, path.basename(previous.file)));
     fs.linkSync(file, path.join(dir, name));
-    return await readSegment(path.join(dir, name), name, start, major, segmentBytes, { from: previous.lastRecord, timeline });
+    return await readSegment(path.join(dir, name), name, start, major, segmentBytes, { from: previous.lastRecord, timeline, ...(previous.open ? { open: previous.open } : {}) });
   } catch {
     // The pair could not be read together (a previous file not what it seemed): this file alone, as before.
     return await readSegment(file, name, start, major, segmentBytes);
@@ -145,8 +152,8 @@ export async function summarizeSegment(file: string, major: number, segmentBytes
   }
 }
 
-async function readSegment(file: string, name: string, start: bigint, major: number, segmentBytes: number, pair?: { from: bigint; timeline: number }): Promise<WalSummary> {
-  const reader = waldumpReader(start, segmentBytes, pair?.from);
+async function readSegment(file: string, name: string, start: bigint, major: number, segmentBytes: number, pair?: { from: bigint; timeline: number; open?: Map<number, WalTransaction> }): Promise<WalSummary> {
+  const reader = waldumpReader(start, segmentBytes, pair?.from, pair?.open);
   // Without a file name pg_waldump assumes timeline 1: a span names its timeline.
   const span = pair ? ['--timeline', String(pair.timeline), '--start', formatLsn(pair.from), '--end', formatLsn(start + BigInt(segmentBytes))] : [name];
   const { code, stderr } = await readToolLines(waldumpFor(major), ['--path', path.dirname(file), ...span], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);

@@ -1,0 +1,95 @@
+/**
+ * The changes of a binlog in ROW format, from `mariadb-binlog --base64-output=decode-rows` (no `-v`: row images
+ * are not printed, only their number): Table_map events name the table behind a table id, each
+ * Write/Update/Delete_rows event is followed by `# Number of rows: N`, and the Query events of DDL groups carry their
+ * statement exactly. Counts of a GTID group are kept only once the group is complete (its commit is in the file).
+ */
+import { ChangeCounts } from '../change-summary.ts';
+
+const TABLE_MAP = /^Table_map: `((?:[^`]|``)+)`\.`((?:[^`]|``)+)` mapped to number (\d+)/;
+const ROWS = /^(Write|Update|Delete)_rows(?:_v1|_compressed(?:_v1)?)?: table id (\d+)/;
+const ROW_COUNT = /^# Number of rows: (\d+)/;
+const USE = /^use `((?:[^`]|``)+)`\/\*!\*\/;$/;
+/** What ends a statement in the tool's output. */
+const DELIMITER = '/*!*/;';
+const TRANSACTION_CONTROL = /^(?:BEGIN|COMMIT|ROLLBACK|START\s+TRANSACTION|XA\s|SAVEPOINT|RELEASE\s)/i;
+const TRUNCATE = /^TRUNCATE\s+(?:TABLE\s+)?(`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(`(?:[^`]|``)+`|[\w$]+))?/i;
+
+const KIND = { Write: 'inserts', Update: 'updates', Delete: 'deletes' } as const;
+
+const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).replaceAll('``', '`') : name);
+
+export interface BinlogChanges {
+  tables: ChangeCounts;
+  ddl: string[];
+}
+
+/** Reads the events of a binlog's text a line at a time; `commit` and `discard` end the GTID group being read. */
+export function binlogChangesReader() {
+  const done: BinlogChanges = { tables: new ChangeCounts(), ddl: [] };
+  let group: BinlogChanges = { tables: new ChangeCounts(), ddl: [] };
+  const tableIds = new Map<string, string>();
+  let database: string | undefined;
+  let rowsOf: { table: string; kind: (typeof KIND)[keyof typeof KIND] } | undefined;
+  /** The statement of the Query event being read, and whether its group is a DDL one. */
+  let statement: string[] | undefined;
+  let ddlGroup = false;
+  /** The statement being read belongs to a group already complete (a DDL group ends at its Query event's header). */
+  let statementCommitted = false;
+
+  const endStatement = () => {
+    const text = statement?.join('\n').trim();
+    const into = statementCommitted ? done : group;
+    statement = undefined;
+    statementCommitted = false;
+    if (!text || TRANSACTION_CONTROL.test(text)) return;
+    const truncate = TRUNCATE.exec(text);
+    if (truncate?.[1]) {
+      const [schema, table] = truncate[2] ? [unquote(truncate[1]), unquote(truncate[2])] : [database ?? '', unquote(truncate[1])];
+      into.tables.add(`${schema}.${table}`, 'truncates', 1);
+    } else if (ddlGroup) {
+      into.ddl.push(text);
+    }
+  };
+
+  return {
+    /** An event header; `what` is what follows the header's tab (`Table_map: …`, `Query	thread_id=…`, `GTID 0-1-5 ddl`). */
+    event(what: string): void {
+      if (statement) endStatement();
+      rowsOf = undefined;
+      if (/^GTID /.test(what)) ddlGroup = /\bddl\b/.test(what);
+      const map = TABLE_MAP.exec(what);
+      if (map?.[1] && map[2] && map[3]) tableIds.set(map[3], `${map[1].replaceAll('``', '`')}.${map[2].replaceAll('``', '`')}`);
+      const rows = ROWS.exec(what);
+      const table = rows?.[2] ? tableIds.get(rows[2]) : undefined;
+      if (rows?.[1] && table) rowsOf = { table, kind: KIND[rows[1] as keyof typeof KIND] };
+      if (/^Query\b/.test(what)) statement = [];
+    },
+    /** A line that is not an event header. */
+    text(line: string): void {
+      const count = ROW_COUNT.exec(line);
+      if (count?.[1] && rowsOf) {
+        group.tables.add(rowsOf.table, rowsOf.kind, Number(count[1]));
+        rowsOf = undefined;
+        return;
+      }
+      if (!statement) return;
+      const use = USE.exec(line);
+      if (use?.[1]) database = use[1].replaceAll('``', '`');
+      else if (line === DELIMITER) endStatement();
+      // Session settings the tool prints before the statement end with the delimiter on their own line.
+      else if (!line.endsWith(DELIMITER)) statement.push(line);
+    },
+    /** The group read so far is complete: its changes count. */
+    commit(): void {
+      if (statement) statementCommitted = true;
+      done.tables.merge(group.tables);
+      done.ddl.push(...group.ddl);
+      group = { tables: new ChangeCounts(), ddl: [] };
+    },
+    result(): BinlogChanges {
+      if (statement && statementCommitted) endStatement();
+      return { tables: done.tables.clone(), ddl: [...done.ddl] };
+    },
+  };
+}
