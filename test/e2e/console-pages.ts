@@ -6,7 +6,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { runCli } from '@strata/cli';
-import { DESKTOP, PHONE, screenshotDir } from './dashboard-pages.ts';
+import { DESKTOP, PHONE, screenshotDir, screenshots, type Accessibility } from './dashboard-pages.ts';
 import { call } from './stack.ts';
 
 /**
@@ -153,4 +153,18 @@ export async function screenshotsOf(page: Page, name: string, target: Locator): 
     await page.screenshot({ path: path.join(folder, `${name}-${size}.png`), animations: 'disabled', caret: 'hide' });
   }
   await page.setViewportSize(DESKTOP);
+}
+
+/**
+ * Audits a console page with axe at the desktop and the phone width once it has loaded what it shows (no "Loading …"
+ * left), then photographs it at both: from its top, or down to `at`.
+ */
+export async function recordPage(page: Page, a11y: Accessibility, name: string, at?: Locator): Promise<void> {
+  await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading / }).count(), { timeout: 20_000, message: `${name} still loading` }).toBe(0);
+  await a11y.check(page, name);
+  // At a phone's width too: tables scroll sideways there, and a scrolling region must be reachable from the keyboard.
+  await page.setViewportSize(PHONE);
+  await a11y.check(page, `${name} (phone)`);
+  await page.setViewportSize(DESKTOP);
+  await (at ? screenshotsOf(page, name, at) : screenshots(page, name, 'console'));
 }

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { createMysqlFixture, dropMysqlDatabase, dropPostgresDatabase, uniqueDatabaseName } from '@strata/mover/testing';
-import { Accessibility, DESKTOP, expectHeading, launchChromium, PHONE, screenshots, tabTo } from './dashboard-pages.ts';
-import { apiAsViewer, consoleContext, offeredControls, screenshotsOf, signInByRequest, slotOf, slotsNamed, Source, strataCli, zoneTime, type TargetView } from './console-pages.ts';
+import { Accessibility, expectHeading, launchChromium, tabTo } from './dashboard-pages.ts';
+import { apiAsViewer, consoleContext, offeredControls, recordPage, signInByRequest, slotOf, slotsNamed, Source, strataCli, zoneTime, type TargetView } from './console-pages.ts';
 import { startTestStack, type TestStack } from './stack.ts';
 import { waitFor } from '../integration/wait.ts';
 
@@ -43,15 +43,7 @@ let slot: string | undefined;
 const url = (pathName: string) => `${stack.gatewayUrl}/console${pathName}`;
 
 /** Audits and photographs the page under `name`, once it has loaded what it shows: from its top, or down to `at`. */
-async function record(page: Page, name: string, at?: Locator): Promise<void> {
-  await expect.poll(() => page.getByRole('status').filter({ hasText: /^Loading / }).count(), { ...SOON, message: `${name} still loading` }).toBe(0);
-  await a11y.check(page, name);
-  // At a phone's width too: tables scroll sideways there, and a scrolling region must be reachable from the keyboard.
-  await page.setViewportSize(PHONE);
-  await a11y.check(page, `${name} (phone)`);
-  await page.setViewportSize(DESKTOP);
-  await (at ? screenshotsOf(page, name, at) : screenshots(page, name, 'console'));
-}
+const record = (page: Page, name: string, at?: Locator) => recordPage(page, a11y, name, at);
 
 async function newPage(who: keyof typeof people): Promise<Page> {
   const page = await (await consoleContext(browser)).newPage();

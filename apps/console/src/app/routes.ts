@@ -1,5 +1,6 @@
 import type { PageRoute } from '@sigil/web-ui';
 import { HISTORY_ROUTES } from '../pages/history/routes.ts';
+import { INSIGHT_ROUTES } from '../pages/insight/routes.ts';
 import { RESTORES_ROUTES } from '../pages/restores/routes.ts';
 import { SANDBOXES_ROUTES } from '../pages/sandboxes/routes.ts';
 import { SETTINGS_ROUTES } from '../pages/settings/routes.ts';
@@ -11,6 +12,7 @@ export const ROUTES: { public: PageRoute[]; signedIn: PageRoute[] } = {
   signedIn: [
     { path: '/', load: () => import('../pages/targets/TargetList.tsx') },
     ...TARGET_ROUTES,
+    ...INSIGHT_ROUTES,
     ...RESTORES_ROUTES,
     ...SANDBOXES_ROUTES,
     ...HISTORY_ROUTES,

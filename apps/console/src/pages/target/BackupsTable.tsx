@@ -5,10 +5,11 @@ import { FormError, Loading, StatusBadge, When } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useSession } from '../../app/session.tsx';
 import { useStrataEvents } from '../../api/events.ts';
-import { bytes, duration } from '../../format.ts';
+import { bytes, duration, formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
 import { PinButton, UnpinButton } from './PinControls.tsx';
 import { ScrollRegion } from '../../components/Scroller.tsx';
+import { CompareBar, CompareCheckbox, useComparePicks } from '../insight/ComparePicker.tsx';
 
 const BackupsQuery = graphql(`
   query ConsoleTargetBackups($namespace: String!, $name: String!, $limit: Int!) {
@@ -48,16 +49,19 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
   useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup'], filter: (e) => e.namespace === namespace });
   const backups = data?.strataTarget?.backups;
   const operator = can('operator');
+  const compare = useComparePicks();
   return (
     <section aria-labelledby="backups-heading" className="target-section">
       <h2 id="backups-heading">Backups</h2>
       <FormError error={refusalOf(error)} />
       {!backups && fetching && <Loading what="the backups" />}
+      {backups && backups.length > 1 && <CompareBar namespace={namespace} name={name} picked={compare.picked.filter((id) => backups.some((b) => b.id === id && b.phase === 'Succeeded'))} />}
       {backups && (
         <ScrollRegion label="Backups">
           <table className="table">
             <thead>
               <tr>
+                <th scope="col">Compare</th>
                 <th scope="col">Data as of</th>
                 <th scope="col">Phase</th>
                 <th scope="col">Mode</th>
@@ -71,11 +75,12 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
             <tbody>
               {backups.length === 0 && (
                 <tr>
-                  <td colSpan={operator ? 8 : 7}>No backup yet.</td>
+                  <td colSpan={operator ? 9 : 8}>No backup yet.</td>
                 </tr>
               )}
               {backups.map((b) => (
                 <tr key={b.id}>
+                  <td>{b.phase === 'Succeeded' && <CompareCheckbox moment={formatMoment(Date.parse(b.time ?? b.completed ?? ''))} picked={compare.picked.includes(b.id)} onChange={(on) => compare.toggle(b.id, on)} />}</td>
                   <th scope="row">
                     <When at={b.time ?? b.completed} />
                     <div className="muted small">

@@ -11,6 +11,7 @@ import { formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
 import { historyRange, timelineDataOf } from '../../components/timeline/fragment.ts';
 import type { TimelinePartsFragment } from '../../gql/graphql.ts';
+import { TimelineChanges } from '../insight/TimelineChanges.tsx';
 
 const TimelineQuery = graphql(`
   query ConsoleTargetTimeline($namespace: String!, $name: String!, $from: String, $to: String) {
@@ -48,35 +49,38 @@ export function TargetTimeline({ namespace, name }: { namespace: string; name: s
   const view = range ?? limit.current;
   const restorer = can('restorer');
   return (
-    <section aria-labelledby="timeline-heading" className="target-section">
-      <h2 id="timeline-heading">Timeline</h2>
-      <FormError error={refusalOf(error)} />
-      <Timeline
-        data={timeline}
-        range={view}
-        limit={limit.current}
-        onRangeChange={setRange}
-        label={`History of ${namespace}/${name}: restore windows, full backups, change log and verifications`}
-        describedBy={restorer ? 'timeline-help' : undefined}
-        {...(restorer ? { selected: picked, onSelect: setPicked } : {})}
-      />
-      {restorer && picked !== undefined && (
-        <p className="picked" aria-live="polite">
-          {isRestorable(picked, timeline.windows) ? (
-            <>
-              {formatMoment(picked)} can be restored.{' '}
-              <Link href={`/restore?target=${encodeURIComponent(`${namespace}/${name}`)}&at=${encodeURIComponent(new Date(picked).toISOString())}`}>Restore to this moment</Link>
-            </>
-          ) : (
-            <>{formatMoment(picked)} lies outside every restore window: pick a moment on a green stretch.</>
-          )}
-        </p>
-      )}
-      {restorer && (
-        <p id="timeline-help" className="muted small">
-          Click the timeline, or focus it and use the arrow keys (Shift for bigger steps, + and − to zoom), to pick a moment to restore to.
-        </p>
-      )}
-    </section>
+    <>
+      <section aria-labelledby="timeline-heading" className="target-section">
+        <h2 id="timeline-heading">Timeline</h2>
+        <FormError error={refusalOf(error)} />
+        <Timeline
+          data={timeline}
+          range={view}
+          limit={limit.current}
+          onRangeChange={setRange}
+          label={`History of ${namespace}/${name}: restore windows, full backups, change log and verifications`}
+          describedBy={restorer ? 'timeline-help' : undefined}
+          {...(restorer ? { selected: picked, onSelect: setPicked } : {})}
+        />
+        {restorer && picked !== undefined && (
+          <p className="picked" aria-live="polite">
+            {isRestorable(picked, timeline.windows) ? (
+              <>
+                {formatMoment(picked)} can be restored.{' '}
+                <Link href={`/restore?target=${encodeURIComponent(`${namespace}/${name}`)}&at=${encodeURIComponent(new Date(picked).toISOString())}`}>Restore to this moment</Link>
+              </>
+            ) : (
+              <>{formatMoment(picked)} lies outside every restore window: pick a moment on a green stretch.</>
+            )}
+          </p>
+        )}
+        {restorer && (
+          <p id="timeline-help" className="muted small">
+            Click the timeline, or focus it and use the arrow keys (Shift for bigger steps, + and − to zoom), to pick a moment to restore to.
+          </p>
+        )}
+      </section>
+      <TimelineChanges namespace={namespace} name={name} range={view} />
+    </>
   );
 }
