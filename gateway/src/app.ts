@@ -48,7 +48,7 @@ export interface GatewayDeps {
   dashboardDistDir?: string;
   /** The console's built files; default apps/console/dist. */
   consoleDistDir?: string;
-  /** Which Sigil operations no service implements yet (501 when their service has no address); default the contract's list. */
+  /** Which operations (Sigil's and Strata's) no service implements yet (501 when their service has no address); default the contracts' list. */
   isNotImplemented?: (operationId: string) => boolean;
 }
 
@@ -78,6 +78,7 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     upstream,
     trustedProxies,
     log,
+    isNotImplemented: deps.isNotImplemented,
   });
 
   const app = express();

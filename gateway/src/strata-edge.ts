@@ -31,6 +31,8 @@ export interface StrataEdgeDeps {
   upstream: Upstream;
   trustedProxies: number;
   log: Logger;
+  /** Default: the contract's list (proto/src/unimplemented.ts). */
+  isNotImplemented?: (operationId: string) => boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export function createStrataEdge(deps: StrataEdgeDeps) {
     const principal = result.kind === 'authenticated' ? result.principal : undefined;
     // A listed operation whose service is not running here: the same 503 as Sigil's (501 for one nobody implements).
     if (!baseUrl) {
-      if (match.kind === 'operation' && isNotImplemented(match.operation.operationId)) {
+      if (match.kind === 'operation' && (deps.isNotImplemented ?? isNotImplemented)(match.operation.operationId)) {
         const error = notImplemented(service, match.operation.operationId);
         return sendStrataError(res, error.status, error.message);
       }
