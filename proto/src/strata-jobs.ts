@@ -27,6 +27,11 @@ export type SegmentObject = Wire.SegmentObject;
 /** What the committed transactions of a segment did (the mover summarises each segment it uploads). */
 export type SegmentSummary = Wire.SegmentSummary;
 export type SegmentTableChange = Wire.SegmentTableChange;
+/** Masked sample rows of a segment (the plaintext of its previews object), and what the streamer is told to make. */
+export type SegmentPreviews = Wire.SegmentPreviews;
+export type TablePreviews = Wire.TablePreviews;
+export type PreviewRow = Wire.PreviewRow;
+export type PreviewSettings = Wire.PreviewSettings;
 export type Progress = Wire.Progress;
 /** A job on the wire: the job itself is sealed (AES-256-GCM under STRATA_SECRETS_KEY) because it carries credentials. */
 export type SealedJob = Wire.SealedJob;
@@ -191,6 +196,23 @@ export function segmentKey(storePrefix: string, namespace: string, target: strin
  */
 export function segmentReportKey(segmentKey: string): string {
   return `${segmentKey}.json`;
+}
+
+/**
+ * Beside each segment whose target has previews on, its masked sample rows (`<segment key>.previews.age`): JSON
+ * (SegmentPreviews) encrypted to the store's ageRecipients and catalogRecipients, masked before it left the mover.
+ */
+export function segmentPreviewsKey(segmentKey: string): string {
+  return `${segmentKey}.previews.age`;
+}
+
+export function isSegmentPreviewsKey(key: string): boolean {
+  return key.includes('/wal/') && key.endsWith('.age.previews.age');
+}
+
+/** The segment a report or a previews object kept beside it belongs to. */
+export function segmentKeyOfSidecar(key: string): string {
+  return isSegmentPreviewsKey(key) ? key.slice(0, -'.previews.age'.length) : isSegmentReportKey(key) ? segmentKeyOfReport(key) : key;
 }
 
 export function isSegmentReportKey(key: string): boolean {

@@ -10,8 +10,7 @@ export const NOT_IMPLEMENTED = {
     // accounts (one per line: each comes off with its handler)
   ],
   strata: [
-    // backup-catalog
-    'getSegmentPreviews',
+    // backup-catalog (one per line: each comes off with its handler)
   ],
 } as const satisfies Record<'sigil' | 'strata', readonly string[]>;
 

@@ -82,8 +82,8 @@ type Segment = Awaited<ReturnType<CatalogHarness['runtime']['db']['segment']['fi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const s3 = () => createS3Client({ ...s3Env(), accessKeyId: s3Env().accessKey, secretAccessKey: s3Env().secretKey, pathStyle: true });
-/** The change-log file a segment object (or the report beside it) holds: `.../wal/<chain>/<file>[.partial.<end>][.zst].age[.json]`. */
-const segmentFileOf = (key: string) => key.split('/').pop()!.replace(/\.json$/, '').replace(/\.age$/, '').replace(/\.zst$/, '').split('.partial.')[0]!;
+/** The change-log file a segment object (or the report or previews beside it) holds: `.../wal/<chain>/<file>[.partial.<end>][.zst].age[.json|.previews.age]`. */
+const segmentFileOf = (key: string) => key.split('/').pop()!.replace(/\.json$/, '').replace(/\.previews\.age$/, '').replace(/\.age$/, '').replace(/\.zst$/, '').split('.partial.')[0]!;
 const describeSegment = (s: Segment) => `${s.name}${s.partial ? ' (partial)' : ''} ${s.startPos}..${s.endPos}${s.expired ? ' expired' : ''}`;
 
 /** A fresh age key pair from the age-keygen tool. */
@@ -158,6 +158,7 @@ export function retentionScenario(engine: RetentionEngine): void {
     for (const segment of await h.runtime.db.segment.findMany()) {
       keys.add(segment.key);
       keys.add(`${segment.key}.json`);
+      if (segment.previewsKey) keys.add(segment.previewsKey);
     }
     return keys;
   }

@@ -14,6 +14,7 @@ import { registerSandboxes } from './commands/sandboxes.ts';
 import { registerConnect } from './commands/connect.ts';
 import { registerActivity } from './commands/activity.ts';
 import { registerChanges } from './commands/changes.ts';
+import { registerPreviews } from './commands/previews.ts';
 import { registerSecrets } from './commands/secrets.ts';
 import { registerQuickstart } from './commands/quickstart.ts';
 
@@ -90,6 +91,7 @@ function buildProgram(io: CliIo, state: RunState): Command {
   registerSandboxes(program, ctx);
   registerConnect(program, ctx);
   registerChanges(program, ctx);
+  registerPreviews(program, ctx);
   registerActivity(program, ctx);
   registerSecrets(program, ctx);
   registerQuickstart(program, ctx);

@@ -4,6 +4,7 @@ export * from './render/overview.ts';
 export * from './render/targets.ts';
 export * from './render/backups.ts';
 export * from './render/changes.ts';
+export * from './render/previews.ts';
 export * from './render/diff.ts';
 export * from './render/restores.ts';
 export * from './render/sandboxes.ts';

@@ -230,7 +230,7 @@ describe('the CLI', () => {
   const commands = [
     [], ['login'], ['logout'], ['whoami'], ['settings'], ['quickstart'], ['apply'], ['get'], ['get', 'resources'], ['get', 'resource'],
     ['delete'], ['delete', 'resource'], ['targets'], ['target'], ['suspend'], ['resume'], ['backup-now'], ['backups'], ['backup'],
-    ['inventory'], ['diff'], ['pin'], ['unpin'], ['gc'], ['plan'], ['changes'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
+    ['inventory'], ['diff'], ['pin'], ['unpin'], ['gc'], ['plan'], ['changes'], ['previews'], ['restore'], ['restores'], ['restore-status'], ['activity'], ['audit'], ['events'],
     ['secret'], ['secret', 'set'], ['secret', 'list'], ['secret', 'delete'],
     ['sandbox'], ['sandbox', 'create'], ['sandbox', 'list'], ['sandbox', 'get'], ['sandbox', 'extend'], ['sandbox', 'credentials'],
     ['sandbox', 'reset'], ['sandbox', 'connect'], ['sandbox', 'delete'], ['sandbox', 'query'], ['sandbox', 'tables'], ['sandbox', 'browse'], ['sandboxes'], ['connect'],

@@ -1,5 +1,6 @@
 /** Helpers for service tests: real Postgres and NATS from the environment the test setup provisions. */
-import { createLogger } from './log.ts';
+import { pino } from 'pino';
+import { createLogger, type Logger } from './log.ts';
 import { migrate, recreateDatabase } from './db/migrate.ts';
 import { createPrincipalSigner, createPrincipalVerifier, generateInternalKeyPair, PRINCIPAL_HEADER, type Principal, type PrincipalSigner, type PrincipalVerifier } from './auth/principal.ts';
 import { ROLE_PERMISSIONS } from './auth/permissions.ts';
@@ -71,6 +72,12 @@ export function sessionPrincipal(overrides: Partial<Principal> = {}): Principal 
 }
 
 export const silentLogger = () => createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+/** A logger that keeps every line it writes, at every level: for tests that search what a service logged. */
+export function capturingLogger(service = 'test'): { log: Logger; text: () => string } {
+  const lines: string[] = [];
+  return { log: pino({ name: service, level: 'trace' }, { write: (line: string) => void lines.push(line) }), text: () => lines.join('') };
+}
 
 export interface StrataTestAuth {
   publicJwk: string;

@@ -1502,6 +1502,13 @@ export interface components {
             schemaChanges?: number;
             /** @description Why the segment has no change summary (it is stored all the same). */
             summaryError?: string;
+            /**
+             * Format: int64
+             * @description How many masked sample rows the segment's previews hold (`previewsKey`).
+             */
+            previewRows?: number;
+            /** @description Why the segment has no previews although its target's previews were on (it is stored all the same). */
+            previewsError?: string;
         };
         /** @description Change segments since a time. */
         SegmentList: {
@@ -1518,7 +1525,7 @@ export interface components {
         };
         /** @description Masked row previews of a segment, by table. */
         Previews: {
-            /** @description Masked preview rows by table. */
+            /** @description Masked preview rows by table: `{ "<schema.table>": { "inserts": [row], "updates": [ { "before": row, "after": row } ], "deletes": [row] } }`, a row an object of column → value as text (`***` when masked, cut values ending with `…`, SQL NULL as null). */
             tables?: Record<string, never>;
         };
         /** @description The masked row previews of one segment. */

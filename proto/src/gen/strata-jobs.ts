@@ -17,6 +17,7 @@ export interface StrataJobsAndReports {
   "restore.succeeded"?: RestoreSucceededReport;
   "sandbox.create"?: SandboxCreateJob;
   "sealed-job"?: SealedJob;
+  "segment.previews"?: SegmentPreviews;
   "segment.uploaded"?: SegmentUploadedReport;
   "stream.run"?: StreamJob;
   "stream.status"?: StreamStatusReport;
@@ -392,6 +393,28 @@ export interface SealedJob {
   sealed: string;
 }
 /**
+ * mover -> store -> catalog: the masked sample rows of one segment, by table (`database.table` for MariaDB/MySQL): the plaintext of the previews object kept beside the segment (`<segment key>.previews.age`), encrypted to the store's ageRecipients and catalogRecipients.
+ */
+export interface SegmentPreviews {
+  tables: {
+    [k: string]: TablePreviews;
+  };
+}
+export interface TablePreviews {
+  inserts: PreviewRow[];
+  updates: {
+    before: PreviewRow;
+    after: PreviewRow;
+  }[];
+  deletes: PreviewRow[];
+}
+/**
+ * Column name -> value as text (cut at maxValueLength, ending with an ellipsis when cut); a masked column's value is `***`; SQL NULL is null.
+ */
+export interface PreviewRow {
+  [k: string]: string | null;
+}
+/**
  * mover -> catalog: a segment of a target's change log is in the store.
  */
 export interface SegmentUploadedReport {
@@ -444,6 +467,22 @@ export interface SegmentReport {
    * Why the segment has no summary (the summariser failed; the segment itself is stored).
    */
   summaryError?: string;
+  /**
+   * The segment's masked row previews: an object beside it (`<segment key>.previews.age`), JSON encrypted to the store's ageRecipients and catalogRecipients.
+   */
+  previewsKey?: string;
+  /**
+   * SHA-256 of the stored previews object.
+   */
+  previewsSha256?: string;
+  /**
+   * How many sample rows the previews hold (an update's before and after count once).
+   */
+  previewRows?: number;
+  /**
+   * Why the segment has no previews although they are on (the segment itself is stored).
+   */
+  previewsError?: string;
 }
 /**
  * What the transactions committed in a segment did.
@@ -495,6 +534,10 @@ export interface StreamJob {
      * @minItems 1
      */
     ageRecipients: [string, ...string[]];
+    /**
+     * Also encrypted to these: objects the catalog reads (segment previews).
+     */
+    catalogRecipients?: string[];
   };
   compression: {
     algorithm: "zstd" | "none";
@@ -509,6 +552,27 @@ export interface StreamJob {
    * mysql: the binlog file to start from (the newest one in the store, or the newest full's); absent: the server's current file.
    */
   startFile?: string;
+  /**
+   * Present when the target's previews are on and its engine's previews are built (mysql).
+   */
+  previews?: PreviewSettings;
+}
+/**
+ * Masked row previews the streamer makes of each segment (the target's previews and mask).
+ */
+export interface PreviewSettings {
+  /**
+   * Sample rows per table, per kind (inserts, updates, deletes), per segment.
+   */
+  rows: number;
+  /**
+   * Longer values are cut (and end with an ellipsis).
+   */
+  maxValueLength: number;
+  /**
+   * Column-name regular expressions (case-insensitive): their values are `***` before anything leaves the mover.
+   */
+  mask: string[];
 }
 /**
  * mover -> catalog: how a target's streamer is doing (sent at start, on every cut and when it stops).

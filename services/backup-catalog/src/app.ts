@@ -10,6 +10,7 @@ import { createAuditLog } from './console/audit.ts';
 import { createBackupQueries } from './backups/backup-queries.ts';
 import { createChangeQueries } from './change-capture/changes.ts';
 import { targetChanges } from './change-capture/change-summaries.ts';
+import { segmentPreviews } from './change-capture/previews.ts';
 import type { BackupDeps } from './backups/backups.ts';
 import type { EventHub } from './console/events.ts';
 import { readInventory } from './backups/inventory.ts';
@@ -92,6 +93,7 @@ export async function createApp(deps: CatalogAppDeps): Promise<{ app: Express; h
       listSegments: async ({ principal, query }) => ok(await changes.segments(principal, query.since)),
       listTargetSegments: async ({ principal, params, query }) => ok(await changes.targetSegments(principal, params.ns, params.name, query.since)),
       getTargetChanges: async ({ principal, params, query }) => ok(await targetChanges({ db, targets, now: deps.clock }, principal, params.ns, params.name, query)),
+      getSegmentPreviews: async ({ principal, params }) => ok(await segmentPreviews({ ...deps, targets }, principal, params.ns, params.name, params.segment)),
       planRestore: async ({ principal, params, query }) => ok(await changes.plan(principal, params.ns, params.name, query.at)),
       getBackup: async ({ principal, params }) => ok(await backups.get(principal, params.id)),
       getBackupInventory: async ({ principal, params }) => {

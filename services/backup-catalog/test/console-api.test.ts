@@ -142,14 +142,25 @@ describe('targets', () => {
   });
 });
 
-describe('operations the catalog does not implement yet', () => {
-  it("answer 501 naming the operation, after authentication and roles; the sandbox service's are 503", async () => {
-    const previews = '/api/v1/targets/default/postgres-main/segments/000000010000000000000003/previews';
+describe('segment previews without previews, and the sandbox service away', () => {
+  it("needs the restorer role; answers 404 saying why a segment has none; the sandbox service's operations are 503", async () => {
+    const segment = '000000010000000000000003';
+    const previews = `/api/v1/targets/default/postgres-main/segments/${segment}/previews`;
     expect((await request(h.app).get(previews)).status).toBe(401);
     expect((await h.call('viewer', 'get', previews)).status).toBe(403); // previews show rows: restorer and above
-    const res = await h.call('restorer', 'get', previews);
-    expect(res.status).toBe(501);
-    expect(res.body).toEqual({ error: 'The backup-catalog service does not implement getSegmentPreviews yet.' });
+    let res = await h.call('restorer', 'get', previews);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: `Segment ${segment} of target default/postgres-main was not found.` });
+    await h.runtime.db.segment.create({
+      data: {
+        key: `strata/default/postgres-main/wal/1-1/${segment}.zst.age`, namespace: 'default', targetName: 'postgres-main', chainId: '1-1', timeline: 1, name: segment,
+        startPos: '0/3000000', endPos: '0/4000000', startLsn: 0x3000000n, endLsn: 0x4000000n, commits: 1, sha256: 'a'.repeat(64), size: 10n, rawSize: 16n, partial: false, compression: 'zstd', uploadedAt: new Date(),
+      },
+    });
+    res = await h.call('restorer', 'get', previews);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: `Segment ${segment} of target default/postgres-main has no previews: previews are off for target default/postgres-main (spec.previews.enabled).` });
+    await h.runtime.db.segment.deleteMany({ where: { targetName: 'postgres-main', name: segment } });
     const sandbox = await h.call('viewer', 'get', '/api/v1/sandboxes');
     expect(sandbox.status).toBe(503);
     expect(sandbox.body).toEqual({ error: 'The sandbox service is not available.' });

@@ -18,6 +18,8 @@ export interface StackDocsOptions {
   retain?: { daily?: number; weekly?: number; monthly?: number; yearly?: number };
   /** The targets' masked columns and sandbox settings, and the policy's sandbox lifetimes. */
   mask?: string[];
+  /** The targets' masked row previews (`enabled`, `rows`, `maxValueLength`). */
+  previews?: { enabled?: boolean; rows?: number; maxValueLength?: number };
   targetSandbox?: { sizeLimit?: string; postRestoreSQL?: string[] };
   policySandbox?: { defaultTTL?: string; maxTTL?: string };
   /** The policy's verification restores and the targets' SQL checks. */
@@ -97,7 +99,7 @@ spec:
   engine: ${engine}
   endpoint: { host: ${server.host}, port: ${server.port} }
 ${dbs ? `  databases: [${dbs.join(', ')}]\n` : ''}  credentials: { secretRef: { name: ${engine}-credentials } }
-${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}${o.mask ? `  mask: ${JSON.stringify(o.mask)}\n` : ''}${o.targetSandbox ? `  sandbox: ${JSON.stringify(o.targetSandbox)}\n` : ''}${o.targetChecks ? `  checks: ${JSON.stringify(o.targetChecks)}\n` : ''}  policy: nightly`);
+${engine === 'postgres' && o.postgresMode ? `  scope: { mode: ${o.postgresMode} }\n` : ''}${o.mask ? `  mask: ${JSON.stringify(o.mask)}\n` : ''}${o.previews ? `  previews: ${JSON.stringify(o.previews)}\n` : ''}${o.targetSandbox ? `  sandbox: ${JSON.stringify(o.targetSandbox)}\n` : ''}${o.targetChecks ? `  checks: ${JSON.stringify(o.targetChecks)}\n` : ''}  policy: nightly`);
   }
   return docs.join('\n---\n');
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
 import { connectBus, startOutboxRelay, type Bus } from '@sigil/kit/bus';
+import type { Logger } from '@sigil/kit/log';
 import { createStrataTestAuth, freshTestDatabase, silentLogger, strataPrincipal, testNatsUrl, type StrataTestAuth } from '@sigil/kit/testing';
 import type { StrataRole } from '@sigil/proto';
 import { generateAgeIdentity } from '@strata/stream';
@@ -29,7 +30,7 @@ export interface CatalogHarness {
 }
 
 /** A catalog on its own database and NATS cell; timers off: tests drive the scheduler with tick(). */
-export async function startCatalogHarness(name: string, options: { secretsKey?: Buffer; databaseUrl?: string; cell?: string; config?: Partial<Pick<CatalogConfig, 'RETENTION_INTERVAL_MS' | 'GC_INTERVAL_MS' | 'GC_SKEW_MARGIN_MS'>> } = {}): Promise<CatalogHarness> {
+export async function startCatalogHarness(name: string, options: { secretsKey?: Buffer; databaseUrl?: string; cell?: string; config?: Partial<Pick<CatalogConfig, 'RETENTION_INTERVAL_MS' | 'GC_INTERVAL_MS' | 'GC_SKEW_MARGIN_MS'>>; log?: Logger } = {}): Promise<CatalogHarness> {
   const databaseUrl = options.databaseUrl ?? (await freshTestDatabase(`strata_catalog_test_${name}`, migrationsDir));
   const cell = options.cell ?? `t${randomBytes(4).toString('hex')}`;
   const secretsKey = options.secretsKey ?? randomBytes(32);
@@ -38,14 +39,14 @@ export async function startCatalogHarness(name: string, options: { secretsKey?: 
   const runtime = await startCatalog({
     config: { DATABASE_URL: databaseUrl, SCHEDULER_INTERVAL_MS: 1000, MIRROR_INTERVAL_MS: 60_000, DOWNLOAD_URL_TTL_SECONDS: 3600, CONSUMER_PREFIX: cell, ...options.config },
     bus,
-    log: silentLogger(),
+    log: options.log ?? silentLogger(),
     secretsKey,
     clock: () => now ?? new Date(),
     timers: false,
   });
-  const relay = await startOutboxRelay({ databaseUrl, bus, log: silentLogger(), pollIntervalMs: 200 });
+  const relay = await startOutboxRelay({ databaseUrl, bus, log: options.log ?? silentLogger(), pollIntervalMs: 200 });
   const auth = await createStrataTestAuth();
-  const { app } = await createApp({ ...runtime.deps, log: silentLogger(), verifyPrincipal: auth.verify, externalUrl: 'http://console.test' });
+  const { app } = await createApp({ ...runtime.deps, log: options.log ?? silentLogger(), verifyPrincipal: auth.verify, externalUrl: 'http://console.test' });
   const as = (role: StrataRole) => auth.headers(strataPrincipal(role));
   return {
     app,

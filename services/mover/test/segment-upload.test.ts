@@ -115,3 +115,37 @@ describe('the wait before a streamer looks again', () => {
     expect(scanWaitMs(9_000, 10_000)).toBe(50);
   });
 });
+
+describe('previews beside a segment', () => {
+  const previews = { tables: { 'shop.customers': { inserts: [{ id: '1', email: '***' }], updates: [], deletes: [] } } };
+
+  it('are stored beside it, encrypted, and reported with their key, checksum and rows', async () => {
+    const sent = recorder();
+    const key = await uploadSegment(job, client, sent, { ...segmentFile('mariadb-bin.000007', randomBytes(2048)), previews }, new AbortController().signal);
+    const report = sent.sent[0]!.data.segment;
+    expect(report).toMatchObject({ previewsKey: `${key}.previews.age`, previewsSha256: expect.stringMatching(/^[0-9a-f]{64}$/), previewRows: 1 });
+    expect(report.previewsError).toBeUndefined();
+    const chunks: Buffer[] = [];
+    for await (const chunk of await client.getObject(bucket, report.previewsKey!)) chunks.push(chunk as Buffer);
+    const stored = Buffer.concat(chunks);
+    expect(stored.subarray(0, 21).toString('latin1')).toBe('age-encryption.org/v1');
+    expect(stored.includes('shop.customers')).toBe(false);
+  });
+
+  it('that cannot be stored never stop the segment: it is uploaded and reported with previewsError', async () => {
+    const sent = recorder();
+    const broken = { ...job, store: { ...job.store, catalogRecipients: ['age1notarecipient'] } };
+    const key = await uploadSegment(broken, client, sent, { ...segmentFile('mariadb-bin.000008', randomBytes(2048)), previews }, new AbortController().signal);
+    const report = sent.sent[0]!.data.segment;
+    expect(report.key).toBe(key);
+    expect(report.previewsKey).toBeUndefined();
+    expect(report.previewsError).toMatch(/^the previews could not be stored: /);
+  });
+
+  it('that could not be made are reported as such', async () => {
+    const sent = recorder();
+    await uploadSegment(job, client, sent, { ...segmentFile('mariadb-bin.000009', randomBytes(2048)), previewsError: 'the previews could not be made: connection lost' }, new AbortController().signal);
+    expect(sent.sent[0]!.data.segment).toMatchObject({ previewsError: 'the previews could not be made: connection lost' });
+    expect(sent.sent[0]!.data.segment.previewsKey).toBeUndefined();
+  });
+});

@@ -38,6 +38,10 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     uploadedAt: new Date(s.uploadedAt),
     missing: false,
     ...summaryColumns(s),
+    previewsKey: s.previewsKey ?? null,
+    previewsSha256: s.previewsSha256 ?? null,
+    previewRows: s.previewRows ?? null,
+    previewsError: s.previewsError ?? null,
   };
   // The same upload reported again (a redelivery, or a streamer that read the file again after a takeover): known already.
   const known = await tx.segment.findUnique({ where: { key: s.key }, select: { sha256: true, uploadedAt: true, missing: true } });
@@ -126,6 +130,9 @@ export function segmentView(row: SegmentRecord) {
     ddl: row.ddl,
     ...(row.schemaChanges !== null ? { schemaChanges: row.schemaChanges } : {}),
     ...(row.summaryError ? { summaryError: row.summaryError } : {}),
+    ...(row.previewsKey ? { previewsKey: row.previewsKey } : {}),
+    ...(row.previewRows !== null ? { previewRows: row.previewRows } : {}),
+    ...(row.previewsError ? { previewsError: row.previewsError } : {}),
     ...explanationOf(row),
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseDuration } from '@sigil/proto/units';
-import type { StreamControlMessage, StreamJob, StrataReports } from '@sigil/proto/strata-jobs';
+import type { PreviewSettings, StreamControlMessage, StreamJob, StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupPolicySpec as PolicySpec, BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
 import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
 import { mayReplicate, type BackupDeps } from '../backups/backups.ts';
@@ -8,6 +8,7 @@ import { enqueueJob } from '../backups/job-queue.ts';
 import type { Tx } from '../db.ts';
 import type { StoredResource } from '../resources/resources.ts';
 import { updatePitr } from './segments.ts';
+import { CONDITION, findCondition, type ConditionInput } from '../resources/conditions.ts';
 import { databaseCredentials, findPolicy, findStore, storeAccess } from '../resources/stores.ts';
 
 export interface StreamDeps extends BackupDeps {
@@ -24,6 +25,45 @@ export function pitrSettings(target: StoredResource<TargetSpec>, policy: StoredR
   const enabled = target.spec.pitr?.enabled ?? policy?.spec.pitr?.enabled ?? false;
   const interval = target.spec.pitr?.partialInterval ?? policy?.spec.pitr?.partialInterval ?? '60s';
   return { enabled, partialIntervalMs: Math.max(1000, parseDuration(interval)) };
+}
+
+/**
+ * What the streamer makes previews with: the target's `previews` when they are on (by default for mysql) and built for
+ * its engine (MariaDB/MySQL binlogs; Postgres logical decoding is not built yet: `previewsState` says so).
+ */
+export function previewSettings(target: StoredResource<TargetSpec>): PreviewSettings | undefined {
+  const previews = target.spec.previews ?? {};
+  if (target.spec.engine !== 'mysql' || !(previews.enabled ?? true)) return undefined;
+  return { rows: previews.rows ?? 5, maxValueLength: previews.maxValueLength ?? 64, mask: target.spec.mask ?? [] };
+}
+
+const previewsOf = (target: StoredResource<TargetSpec>): { previews?: PreviewSettings } => {
+  const previews = previewSettings(target);
+  return previews ? { previews } : {};
+};
+
+/** Whether a target's previews are off, made, or asked for but not built for its engine (with the reason). */
+export function previewsState(target: StoredResource<TargetSpec>): { state: 'off' | 'on' } | { state: 'unavailable'; reason: string } {
+  const previews = target.spec.previews ?? {};
+  const enabled = previews.enabled ?? target.spec.engine === 'mysql';
+  if (!enabled) return { state: 'off' };
+  if (target.spec.engine === 'mysql') return { state: 'on' };
+  if (target.spec.engine === 'postgres') {
+    return { state: 'unavailable', reason: `Postgres previews are not built yet (they need a logical decoding slot, previews.logical${previews.logical ? ', which is set but not used yet' : ''}); segments of this target have no previews` };
+  }
+  return { state: 'unavailable', reason: `${target.spec.engine} has no change stream, so no previews` };
+}
+
+/**
+ * The target's `Previews` condition: True while previews are made (reason `PreviewsOn`), False while they are asked for
+ * but not built for its engine (`PreviewsNotBuilt`, the reason in words: never a silent absence). Off, it is not set,
+ * or set True with reason `PreviewsOff` once it was set before.
+ */
+export function previewsCondition(target: StoredResource<TargetSpec>, status: Record<string, unknown>): ConditionInput[] {
+  const state = previewsState(target);
+  if (state.state === 'on') return [{ type: CONDITION.previews, status: 'True', reason: 'PreviewsOn', message: 'masked row previews are made of every segment' }];
+  if (state.state === 'unavailable') return [{ type: CONDITION.previews, status: 'False', reason: 'PreviewsNotBuilt', message: state.reason }];
+  return findCondition(status, CONDITION.previews) ? [{ type: CONDITION.previews, status: 'True', reason: 'PreviewsOff', message: 'previews are off' }] : [];
 }
 
 const pitrOf = (target: StoredResource<TargetSpec>): TargetPitrStatus => ((target.status as { pitr?: TargetPitrStatus }).pitr ?? {});
@@ -58,10 +98,11 @@ export function createStreamSupervisor(deps: StreamDeps) {
       targetUid: target.metadata.uid,
       database: { engine: target.spec.engine, host: target.spec.endpoint.host, port: target.spec.endpoint.port ?? DEFAULT_ENGINE_PORTS[target.spec.engine], ...(await databaseCredentials(tx, deps.secrets, target)) },
       slot: slotName(target.metadata.uid),
-      store: { ...(await storeAccess(tx, deps.secrets, store)), ageRecipients: store.spec.encryption.ageRecipients },
+      store: { ...(await storeAccess(tx, deps.secrets, store)), ageRecipients: store.spec.encryption.ageRecipients, catalogRecipients: store.spec.encryption.catalogRecipients ?? [] },
       compression: { algorithm: compression.algorithm ?? 'zstd', level: compression.level ?? 'default', threads: compression.threads ?? 0 },
       partialIntervalMs,
       ...(target.spec.engine === 'mysql' ? await binlogStart(tx, target) : {}),
+      ...previewsOf(target),
     };
   }
 

@@ -8,7 +8,7 @@
  */
 import { AppError } from '@sigil/kit/errors';
 import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
-import { isSegmentReportKey, segmentKeyOfReport } from '@sigil/proto/strata-jobs';
+import { segmentKeyOfSidecar, segmentPreviewsKey } from '@sigil/proto/strata-jobs';
 import type { components } from '@sigil/proto/api/strata';
 import { createS3Client, sweepStore } from '@strata/stream';
 import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
@@ -59,7 +59,7 @@ async function knownGarbage(deps: BackupDeps, store: StoredResource<StoreSpec>):
 
 /** `<root>/<namespace>/<target>/<backup id or "wal">/...`: whether the catalog knows this key as garbage. */
 function isGarbage(garbage: StoreGarbage, root: string, key: string): boolean {
-  const segment = isSegmentReportKey(key) ? segmentKeyOfReport(key) : key;
+  const segment = segmentKeyOfSidecar(key);
   if (garbage.expiredSegments.has(segment)) return true;
   const [namespace, target, folder, chain, file] = key.slice(root.length).split('/');
   if (!namespace || !target || !folder) return false;
@@ -87,8 +87,9 @@ function expiredRowTracker(deps: BackupDeps, garbage: StoreGarbage, settledBefor
   const removeRows = async (keys: string[]) => {
     if (keys.length) await deps.db.segment.deleteMany({ where: { key: { in: keys }, expired: true } });
   };
-  const segmentOf = (key: string) => (isSegmentReportKey(key) ? segmentKeyOfReport(key) : key);
-  const bothGone = (segment: string) => (gone.has(segment) || !seen.has(segment)) && (gone.has(`${segment}.json`) || !seen.has(`${segment}.json`));
+  const segmentOf = segmentKeyOfSidecar;
+  /** The segment, its report and its previews: each gone, or not in the store. */
+  const bothGone = (segment: string) => [segment, `${segment}.json`, segmentPreviewsKey(segment)].every((key) => gone.has(key) || !seen.has(key));
   return {
     saw(key: string) {
       if (garbage.expiredSegments.has(segmentOf(key))) seen.add(key);

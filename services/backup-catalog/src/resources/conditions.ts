@@ -12,6 +12,8 @@ export const CONDITION = {
   lastBackupSucceeded: 'LastBackupSucceeded',
   scheduled: 'Scheduled',
   mirrored: 'Mirrored',
+  /** BackupTarget: whether masked row previews are made (False: asked for, not built for the engine). */
+  previews: 'Previews',
 } as const;
 
 export const RESOURCE_PHASES = { ready: 'Ready', notReady: 'NotReady', suspended: 'Suspended' } as const;

@@ -8,6 +8,7 @@ import { bumpCatalogVersion, type Db, type Tx } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
 import { PROBE_TIMEOUT_MS, probeBucket, probeDatabase, type ProbeResult } from './probes.ts';
 import { replicationRights, type ReplicationRights } from '../change-capture/replication.ts';
+import { previewsCondition } from '../change-capture/streams.ts';
 import { affectedBy, referenceProblems, typed } from './references.ts';
 import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind, type StoredResource } from './resources.ts';
 import type { SecretStore } from './secrets.ts';
@@ -95,7 +96,9 @@ export function createStatusWriter(deps: StatusDeps) {
       if (current.metadata.generation !== generation) return current.status;
       const extra = resource.kind === 'BackupStore' ? { lastCheckTime: now.toISOString() } : replication !== undefined ? { pitr: pitrStatus(current.status.pitr, replication, now) } : {};
       const backup = resource.kind === 'BackupTarget' ? await lastBackup(tx, change) : [];
-      return { ...withConditions({ ...current.status, ...extra }, [condition, ...backup], generation, now), observedGeneration: generation };
+      const target = typed(resource);
+      const previews = target.kind === 'BackupTarget' ? previewsCondition(target, current.status) : [];
+      return { ...withConditions({ ...current.status, ...extra }, [condition, ...backup, ...previews], generation, now), observedGeneration: generation };
     });
     checkedAt.set(keyOf(change), now.getTime());
     if (result && headline(result.before) !== headline(result.after)) await announce(resource, result.after);

@@ -9,7 +9,8 @@ import { open, rows, str, num } from '../engines/mysql/shared.ts';
 import { summaryOf } from '../engines/change-summary.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
-import { scanWaitMs, uploadSegment, waitForLock } from './segment-upload.ts';
+import { MysqlColumnNames, mysqlPreviews } from './segment-previews.ts';
+import { scanWaitMs, uploadSegment, waitForLock, type SegmentFile } from './segment-upload.ts';
 import type { StreamControl } from './stream.ts';
 
 const CATCH_UP_MS = 10_000;
@@ -48,7 +49,7 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     const startFile = (await newestStoredBinlog(client, job, chainIdOf(serverId, 1))) ?? job.startFile ?? (await master()).file;
     await status('streaming', `streaming binlogs from ${startFile}`);
     receiver = startBinlogReceiver(job.database, dir, startFile);
-    const uploader = new BinlogUploader(job, client, reporter, serverId, dir, signal);
+    const uploader = new BinlogUploader(job, client, reporter, serverId, dir, signal, new MysqlColumnNames(connection));
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     let nextCut = Date.now() + job.partialIntervalMs;
     while (!stop && !signal.aborted) {
@@ -108,14 +109,16 @@ class BinlogUploader {
   private readonly serverId: string;
   private readonly dir: string;
   private readonly signal: AbortSignal;
+  private readonly columnNames: MysqlColumnNames;
 
-  constructor(job: StreamJob, client: S3Client, reporter: Reporter, serverId: string, dir: string, signal: AbortSignal) {
+  constructor(job: StreamJob, client: S3Client, reporter: Reporter, serverId: string, dir: string, signal: AbortSignal, columnNames: MysqlColumnNames) {
     this.job = job;
     this.client = client;
     this.reporter = reporter;
     this.serverId = serverId;
     this.dir = dir;
     this.signal = signal;
+    this.columnNames = columnNames;
   }
 
   private files(): string[] {
@@ -129,7 +132,7 @@ class BinlogUploader {
     const finished = newest ? files.filter((name) => binlogIndex(name) < binlogIndex(newest)) : files.slice(0, -1);
     for (const name of finished) {
       const file = path.join(this.dir, name);
-      const summary = await summarizeBinlog(file, this.scanned?.name === name ? this.scanned.summary : undefined);
+      const summary = await summarizeBinlog(file, this.scanned?.name === name ? this.scanned.summary : undefined, this.job.previews);
       await this.upload(file, name, summary, `${nextBinlog(name)}:0`, false, summary.lastTime);
       fs.rmSync(file);
       this.lastPartialEnd = -1;
@@ -148,7 +151,7 @@ class BinlogUploader {
       const copy = path.join(this.dir, `.cut-${name}`);
       fs.copyFileSync(path.join(this.dir, name), copy);
       try {
-        const summary = await summarizeBinlog(copy, this.scanned?.name === name ? this.scanned.summary : undefined);
+        const summary = await summarizeBinlog(copy, this.scanned?.name === name ? this.scanned.summary : undefined, this.job.previews);
         this.scanned = { name, summary };
         const holds = binlogIndex(name) > binlogIndex(master.file) || (name === master.file && summary.end >= master.position);
         if (!holds && Date.now() < deadline) {
@@ -171,7 +174,19 @@ class BinlogUploader {
   private async upload(file: string, name: string, summary: BinlogSummary, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline: 1, chainID: chainIdOf(this.serverId, 1), startPos: `${name}:0`, endPos, partial,
-      commits: summary.commits, summary: summaryOf(summary.changes.tables, summary.changes.ddl), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+      commits: summary.commits, summary: summaryOf(summary.changes.tables, summary.changes.ddl), ...(await this.previews(summary)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
+  }
+
+  /** The segment's masked previews when the target wants them; a failure is the segment's `previewsError` (it is stored all the same). */
+  private async previews(summary: BinlogSummary): Promise<Pick<SegmentFile, 'previews' | 'previewsError'>> {
+    const settings = this.job.previews;
+    if (!settings) return {};
+    if (!summary.changes.samples) return { previewsError: 'the binlog was read without its row images' };
+    try {
+      return { previews: await mysqlPreviews(summary.changes.samples, summary.changes.ddl, this.columnNames, settings.mask) };
+    } catch (error) {
+      return { previewsError: `the previews could not be made: ${messageOf(error)}` };
+    }
   }
 }

@@ -4,10 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { segmentKey, segmentReportKey, type SegmentReport, type SegmentSummary, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
+import { segmentKey, segmentReportKey, type SegmentPreviews, type SegmentReport, type SegmentSummary, type StrataReports, type StreamJob } from '@sigil/proto/strata-jobs';
 import { assertStrataReportData } from '@sigil/proto/strata-wire';
 import { objectExists, readSmallObject, runUploadPipeline, type S3Client } from '@strata/stream';
 import type { Reporter } from '../reports.ts';
+import { messageOf } from './backup.ts';
+import { previewRows, uploadPreviews } from './segment-previews.ts';
 import { storeUpload } from './upload.ts';
 
 export interface SegmentFile {
@@ -26,6 +28,9 @@ export interface SegmentFile {
   /** What the segment's committed transactions did; without it, `summaryError` says why there is none. */
   summary?: SegmentSummary;
   summaryError?: string;
+  /** Masked sample rows (the target's previews are on); without them, `previewsError` says why there are none. */
+  previews?: SegmentPreviews;
+  previewsError?: string;
 }
 
 function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>, compressed = job.compression.algorithm === 'zstd'): string {
@@ -76,7 +81,10 @@ export function parseReport(bytes: Buffer | undefined): StrataReports['segment.u
   }
 }
 
-/** Compresses, encrypts and uploads a segment, keeps its report beside it, then reports it; answers its key. */
+/**
+ * Compresses, encrypts and uploads a segment, then its previews (a failure there is reported with the segment, never
+ * stops it), keeps its report beside it, then reports it; answers its key.
+ */
 export async function uploadSegment(job: StreamJob, client: S3Client, reporter: Reporter, segment: SegmentFile, signal: AbortSignal): Promise<string> {
   const key = keyOf(job, segment);
   const stored = await runUploadPipeline({
@@ -105,6 +113,7 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
     uploadedAt: new Date().toISOString(),
     ...(segment.coveredUntil ? { coveredUntil: segment.coveredUntil } : {}),
     ...(segment.summary ? { summary: segment.summary } : { summaryError: segment.summaryError ?? 'the segment was not summarised' }),
+    ...(await storePreviews(job, client, key, segment, signal)),
   };
   const uploaded: StrataReports['segment.uploaded'] = { streamId: job.streamId, namespace: job.namespace, name: job.name, segment: report };
   // Kept beside the segment before it is reported, so a catalog that lost its database can record it again.
@@ -112,6 +121,17 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
   await client.putObject(job.store.bucket, segmentReportKey(key), sidecar, sidecar.length, { 'Content-Type': 'application/json' });
   await reporter.report('segment.uploaded', uploaded);
   return key;
+}
+
+async function storePreviews(job: StreamJob, client: S3Client, key: string, segment: SegmentFile, signal: AbortSignal): Promise<Pick<SegmentReport, 'previewsKey' | 'previewsSha256' | 'previewRows' | 'previewsError'>> {
+  if (segment.previewsError !== undefined) return { previewsError: segment.previewsError };
+  if (!segment.previews) return {};
+  try {
+    const stored = await uploadPreviews(job, client, key, segment.previews, signal);
+    return { previewsKey: stored.key, previewsSha256: stored.sha256, previewRows: previewRows(segment.previews) };
+  } catch (error) {
+    return { previewsError: `the previews could not be stored: ${messageOf(error)}` };
+  }
 }
 
 /** How often a streamer looks for finished files; partial uploads follow the job's own interval. */

@@ -1,10 +1,12 @@
 /**
- * The changes of a binlog in ROW format, from `mariadb-binlog --base64-output=decode-rows` (no `-v`: row images
- * are not printed, only their number): Table_map events name the table behind a table id, each
- * Write/Update/Delete_rows event is followed by `# Number of rows: N`, and the Query events of DDL groups carry their
+ * The changes of a binlog in ROW format, from `mariadb-binlog --base64-output=decode-rows` (with `-v` when previews
+ * are on: the row images are then printed too, and sampled by binlog-rows.ts): Table_map events name the table
+ * behind a table id, each Write/Update/Delete_rows event is followed by `# Number of rows: N`, and the Query events of DDL groups carry their
  * statement exactly. Counts of a GTID group are kept only once the group is complete (its commit is in the file).
  */
 import { ChangeCounts } from '../change-summary.ts';
+import { RowSamples } from '../previews.ts';
+import { binlogRowsReader } from './binlog-rows.ts';
 
 const TABLE_MAP = /^Table_map: `((?:[^`]|``)+)`\.`((?:[^`]|``)+)` mapped to number (\d+)/;
 const ROWS = /^(Write|Update|Delete)_rows(?:_v1|_compressed(?:_v1)?)?: table id (\d+)/;
@@ -22,12 +24,16 @@ const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).repl
 export interface BinlogChanges {
   tables: ChangeCounts;
   ddl: string[];
+  /** Sample rows of the committed transactions, when previews are on. */
+  samples?: RowSamples;
 }
 
 /** Reads the events of a binlog's text a line at a time; `commit` and `discard` end the GTID group being read. */
-export function binlogChangesReader() {
-  const done: BinlogChanges = { tables: new ChangeCounts(), ddl: [] };
-  let group: BinlogChanges = { tables: new ChangeCounts(), ddl: [] };
+export function binlogChangesReader(previews?: ConstructorParameters<typeof RowSamples>[0]) {
+  const samplesOf = () => (previews ? { samples: new RowSamples(previews) } : {});
+  const done: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
+  let group: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
+  const rowImages = binlogRowsReader(() => group.samples!);
   const tableIds = new Map<string, string>();
   let database: string | undefined;
   let rowsOf: { table: string; kind: (typeof KIND)[keyof typeof KIND] } | undefined;
@@ -56,6 +62,7 @@ export function binlogChangesReader() {
     /** An event header; `what` is what follows the header's tab (`Table_map: …`, `Query	thread_id=…`, `GTID 0-1-5 ddl`). */
     event(what: string): void {
       if (statement) endStatement();
+      rowImages.end();
       rowsOf = undefined;
       if (/^GTID /.test(what)) ddlGroup = /\bddl\b/.test(what);
       const map = TABLE_MAP.exec(what);
@@ -67,8 +74,13 @@ export function binlogChangesReader() {
     },
     /** A line that is not an event header. */
     text(line: string): void {
+      if (group.samples && rowsOf && line.startsWith('### ')) {
+        rowImages.line(line, rowsOf.table, rowsOf.kind);
+        return;
+      }
       const count = ROW_COUNT.exec(line);
       if (count?.[1] && rowsOf) {
+        rowImages.end();
         group.tables.add(rowsOf.table, rowsOf.kind, Number(count[1]));
         rowsOf = undefined;
         return;
@@ -83,13 +95,15 @@ export function binlogChangesReader() {
     /** The group read so far is complete: its changes count. */
     commit(): void {
       if (statement) statementCommitted = true;
+      rowImages.end();
       done.tables.merge(group.tables);
       done.ddl.push(...group.ddl);
-      group = { tables: new ChangeCounts(), ddl: [] };
+      if (group.samples) done.samples?.merge(group.samples);
+      group = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
     },
     result(): BinlogChanges {
       if (statement && statementCommitted) endStatement();
-      return { tables: done.tables.clone(), ddl: [...done.ddl] };
+      return { tables: done.tables.clone(), ddl: [...done.ddl], ...(done.samples ? { samples: done.samples.clone() } : {}) };
     },
   };
 }

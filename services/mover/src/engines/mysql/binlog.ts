@@ -52,7 +52,7 @@ const ENDS_GROUP = /^(?:COMMIT|ROLLBACK)\s*(?:\/\*|;|$)|^XA (?:COMMIT|ROLLBACK)\
  * prepare's XID event or an XA COMMIT query), or unflagged: a non-transactional START TRANSACTION … COMMIT query,
  * or, without START TRANSACTION, a standalone statement (one event).
  */
-export function binlogReader() {
+export function binlogReader(previews?: Parameters<typeof binlogChangesReader>[0]) {
   let end = 0;
   let commits = 0;
   let firstTime: string | undefined;
@@ -60,7 +60,7 @@ export function binlogReader() {
   let group: 'trans' | 'ddl' | 'plain' | 'standalone' | undefined;
   /** The Query event just read inside a group: its statement, on the lines after, may end the group. */
   let query: { offset: number; at: string } | undefined;
-  const changes = binlogChangesReader();
+  const changes = binlogChangesReader(previews);
   const close = (offset: number, at: string) => {
     if (offset === 0) return;
     changes.commit();
@@ -101,20 +101,21 @@ export function binlogReader() {
   };
 }
 
-export function parseBinlogText(text: string): BinlogSummary {
-  const reader = binlogReader();
+export function parseBinlogText(text: string, previews?: Parameters<typeof binlogChangesReader>[0]): BinlogSummary {
+  const reader = binlogReader(previews);
   for (const line of text.split('\n')) reader.line(line);
   return reader.result();
 }
 
 /**
  * Summarises a binlog file; with `before` (what an earlier look at the same file found) only the part after its end
- * is decoded, so a file of a gigabyte is not read again at every cut.
+ * is decoded, so a file of a gigabyte is not read again at every cut. With `previews`, the row images are decoded
+ * too (`-v`) and sampled.
  */
-export async function summarizeBinlog(file: string, before?: BinlogSummary): Promise<BinlogSummary> {
-  const reader = binlogReader();
+export async function summarizeBinlog(file: string, before?: BinlogSummary, previews?: Parameters<typeof binlogChangesReader>[0]): Promise<BinlogSummary> {
+  const reader = binlogReader(previews);
   const from = before && before.end > 0 ? [`--start-position=${before.end}`] : [];
-  const { code, stderr } = await readToolLines(binlogTool(), ['--no-defaults', '--base64-output=decode-rows', ...from, file], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
+  const { code, stderr } = await readToolLines(binlogTool(), ['--no-defaults', '--base64-output=decode-rows', ...(previews ? ['-v'] : []), ...from, file], { ...process.env, TZ: 'UTC', LC_ALL: 'C' }, reader);
   // A copy taken while the server wrote may end inside an event: what came before it still counts.
   const tail = reader.result();
   if (code !== 0 && tail.end === 0 && !before) throw new Error(`mariadb-binlog ${file}: ${stderr.trim() || `exited with ${code}`}`);
@@ -123,7 +124,9 @@ export async function summarizeBinlog(file: string, before?: BinlogSummary): Pro
   const lastTime = [before.lastTime, tail.lastTime].filter(Boolean).sort().at(-1);
   const tables = before.changes.tables.clone();
   tables.merge(tail.changes.tables);
-  const changes = { tables, ddl: [...before.changes.ddl, ...tail.changes.ddl] };
+  const samples = before.changes.samples?.clone() ?? tail.changes.samples?.clone();
+  if (samples && before.changes.samples && tail.changes.samples) samples.merge(tail.changes.samples);
+  const changes = { tables, ddl: [...before.changes.ddl, ...tail.changes.ddl], ...(samples ? { samples } : {}) };
   return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), changes };
 }
 
