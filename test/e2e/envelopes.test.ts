@@ -153,9 +153,11 @@ describe('sending an envelope through the gateway', () => {
     expect(created.status).toBe(201);
     let link: string | undefined;
     for (let i = 0; i < 200 && !link; i++) {
-      // The test run's SMTP sink is shared by every stack of the run: only this test's mail counts.
+      // The test run's SMTP sink is shared by every stack of the run, and every stack seeds the same owner: only this
+      // test's mail counts, told apart by this stack's gateway address in the link.
       const messages = (await (await fetch(`${stack.infra.smtp.inboxUrl}/messages`)).json()) as Array<{ to: string[]; subject: string; text: string; receivedAt: string }>;
-      const links = messages.filter((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement') && m.receivedAt >= since).map((m) => /(http:\/\/\S+\/sign#token=sgls_[A-Za-z0-9]+)/.exec(m.text)?.[1]);
+      const ours = new RegExp(`(${stack.gatewayUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/sign#token=sgls_[A-Za-z0-9]+)`);
+      const links = messages.filter((m) => m.to.includes(owner) && m.subject.includes('Consulting agreement') && m.receivedAt >= since).map((m) => ours.exec(m.text)?.[1]);
       // The newest link: other e-mails (a completion, say) carry none.
       link = links.filter(Boolean).at(-1);
       if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
