@@ -337,6 +337,10 @@ const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1 --max-old-space-size=96 --he
 const SERVICE_NODE_FLAGS: Record<string, string> = {
   'backup-catalog': '--max-semi-space-size=16 --max-old-space-size=192',
   gateway: '--max-semi-space-size=16 --max-old-space-size=128',
+  // The mover runs a restore's pipeline beside every target's change-capture stream, and since the change summaries
+  // and previews each stream also reads pg_waldump / mariadb-binlog output and keeps the source's relation names: 96 MB
+  // ran out of heap once in the console e2e (a restore of a 350 MB base while both demo targets streamed).
+  mover: '--max-semi-space-size=1 --max-old-space-size=160 --heap-growing-percent=15 --max-opt=2 --liftoff-only',
 };
 /** The Node flags the stack runs a service with (benchmarks that start a service alone use the same). */
 export const serviceNodeFlags = (service?: string): string[] =>
