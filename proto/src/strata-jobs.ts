@@ -84,8 +84,10 @@ export interface StreamControlMessage {
   action: 'stop';
   streamId?: string;
   targetUid?: string;
-  /** The target is gone: drop its replication slot when stopping. */
+  /** The target is gone: drop its replication slot (and its previews' logical slots) when stopping. */
   release?: boolean;
+  /** The target no longer wants previews (turned off, or change capture turned off): drop its logical slots when stopping. */
+  releasePreviews?: boolean;
 }
 /**
  * Plain NATS: the console's change events (spec part 6, `Event`), which every catalog replica relays on
@@ -196,6 +198,16 @@ export function segmentKey(storePrefix: string, namespace: string, target: strin
  */
 export function segmentReportKey(segmentKey: string): string {
   return `${segmentKey}.json`;
+}
+
+/**
+ * The logical decoding slot a Postgres target's previews keep in one database (`<physical slot>_l<database oid>`, at
+ * most 63 characters), beside a publication named like the physical slot: the mover makes them, the mover or the
+ * catalog drops them.
+ */
+export function logicalSlotName(slot: string, databaseOid: number): string {
+  const suffix = `_l${databaseOid}`;
+  return `${slot.slice(0, 63 - suffix.length)}${suffix}`;
 }
 
 /**

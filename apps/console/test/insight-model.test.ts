@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '@sigil/web-ui';
-import { changesPath, columnChangeRows, diffPath, lineKind, notImplemented, percent, signed, tableCountsOf } from '../src/pages/insight/insight-model.ts';
+import { changesPath, columnChangeRows, diffPath, lineKind, percent, signed, tableCountsOf } from '../src/pages/insight/insight-model.ts';
 
 describe('the console\'s insight model', () => {
   it('reads a segment\'s open `tables` into counts by table, missing counts as 0 and odd values ignored', () => {
@@ -11,12 +10,6 @@ describe('the console\'s insight model', () => {
     ]);
     expect(tableCountsOf(undefined)).toEqual([]);
     expect(tableCountsOf('nope')).toEqual([]);
-  });
-
-  it('tells the API\'s 501 from its other refusals', () => {
-    expect(notImplemented(new ApiError({ title: 'Not implemented', status: 501, detail: 'getTargetChanges is not implemented yet.' }))).toBe(true);
-    expect(notImplemented(new ApiError({ title: 'Not found', status: 404 }))).toBe(false);
-    expect(notImplemented(new Error('x'))).toBe(false);
   });
 
   it('classifies the lines of a unified schema diff', () => {

@@ -48,10 +48,23 @@ it('prints each table\'s inserts, updates before → after and deletes, masked c
   expect(JSON.parse(r.stdout)).toEqual(PREVIEWS);
 });
 
+it('renders Postgres updates whose old row is not logged whole (REPLICA IDENTITY DEFAULT): nothing, or only the key', async () => {
+  const pg = {
+    segment: '000000010000000000000003',
+    previews: { tables: { 'shop.public.orders': { inserts: [], updates: [{ before: {}, after: { id: '1', total: '10' } }, { before: { id: '2' }, after: { id: '3', total: '12' } }], deletes: [{ id: '4' }] } } },
+  };
+  fake.routes.set('GET /api/v1/targets/prod/pg/segments/000000010000000000000003/previews', json(200, pg));
+  const r = await run(['previews', 'prod/pg', '000000010000000000000003']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toContain("  update  id='1' total='10'  (old row not logged; REPLICA IDENTITY FULL logs it)\n");
+  expect(r.stdout).toContain("  update  id: '2' → '3'  total: ? → '12'\n");
+  expect(r.stdout).toContain("  delete  id='4'\n");
+});
+
 it('passes on why a segment has no previews', async () => {
-  const why = 'Segment 000000010000000000000003 of target prod/pg has no previews: Postgres previews are not built yet (they need a logical decoding slot, previews.logical); segments of this target have no previews.';
+  const why = 'Segment 000000010000000000000003 of target prod/pg has no previews: Postgres previews are made by logical decoding: set previews.logical: true (it keeps a pgoutput slot per database next to the physical one, which retains extra WAL).';
   fake.routes.set('GET /api/v1/targets/prod/pg/segments/000000010000000000000003/previews', json(404, { error: why }));
   const r = await run(['previews', 'prod/pg', '000000010000000000000003']);
   expect(r.code).not.toBe(0);
-  expect(r.stderr).toContain('Postgres previews are not built yet');
+  expect(r.stderr).toContain('set previews.logical: true');
 });

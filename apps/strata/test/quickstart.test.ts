@@ -66,6 +66,11 @@ describe('strata quickstart', () => {
     expect(byName['BackupTarget/mariadb']!.spec).toMatchObject({ engine: 'mysql', endpoint: { host: '127.0.0.1', port: 3307 }, databases: ['shop', 'crm'] });
     expect(byName['Secret/mariadb-credentials']!.stringData).toEqual({ username: 'root', password: 's@cret' });
     expect(byName['BackupTarget/postgres']!.spec).toMatchObject({ engine: 'postgres', endpoint: { port: 5432 }, databases: ['app'] });
+    // Several backups of one day all stay (a backup, a migration, a backup: two to diff), besides one a day and a week.
+    expect(byName['BackupPolicy/nightly']!.spec).toMatchObject({ retain: { newest: 5, daily: 7, weekly: 4 } });
+    // The stack's Postgres runs with wal_level=logical: previews decode its change log. The schema refuses it for mysql.
+    expect(byName['BackupTarget/postgres']!.spec).toMatchObject({ previews: { logical: true } });
+    expect(byName['BackupTarget/mariadb']!.spec).not.toHaveProperty('previews');
   });
 
   it("targets the stack's demo database where the stack keeps one, every database elsewhere, and masks email columns", async () => {

@@ -39,6 +39,8 @@ export interface StartPostgresOptions {
    * never does. Default true. A server left running is adopted with the settings it has.
    */
   durable?: boolean;
+  /** Server settings on top of the stack's own (`-c name=value`), e.g. `{ wal_level: 'replica' }` to test a server without logical decoding. */
+  settings?: Record<string, string>;
 }
 
 const INSTALL_HINT =
@@ -231,6 +233,12 @@ export function discardAfterMachineCrash(dataDir: string, log: (line: string) =>
   return true;
 }
 
+/**
+ * Logical decoding on (masked row previews of Postgres targets keep a pgoutput slot per database next to the physical
+ * one), with room for the slots of many targets: physical and logical slots share `max_replication_slots`.
+ */
+const LOGICAL_DECODING = ['-c', 'wal_level=logical', '-c', 'max_replication_slots=64', '-c', 'max_wal_senders=32'];
+
 export async function startPostgres(options: StartPostgresOptions): Promise<PostgresHandle> {
   const { log } = options;
   const stateDir = serverStateDir(POSTGRES, options.stateDir, runAsUser(POSTGRES), log);
@@ -314,7 +322,7 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
     const child = await spawnServer({
       name: 'postgres',
       command: bin.postgres,
-      args: ['-D', dataDir, '-p', String(port), '-k', socket.dir, '-c', `listen_addresses=${LOOPBACK}`, '-c', 'max_connections=200', ...(options.durable === false ? ['-c', 'fsync=off'] : [])],
+      args: ['-D', dataDir, '-p', String(port), '-k', socket.dir, '-c', `listen_addresses=${LOOPBACK}`, '-c', 'max_connections=200', ...LOGICAL_DECODING, ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]), ...(options.durable === false ? ['-c', 'fsync=off'] : [])],
       logFile: path.join(stateDir, 'logs', 'postgres.log'),
       env: childEnv(bin, user),
       cwd: os.tmpdir(),

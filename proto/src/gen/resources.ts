@@ -249,9 +249,13 @@ export interface Pitr {
   partialInterval?: string;
 }
 /**
- * How many full backups are kept per period.
+ * Which succeeded full backups of each target are kept: the newest ones, and the newest of each period. A backup any member keeps is kept.
  */
 export interface Retain {
+  /**
+   * The N newest succeeded full backups are kept whatever their age, besides the period rules (restic's --keep-last): several backups taken on one day all stay. The newest backup is always kept, so 0, 1 and absent keep the same once a period rule is set; 1 or more is a rule of its own: newest alone lets the older backups expire, while a retain with no rule at all keeps everything.
+   */
+  newest?: number;
   daily?: number;
   weekly?: number;
   monthly?: number;
@@ -737,7 +741,7 @@ export interface SQLCheck {
  */
 export interface Previews {
   /**
-   * When omitted: on for mysql, off otherwise.
+   * When omitted: on for mysql, and for postgres when logical is true; off otherwise.
    */
   enabled?: boolean;
   /**
@@ -921,6 +925,18 @@ export interface TargetPitrStatus {
    * Places where a segment is missing.
    */
   gaps?: number;
+  /**
+   * Set while previews are asked for but cannot be made (Postgres: wal_level is not logical, or no publication): what to fix.
+   */
+  previewsProblem?: string;
+  /**
+   * The previews the running streamer was handed (a digest of rows, maxValueLength and mask; empty for none): when the target's change, it is handed to a new streamer.
+   */
+  streamPreviews?: string;
+  /**
+   * Streamers the catalog stopped on purpose (the previews changed), the last five, newest last: a late report of one is answered with another stop, never taken as the target's streamer.
+   */
+  retiredStreams?: string[];
 }
 /**
  * A restore of a target's backup, or of a point in time, into a sandbox, a new database, the target itself, or a download.

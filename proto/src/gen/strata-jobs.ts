@@ -526,6 +526,10 @@ export interface StreamJob {
   targetUid: string;
   database: DatabaseAccess;
   /**
+   * The target's databases (Postgres): change summaries and previews name only their tables; absent or ["*"]: every non-template database.
+   */
+  databases?: string[];
+  /**
    * The physical replication slot that holds the WAL not yet uploaded.
    */
   slot: string;
@@ -553,7 +557,7 @@ export interface StreamJob {
    */
   startFile?: string;
   /**
-   * Present when the target's previews are on and its engine's previews are built (mysql).
+   * Present when the target's previews are on: MariaDB/MySQL from the binlog's row images, Postgres by logical decoding (pgoutput) in one slot per database next to the physical one.
    */
   previews?: PreviewSettings;
 }
@@ -598,4 +602,8 @@ export interface StreamStatusReport {
    * Set when WAL the chain needs is gone for good (the slot was invalidated).
    */
   brokenReason?: string;
+  /**
+   * Set while the target asks for previews that cannot be made (Postgres: wal_level is not logical, or the publication could not be created): what is wrong and how to fix it.
+   */
+  previewsProblem?: string;
 }

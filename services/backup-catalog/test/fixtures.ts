@@ -15,11 +15,11 @@ export interface StackDocsOptions {
   /** The policy's change capture. */
   pitr?: { enabled: boolean; partialInterval?: string };
   /** The policy's retention rules. */
-  retain?: { daily?: number; weekly?: number; monthly?: number; yearly?: number };
+  retain?: { newest?: number; daily?: number; weekly?: number; monthly?: number; yearly?: number };
   /** The targets' masked columns and sandbox settings, and the policy's sandbox lifetimes. */
   mask?: string[];
-  /** The targets' masked row previews (`enabled`, `rows`, `maxValueLength`). */
-  previews?: { enabled?: boolean; rows?: number; maxValueLength?: number };
+  /** The targets' masked row previews (`enabled`, `rows`, `maxValueLength`; `logical` for postgres). */
+  previews?: { enabled?: boolean; rows?: number; maxValueLength?: number; logical?: boolean };
   targetSandbox?: { sizeLimit?: string; postRestoreSQL?: string[] };
   policySandbox?: { defaultTTL?: string; maxTTL?: string };
   /** The policy's verification restores and the targets' SQL checks. */

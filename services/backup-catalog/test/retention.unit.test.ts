@@ -94,6 +94,48 @@ describe('retention, by hand', () => {
     expect(byId(decideRetention(backups, { monthly: 2 }, 'UTC', now), 'unpinned').retainedBy).toEqual(['monthly']);
   });
 
+  it('newest 3 keeps the three newest of a day that holds five, besides daily; newest 0 or absent leaves daily alone', () => {
+    // A first backup, a migration, a second backup, and so on, all on 10 March: daily keeps one of them.
+    const sameDay = ['09:00', '10:00', '11:00', '12:00', '13:00'].map((h) => backup(`10-${h}`, `2026-03-10T${h}:00Z`));
+    const backups = [backup('09-03:00', '2026-03-09T03:00:00Z'), ...sameDay];
+    const now = at('2026-03-10T14:00:00Z');
+    const decisions = decideRetention(backups, { newest: 3, daily: 7 }, 'UTC', now);
+    expect(keptIds(decisions)).toEqual(['09-03:00', '10-11:00', '10-12:00', '10-13:00']);
+    expect(byId(decisions, '10-13:00')).toMatchObject({ retainedBy: ['newest', 'daily'], expiresAt: at('2026-03-17T00:00:00Z') });
+    // Only `newest` keeps them: no calendar foretells when three newer backups succeed.
+    expect(byId(decisions, '10-12:00')).toMatchObject({ keep: true, retainedBy: ['newest'], expiresAt: null });
+    expect(byId(decisions, '10-11:00')).toMatchObject({ keep: true, retainedBy: ['newest'], expiresAt: null });
+    expect(byId(decisions, '09-03:00').retainedBy).toEqual(['daily']);
+    expect(byId(decisions, '10-10:00')).toMatchObject({ keep: false, retainedBy: [], reason: 'kept by no rule of retain {newest: 3, daily: 7}' });
+    // 0, 1 and absent keep the newest alone, so daily decides the rest exactly as before `newest` existed.
+    const periodOnly = decideRetention(backups, { daily: 7 }, 'UTC', now);
+    expect(keptIds(periodOnly)).toEqual(['09-03:00', '10-13:00']);
+    expect(byId(periodOnly, '10-12:00').reason).toBe('kept by no rule of retain {daily: 7}');
+    expect(decideRetention(backups, { newest: 0, daily: 7 }, 'UTC', now)).toEqual(periodOnly);
+    expect(decideRetention(backups, { newest: 1, daily: 7 }, 'UTC', now).map((d) => [d.id, d.keep, d.retainedBy])).toEqual(periodOnly.map((d) => [d.id, d.keep, d.retainedBy]));
+    // A pin still holds what newest lets go.
+    const pinned = decideRetention([...backups, backup('10-08:00', '2026-03-10T08:00:00Z', { pinned: true })], { newest: 3, daily: 7 }, 'UTC', now);
+    expect(byId(pinned, '10-08:00')).toMatchObject({ keep: true, retainedBy: ['pinned'] });
+  });
+
+  it('newest counts backups, not days: older ones stay whatever their age, and newest alone is a rule', () => {
+    const backups = [backup('jan', '2025-01-01T00:00:00Z'), backup('jun', '2025-06-01T00:00:00Z'), backup('dec', '2025-12-01T00:00:00Z'), backup('mar', '2026-03-01T00:00:00Z')];
+    const now = at('2026-03-02T00:00:00Z');
+    const decisions = decideRetention(backups, { newest: 3 }, 'UTC', now);
+    expect(keptIds(decisions)).toEqual(['dec', 'jun', 'mar']);
+    expect(byId(decisions, 'jun')).toMatchObject({ keep: true, retainedBy: ['newest'], expiresAt: null });
+    expect(byId(decisions, 'jan')).toMatchObject({ keep: false, reason: 'kept by no rule of retain {newest: 3}' });
+    expect(keptIds(decideRetention(backups, { newest: 1 }, 'UTC', now))).toEqual(['mar']);
+    // More than there are: all kept; a fraction rounds down like the calendar rules.
+    expect(keptIds(decideRetention(backups, { newest: 10 }, 'UTC', now))).toEqual(['dec', 'jan', 'jun', 'mar']);
+    expect(keptIds(decideRetention(backups, { newest: 2.9 }, 'UTC', now))).toEqual(['dec', 'mar']);
+    // Failed runs are not counted among the newest.
+    const failed = backup('failed', '2026-03-01T12:00:00Z', { succeeded: false });
+    expect(keptIds(decideRetention([...backups, failed], { newest: 2 }, 'UTC', now))).toEqual(['dec', 'mar']);
+    // newest 0 alone is no rule: nothing expires.
+    expect(decideRetention(backups, { newest: 0 }, 'UTC', now).every((d) => d.keep && d.note === NO_RULES_NOTE)).toBe(true);
+  });
+
   it('keeps everything when the policy has no rule, saying why', () => {
     const backups = [backup('a', '2026-01-01T00:00:00Z'), backup('b', '2026-01-02T00:00:00Z', { pinned: true }), backup('c', '2026-01-03T00:00:00Z')];
     const decisions = decideRetention(backups, {}, undefined, at('2026-02-01T00:00:00Z'));
@@ -137,7 +179,8 @@ function reference(backups: RetentionBackup[], rules: RetentionRules, timeZone: 
   const ok = backups.filter((b) => b.succeeded);
   const keys = new Map(ok.map((b) => [b, civil(b.time.getTime(), timeZone)]));
   const reasons = new Map<string, RetainReason[]>(ok.map((b) => [b.id, []]));
-  for (const b of ok) if (!ok.some((other) => isNewer(other, b))) reasons.get(b.id)!.push('newest');
+  const newest = Math.max(1, rules.newest ?? 0);
+  for (const b of ok) if (ok.filter((other) => isNewer(other, b)).length < newest) reasons.get(b.id)!.push('newest');
   for (const rule of CALENDAR_RULES) {
     const n = rules[rule] ?? 0;
     const key = (b: RetentionBackup) => bucketKey(rule, keys.get(b)!);
@@ -156,9 +199,9 @@ const pin = fc.oneof(fc.constant({ pinned: false, pinExpires: null }), fc.consta
 const entry = fc.record({ day: fc.oneof(fc.integer({ min: 0, max: 730 }), fc.integer({ min: 700, max: 730 })), ms: fc.oneof(fc.integer({ min: 0, max: DAY - 1 }), fc.constantFrom(0, 3_600_000, DAY - 1)), succeeded: fc.integer({ min: 0, max: 9 }).map((x) => x < 8), pin });
 const history = fc.array(entry, { minLength: 1, maxLength: 80 }).map((entries) => entries.map((e, i): RetentionBackup => ({ id: `b${String(i).padStart(3, '0')}`, time: new Date(START + e.day * DAY + e.ms), succeeded: e.succeeded, ...e.pin })));
 const count = fc.integer({ min: 0, max: 5 });
-const rules = fc.record({ daily: count, weekly: count, monthly: count, yearly: count });
+const rules = fc.record({ newest: count, daily: count, weekly: count, monthly: count, yearly: count }, { requiredKeys: ['daily', 'weekly', 'monthly', 'yearly'] });
 const scene = fc.record({ backups: history, rules, zone: fc.constantFrom(...ZONES), nowDay: fc.integer({ min: 731, max: 760 }) }).map((s) => ({ ...s, now: new Date(START + s.nowDay * DAY) }));
-const ruled = (r: RetentionRules) => CALENDAR_RULES.some((rule) => (r[rule] ?? 0) > 0);
+const ruled = (r: RetentionRules) => [...CALENDAR_RULES, 'newest' as const].some((rule) => (r[rule] ?? 0) > 0);
 
 describe('retention, as properties of random histories', () => {
   it('keeps exactly what the reference keeps, for the same reasons', () => {
@@ -177,8 +220,8 @@ describe('retention, as properties of random histories', () => {
     const [sample] = fc.sample(scene, { numRuns: 1, seed: 25 });
     const { backups, zone, now } = sample!;
     const all = [0, 1, 2, 3, 4, 5];
-    for (const daily of all) for (const weekly of all) for (const monthly of all) for (const yearly of all) {
-      const r = { daily, weekly, monthly, yearly };
+    for (const newest of [undefined, 0, 3]) for (const daily of all) for (const weekly of all) for (const monthly of all) for (const yearly of all) {
+      const r = { newest, daily, weekly, monthly, yearly };
       const decisions = decideRetention(backups, r, zone, now);
       expect(new Map(decisions.map((d) => [d.id, d.retainedBy]))).toEqual(reference(backups, r, zone, now));
     }

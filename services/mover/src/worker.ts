@@ -6,7 +6,7 @@ import { assertStrataJob, decodeSealedJob } from '@sigil/proto/strata-wire';
 import { runBackup } from './jobs/backup.ts';
 import type { Claim } from './jobs/backup-lease.ts';
 import { runRestore } from './jobs/restore.ts';
-import { runStream, type StreamControl } from './jobs/stream.ts';
+import { runStream, type StopRequest, type StreamControl } from './jobs/stream.ts';
 import { createReporter, type Reporter } from './reports.ts';
 
 export interface WorkerOptions {
@@ -56,16 +56,17 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const controller = new AbortController();
   const run = options.run ?? ((...args: Parameters<RunJob>) => runJob(...args, log));
   let running = 0;
-  const stops = new Map<string, (release: boolean) => void>();
+  const stops = new Map<string, (asked: StopRequest) => void>();
   const controlSubscription = await bus.listen(strataStreamControlSubject(options.consumerPrefix), (payload) => {
     const message = payload as StreamControlMessage;
-    for (const key of [message.streamId, message.targetUid]) if (key) stops.get(key)?.(message.release === true);
+    const asked = { release: message.release === true, releasePreviews: message.release === true || message.releasePreviews === true };
+    for (const key of [message.streamId, message.targetUid]) if (key) stops.get(key)?.(asked);
   });
 
   const controlFor = (job: OpenedJob): { control: StreamControl; release(): void } => {
     if (job.type !== 'stream.run') return { control: { stopped: new Promise(() => {}) }, release: () => {} };
-    let stop!: (release: boolean) => void;
-    const stopped = new Promise<{ release: boolean }>((resolve) => (stop = (release) => resolve({ release })));
+    let stop!: (asked: StopRequest) => void;
+    const stopped = new Promise<StopRequest>((resolve) => (stop = resolve));
     const keys = [job.payload.streamId, job.payload.targetUid];
     for (const key of keys) stops.set(key, stop);
     return { control: { stopped }, release: () => keys.forEach((key) => stops.get(key) === stop && stops.delete(key)) };

@@ -310,8 +310,12 @@ export async function createPostgresFixture(adminUrl: string, database: string, 
   });
 }
 
+/** Drops a test's database, with the logical slots a target's previews left in it (they keep a database from being dropped). */
 export async function dropPostgresDatabase(adminUrl: string, database: string): Promise<void> {
-  await withPg(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${pgIdent(database)} WITH (FORCE)`));
+  await withPg(adminUrl, async (c) => {
+    await c.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = $1 AND NOT active', [database]);
+    await c.query(`DROP DATABASE IF EXISTS ${pgIdent(database)} WITH (FORCE)`);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

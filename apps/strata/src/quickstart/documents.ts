@@ -80,7 +80,9 @@ export function quickstartDocuments(facts: StackFacts, options: QuickstartOption
       kind: 'BackupPolicy',
       metadata: metadata('nightly'),
       // Change capture on: a Postgres target whose user may replicate restores to any second of its window.
-      spec: { store: 'local', full: { schedule: '0 3 * * *' }, retain: { daily: 7, weekly: 4 }, pitr: { enabled: true, partialInterval: '10s' } },
+      // `newest: 5`: daily keeps one backup a day, so a first backup, a migration and a second backup on the same day
+      // would leave only the second, and there would be nothing to diff it against.
+      spec: { store: 'local', full: { schedule: '0 3 * * *' }, retain: { newest: 5, daily: 7, weekly: 4 }, pitr: { enabled: true, partialInterval: '10s' } },
     },
     ...engines.map(({ engine, name, endpoint, databases }) => ({
       apiVersion: 'backups.strata.dev/v1alpha1',
@@ -94,6 +96,10 @@ export function quickstartDocuments(facts: StackFacts, options: QuickstartOption
         policy: 'nightly',
         // Columns named email show *** in sandbox queries, table browsing and previews: an example to adapt.
         mask: ['^email$'],
+        // The stack's own Postgres runs with wal_level=logical, so masked row previews of its change log work out of
+        // the box; a server without it gets a Previews condition naming the setting. MariaDB's previews need no
+        // switch (and the schema refuses `logical` for mysql).
+        ...(engine === 'postgres' ? { previews: { logical: true } } : {}),
       },
     })),
   ];

@@ -13,12 +13,16 @@ function row(values: Row): string {
   return Object.entries(values).map(([column, value]) => `${column}=${value === null ? 'NULL' : value === '***' ? '***' : `'${value}'`}`).join(' ');
 }
 
-/** `name: 'Ann' → 'Bob'` for the columns that changed, then the others as they were. */
+/**
+ * `name: 'Ann' → 'Bob'` for the columns that changed, then the others as they were. A column the old row does not
+ * carry (Postgres logs the old row whole only with REPLICA IDENTITY FULL, else its key or nothing) shows `?` before.
+ */
 function update({ before, after }: { before: Row; after: Row }): string {
+  if (Object.keys(before).length === 0) return `${row(after)}  (old row not logged; REPLICA IDENTITY FULL logs it)`;
   const columns = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const changed = columns.filter((c) => before[c] !== after[c]);
-  const same = columns.filter((c) => before[c] === after[c]);
-  const show = (v: string | null | undefined) => (v === undefined || v === null ? 'NULL' : v === '***' ? '***' : `'${v}'`);
+  const changed = columns.filter((c) => !(c in before) || before[c] !== after[c]);
+  const same = columns.filter((c) => c in before && before[c] === after[c]);
+  const show = (v: string | null | undefined) => (v === undefined ? '?' : v === null ? 'NULL' : v === '***' ? '***' : `'${v}'`);
   return [...changed.map((c) => `${c}: ${show(before[c])} → ${show(after[c])}`), ...(same.length ? [`(${row(Object.fromEntries(same.map((c) => [c, after[c] ?? null])))})`] : [])].join('  ');
 }
 

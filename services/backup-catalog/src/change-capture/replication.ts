@@ -1,6 +1,18 @@
 import pg from 'pg';
 import mysql from 'mysql2/promise';
+import { logicalSlotName } from '@sigil/proto/strata-jobs';
+import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
+import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
+import type { Db, Tx } from '../db.ts';
 import type { DatabaseProbe } from '../resources/probes.ts';
+import type { StoredResource } from '../resources/resources.ts';
+import type { SecretStore } from '../resources/secrets.ts';
+import { databaseCredentials } from '../resources/stores.ts';
+
+/** The replication slot of a target: one per target, named after its uid so a renamed target keeps its WAL. */
+export function slotName(uid: string): string {
+  return `strata_${uid.toLowerCase().replace(/[^a-z0-9]/g, '_')}`.slice(0, 63);
+}
 
 /** Whether a target's user may replicate: null when it may, else what is missing and the exact grants or settings. */
 export type ReplicationRights = null | { denied: string; fix: string };
@@ -108,14 +120,40 @@ export async function replicationRights(probe: DatabaseProbe, timeoutMs: number)
   }
 }
 
-/** Drops a target's replication slot so the server stops keeping WAL for it (a deleted target); absent is fine. */
-export async function releaseSlot(probe: DatabaseProbe, slot: string, timeoutMs: number): Promise<void> {
-  const client = new pg.Client({ host: probe.host, port: probe.port, user: probe.username, password: probe.password, database: 'postgres', connectionTimeoutMillis: timeoutMs, application_name: 'strata-catalog' });
-  client.on('error', () => {});
-  try {
+/**
+ * Drops a target's slots that no streamer uses, so the server stops keeping WAL for them: the physical slot and the
+ * logical slots of its previews (`all`, a deleted target), or only the latter (`previews`, previews no longer made),
+ * with the publication each of those databases has for them. Absent is fine; answers the slots dropped.
+ */
+export async function releaseSlot(probe: DatabaseProbe, slot: string, timeoutMs: number, which: 'all' | 'previews' = 'all'): Promise<string[]> {
+  const connect = async (database: string) => {
+    const client = new pg.Client({ host: probe.host, port: probe.port, user: probe.username, password: probe.password, database, connectionTimeoutMillis: timeoutMs, application_name: 'strata-catalog' });
+    client.on('error', () => {});
     await client.connect();
-    await client.query('SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1 AND NOT active', [slot]);
+    return client;
+  };
+  const client = await connect('postgres');
+  try {
+    const { rows } = await client.query<{ slot_name: string; datoid: string | null; database: string | null }>(
+      `SELECT slot_name, datoid::text AS datoid, database FROM pg_replication_slots WHERE NOT active`,
+    );
+    const ours = rows.filter((r) => (r.datoid ? r.slot_name === logicalSlotName(slot, Number(r.datoid)) : which === 'all' && r.slot_name === slot));
+    for (const row of ours) await client.query('SELECT pg_drop_replication_slot($1)', [row.slot_name]);
+    for (const database of new Set(ours.flatMap((r) => (r.database ? [r.database] : [])))) {
+      const other = await connect(database).catch(() => undefined);
+      await other?.query(`DROP PUBLICATION IF EXISTS ${quoteIdent(slot)}`).catch(() => undefined);
+      await other?.end().catch(() => undefined);
+    }
+    return ours.map((r) => r.slot_name);
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** `releaseSlot` for a Postgres target, with its credentials (other engines keep no slot). */
+export async function releaseTargetSlots(db: Tx | Db, secrets: SecretStore, target: StoredResource<TargetSpec>, which: 'all' | 'previews'): Promise<string[]> {
+  if (target.spec.engine !== 'postgres') return [];
+  const credentials = await databaseCredentials(db, secrets, target);
+  const probe = { engine: 'postgres' as const, host: target.spec.endpoint.host, port: target.spec.endpoint.port ?? DEFAULT_ENGINE_PORTS.postgres, ...credentials, databases: ['*'] };
+  return await releaseSlot(probe, slotName(target.metadata.uid), 10_000, which);
 }

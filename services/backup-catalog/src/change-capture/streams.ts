@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { parseDuration } from '@sigil/proto/units';
 import type { PreviewSettings, StreamControlMessage, StreamJob, StrataReports } from '@sigil/proto/strata-jobs';
 import type { BackupPolicySpec as PolicySpec, BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
@@ -6,19 +6,15 @@ import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
 import { mayReplicate, type BackupDeps } from '../backups/backups.ts';
 import { enqueueJob } from '../backups/job-queue.ts';
 import type { Tx } from '../db.ts';
-import type { StoredResource } from '../resources/resources.ts';
+import type { ResourceRepository, StoredResource } from '../resources/resources.ts';
+import { releaseTargetSlots, slotName } from './replication.ts';
 import { updatePitr } from './segments.ts';
-import { CONDITION, findCondition, type ConditionInput } from '../resources/conditions.ts';
+import { CONDITION, findCondition, withConditions, type ConditionInput } from '../resources/conditions.ts';
 import { databaseCredentials, findPolicy, findStore, storeAccess } from '../resources/stores.ts';
 
 export interface StreamDeps extends BackupDeps {
   /** Plain NATS to the movers' streamers (stop). */
   control: (message: StreamControlMessage) => void;
-}
-
-/** The replication slot of a target: one per target, named after its uid so a renamed target keeps its WAL. */
-export function slotName(uid: string): string {
-  return `strata_${uid.toLowerCase().replace(/[^a-z0-9]/g, '_')}`.slice(0, 63);
 }
 
 export function pitrSettings(target: StoredResource<TargetSpec>, policy: StoredResource<PolicySpec> | undefined): { enabled: boolean; partialIntervalMs: number } {
@@ -27,14 +23,26 @@ export function pitrSettings(target: StoredResource<TargetSpec>, policy: StoredR
   return { enabled, partialIntervalMs: Math.max(1000, parseDuration(interval)) };
 }
 
+/** Whether the target asks for previews: by default on for mysql, and for postgres when it asks for logical decoding. */
+function previewsAsked(target: StoredResource<TargetSpec>): boolean {
+  const previews = target.spec.previews ?? {};
+  return previews.enabled ?? (target.spec.engine === 'mysql' || (target.spec.engine === 'postgres' && previews.logical === true));
+}
+
 /**
- * What the streamer makes previews with: the target's `previews` when they are on (by default for mysql) and built for
- * its engine (MariaDB/MySQL binlogs; Postgres logical decoding is not built yet: `previewsState` says so).
+ * What the streamer makes previews with: the target's `previews` when they are on and its engine can make them
+ * (MariaDB/MySQL from binlog row images; Postgres by logical decoding, which needs `previews.logical`).
  */
 export function previewSettings(target: StoredResource<TargetSpec>): PreviewSettings | undefined {
   const previews = target.spec.previews ?? {};
-  if (target.spec.engine !== 'mysql' || !(previews.enabled ?? true)) return undefined;
+  if (!previewsAsked(target)) return undefined;
+  if (target.spec.engine !== 'mysql' && !(target.spec.engine === 'postgres' && previews.logical)) return undefined;
   return { rows: previews.rows ?? 5, maxValueLength: previews.maxValueLength ?? 64, mask: target.spec.mask ?? [] };
+}
+
+/** The previews a streamer was handed, in a word that changes with them ('' for none). */
+export function previewsDigest(settings: PreviewSettings | undefined): string {
+  return settings ? createHash('sha256').update(JSON.stringify([settings.rows, settings.maxValueLength, settings.mask])).digest('hex').slice(0, 16) : '';
 }
 
 const previewsOf = (target: StoredResource<TargetSpec>): { previews?: PreviewSettings } => {
@@ -42,27 +50,29 @@ const previewsOf = (target: StoredResource<TargetSpec>): { previews?: PreviewSet
   return previews ? { previews } : {};
 };
 
-/** Whether a target's previews are off, made, or asked for but not built for its engine (with the reason). */
-export function previewsState(target: StoredResource<TargetSpec>): { state: 'off' | 'on' } | { state: 'unavailable'; reason: string } {
-  const previews = target.spec.previews ?? {};
-  const enabled = previews.enabled ?? target.spec.engine === 'mysql';
-  if (!enabled) return { state: 'off' };
-  if (target.spec.engine === 'mysql') return { state: 'on' };
-  if (target.spec.engine === 'postgres') {
-    return { state: 'unavailable', reason: `Postgres previews are not built yet (they need a logical decoding slot, previews.logical${previews.logical ? ', which is set but not used yet' : ''}); segments of this target have no previews` };
+export type PreviewsState = { state: 'off' | 'on' } | { state: 'unavailable'; code: string; reason: string };
+
+/** Whether a target's previews are off, made, or asked for but not possible (with a reason code and the reason in words). */
+export function previewsState(target: StoredResource<TargetSpec>, status: Record<string, unknown> = target.status): PreviewsState {
+  if (!previewsAsked(target)) return { state: 'off' };
+  if (target.spec.engine === 'postgres' && !target.spec.previews?.logical) {
+    return { state: 'unavailable', code: 'LogicalDecodingOff', reason: 'Postgres previews are made by logical decoding: set previews.logical: true (it keeps a pgoutput slot per database next to the physical one, which retains extra WAL)' };
   }
-  return { state: 'unavailable', reason: `${target.spec.engine} has no change stream, so no previews` };
+  if (target.spec.engine !== 'postgres' && target.spec.engine !== 'mysql') return { state: 'unavailable', code: 'PreviewsNotBuilt', reason: `${target.spec.engine} has no change stream, so no previews` };
+  const problem = (status as { pitr?: TargetPitrStatus }).pitr?.previewsProblem;
+  if (problem) return { state: 'unavailable', code: /wal_level/.test(problem) ? 'WalLevelNotLogical' : 'PreviewsUnavailable', reason: problem };
+  return { state: 'on' };
 }
 
 /**
  * The target's `Previews` condition: True while previews are made (reason `PreviewsOn`), False while they are asked for
- * but not built for its engine (`PreviewsNotBuilt`, the reason in words: never a silent absence). Off, it is not set,
- * or set True with reason `PreviewsOff` once it was set before.
+ * but cannot be made (`LogicalDecodingOff`, `WalLevelNotLogical`, `PreviewsUnavailable`, `PreviewsNotBuilt`, with the
+ * reason in words: never a silent absence). Off, it is not set, or set True with reason `PreviewsOff` once it was set before.
  */
 export function previewsCondition(target: StoredResource<TargetSpec>, status: Record<string, unknown>): ConditionInput[] {
-  const state = previewsState(target);
+  const state = previewsState(target, status);
   if (state.state === 'on') return [{ type: CONDITION.previews, status: 'True', reason: 'PreviewsOn', message: 'masked row previews are made of every segment' }];
-  if (state.state === 'unavailable') return [{ type: CONDITION.previews, status: 'False', reason: 'PreviewsNotBuilt', message: state.reason }];
+  if (state.state === 'unavailable') return [{ type: CONDITION.previews, status: 'False', reason: state.code, message: state.reason }];
   return findCondition(status, CONDITION.previews) ? [{ type: CONDITION.previews, status: 'True', reason: 'PreviewsOff', message: 'previews are off' }] : [];
 }
 
@@ -101,6 +111,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
       store: { ...(await storeAccess(tx, deps.secrets, store)), ageRecipients: store.spec.encryption.ageRecipients, catalogRecipients: store.spec.encryption.catalogRecipients ?? [] },
       compression: { algorithm: compression.algorithm ?? 'zstd', level: compression.level ?? 'default', threads: compression.threads ?? 0 },
       partialIntervalMs,
+      ...(target.spec.databases?.length ? { databases: target.spec.databases } : {}),
       ...(target.spec.engine === 'mysql' ? await binlogStart(tx, target) : {}),
       ...previewsOf(target),
     };
@@ -119,6 +130,7 @@ export function createStreamSupervisor(deps: StreamDeps) {
   /** One pass over the targets. */
   async function tick(now = deps.clock()): Promise<void> {
     const stops: StreamControlMessage[] = [];
+    const releases: Array<StoredResource<TargetSpec>> = [];
     await db.$transaction(async (tx) => {
       const locked = await tx.$queryRawUnsafe<Array<{ ok: boolean }>>(`SELECT pg_try_advisory_xact_lock(hashtext('strata-streams')) AS ok`);
       if (!locked[0]?.ok) return;
@@ -128,13 +140,20 @@ export function createStreamSupervisor(deps: StreamDeps) {
         const { ok, policy, settings } = await wants(tx, target);
         if (!ok || !policy) {
           if (pitr.streamId) {
-            stops.push({ action: 'stop', targetUid: target.metadata.uid });
+            // A suspended target keeps its slots (it resumes where it was); one whose change capture is off drops its previews' slots.
+            const releasePreviews = !target.spec.suspend;
+            stops.push({ action: 'stop', targetUid: target.metadata.uid, ...(releasePreviews ? { releasePreviews } : {}) });
+            if (releasePreviews) releases.push(target);
             await updatePitr(tx, resources, namespace, name, (now) => ({ ...withoutStream(now), enabled: false, streamerReady: false }));
           }
           continue;
         }
+        const digest = previewsDigest(previewSettings(target));
         const heard = Math.max(Date.parse(pitr.streamSeenAt ?? '') || 0, Date.parse(pitr.streamRequestedAt ?? '') || 0);
-        if (pitr.streamId && now.getTime() - heard < staleAfter(settings.partialIntervalMs)) continue;
+        const previewsChanged = pitr.streamId !== undefined && (pitr.streamPreviews ?? '') !== digest;
+        if (pitr.streamId && !previewsChanged && now.getTime() - heard < staleAfter(settings.partialIntervalMs)) continue;
+        // The previews were turned on, off or changed: the running streamer stops (dropping its logical slots if none are wanted now).
+        if (previewsChanged) stops.push({ action: 'stop', streamId: pitr.streamId, ...(digest ? {} : { releasePreviews: true }) });
         const streamId = `${target.metadata.uid.slice(0, 8)}-${now.getTime().toString(36)}-${randomBytes(3).toString('hex')}`;
         let job: StreamJob;
         try {
@@ -144,12 +163,14 @@ export function createStreamSupervisor(deps: StreamDeps) {
           continue;
         }
         await enqueueJob(tx, deps.secretsKey, { id: `stream-${streamId}`, type: 'stream.run', cell: deps.cell }, job);
-        await updatePitr(tx, resources, namespace, name, (current) => ({
-          ...current, enabled: true, streamId, streamRequestedAt: now.toISOString(), streamerReady: false, streamMessage: pitr.streamId ? 'the streamer stopped reporting; handed to a mover again' : 'handed to a mover',
-        }));
+        const why = previewsChanged ? 'the previews changed; handed to a new streamer' : pitr.streamId ? 'the streamer stopped reporting; handed to a mover again' : 'handed to a mover';
+        const retired = previewsChanged && pitr.streamId ? { retiredStreams: [...(pitr.retiredStreams ?? []), pitr.streamId].slice(-5) } : {};
+        await updatePitr(tx, resources, namespace, name, (current) => ({ ...current, ...retired, enabled: true, streamId, streamPreviews: digest, streamRequestedAt: now.toISOString(), streamerReady: false, streamMessage: why }));
       }
     });
     for (const stop of stops) deps.control(stop);
+    // Slots a dead streamer left (one alive drops them itself as it stops: they are in use until then).
+    for (const target of releases) await releaseTargetSlots(db, deps.secrets, target, 'previews').catch(() => undefined);
   }
 
   /** What a streamer reports: it is the target's streamer while it streams; one the target does not want is stopped. */
@@ -160,16 +181,22 @@ export function createStreamSupervisor(deps: StreamDeps) {
       return;
     }
     if (data.state === 'streaming') {
+      const { streamId, streamSeenAt, retiredStreams } = pitrOf(target);
+      // One stopped on purpose (its stop may have crossed its start) is stopped again.
+      if (retiredStreams?.includes(data.streamId)) {
+        deps.control({ action: 'stop', streamId: data.streamId });
+        return;
+      }
       // A replaced streamer's report delivered late must not take the stream back (its finding of lost WAL still counts).
-      const { streamId, streamSeenAt } = pitrOf(target);
       if (streamId && data.streamId !== streamId && streamSeenAt && Date.parse(data.at) < Date.parse(streamSeenAt)) {
         if (data.brokenReason) await updatePitr(tx, resources, data.namespace, data.name, (pitr) => ({ ...pitr, brokenReason: data.brokenReason, brokenAt: data.at }));
         return;
       }
       if (!(await wants(tx, target)).ok) {
-        deps.control({ action: 'stop', streamId: data.streamId });
+        deps.control({ action: 'stop', streamId: data.streamId, ...(target.spec.suspend ? {} : { releasePreviews: true }) });
         return;
       }
+      await recordPreviewsProblem(tx, resources, target, data.previewsProblem, at);
       await updatePitr(tx, resources, data.namespace, data.name, (pitr) => ({
         ...pitr,
         enabled: true,
@@ -194,6 +221,17 @@ export type StreamSupervisor = ReturnType<typeof createStreamSupervisor>;
 /** A streamer's coverage as the target's status keeps it. */
 function coverageOf(data: StrataReports['stream.status']): Partial<TargetPitrStatus> {
   return { coveredUntil: data.coveredUntil, coveredPos: data.coveredPos ?? '', coveredTimeline: data.coveredTimeline };
+}
+
+/** What the streamer said of the previews it cannot make goes in the status, and the Previews condition follows it. */
+async function recordPreviewsProblem(tx: Tx, resources: ResourceRepository, target: StoredResource<TargetSpec>, problem: string | undefined, at: Date): Promise<void> {
+  const pitr = pitrOf(target);
+  if ((pitr.previewsProblem ?? '') === (problem ?? '')) return;
+  await resources.updateStatus(tx, 'BackupTarget', target.metadata.namespace, target.metadata.name, (current) => {
+    const { previewsProblem: _old, ...rest } = ((current.status as { pitr?: TargetPitrStatus }).pitr ?? {}) as TargetPitrStatus;
+    const status = { ...current.status, pitr: { ...rest, ...(problem ? { previewsProblem: problem } : {}) } };
+    return withConditions(status, previewsCondition(target, status), current.metadata.generation, at);
+  });
 }
 
 function withoutStream(pitr: TargetPitrStatus): TargetPitrStatus {

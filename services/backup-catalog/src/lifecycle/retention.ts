@@ -1,7 +1,7 @@
 /**
- * Which full backups a policy's `retain: { daily, weekly, monthly, yearly }` keeps: restic's bucket rule
- * (`forget --keep-daily` and the rest), computed in the policy's IANA time zone. Pure: the caller loads the backups
- * and applies the decisions.
+ * Which full backups a policy's `retain: { newest, daily, weekly, monthly, yearly }` keeps: restic's rules
+ * (`forget --keep-last`, `--keep-daily` and the rest), the calendar ones computed in the policy's IANA time zone.
+ * Pure: the caller loads the backups and applies the decisions.
  *
  * - Only succeeded backups take part, and only they get a decision (the result holds one per succeeded backup, in
  *   the order given). Running or failed backups are not retention's business.
@@ -10,15 +10,18 @@
  *   with ISO weeks (ISO week-year and number), `monthly` with months, `yearly` with years. Rules are independent and
  *   a backup may be kept by several. A rule of 0, a negative, non-finite or absent one keeps nothing; a fraction is
  *   rounded down.
- * - The newest succeeded backup is always kept (`newest`). A pinned backup is kept (`pinned`) while its pin has no
- *   expiry or expires after `now`; an expired pin keeps nothing and the backup falls under the rules again. Pinned
- *   backups take part in the buckets like any other.
- * - No rule at all (every rule 0 or absent): nothing expires. Deleting a store's history because `retain` is empty
- *   would be the one mistake retention cannot undo, so every backup is kept, with `retainedBy` naming only what
- *   really holds it (`newest`, `pinned`, often nothing) and `note` (on every decision) saying why it is kept.
+ * - Rule `newest: N` keeps the N newest backups whatever their age (restic's `--keep-last`), so several taken on
+ *   one day (a backup, a migration, another backup) all stay although `daily` keeps one a day. The newest succeeded
+ *   backup is always kept (`newest`), so `newest` of 0, 1 or absent keeps that one alone.
+ * - A pinned backup is kept (`pinned`) while its pin has no expiry or expires after `now`; an expired pin keeps
+ *   nothing and the backup falls under the rules again. Pinned backups take part in the buckets like any other.
+ * - No rule at all (every rule, `newest` too, 0 or absent): nothing expires. Deleting a store's history because
+ *   `retain` is empty would be the one mistake retention cannot undo, so every backup is kept, with `retainedBy`
+ *   naming only what really holds it (`newest`, `pinned`, often nothing) and `note` (on every decision) saying why
+ *   it is kept. `newest` of 1 or more is a rule: `{ newest: 3 }` alone keeps the three newest, the others expire.
  * - `expiresAt` is the latest moment the calendar rules keep a backup, assuming a backup lands in every bucket from
- *   now on (see `ruleExpiry`). Null when no calendar rule keeps it (only `newest` or a pin: a pin's end is its
- *   `pinExpires`), and for expired backups.
+ *   now on (see `ruleExpiry`). Null when no calendar rule keeps it (only `newest` or a pin: `newest` holds until N
+ *   newer backups succeed, which no calendar foretells; a pin's end is its `pinExpires`), and for expired backups.
  *
  * - An unknown time zone throws the RangeError of `Intl.DateTimeFormat`.
  *
@@ -29,7 +32,8 @@
 
 export type RetainReason = 'newest' | 'daily' | 'weekly' | 'monthly' | 'yearly' | 'pinned';
 export type CalendarRule = 'daily' | 'weekly' | 'monthly' | 'yearly';
-export type RetentionRules = Partial<Record<CalendarRule, number>>;
+/** A policy's `retain`: the count of each calendar rule, and `newest` (absent: the newest backup alone). */
+export type RetentionRules = Partial<Record<CalendarRule | 'newest', number>>;
 
 export interface RetentionBackup {
   id: string;
@@ -47,14 +51,14 @@ export interface RetentionDecision {
   retainedBy: RetainReason[];
   /** The latest moment the calendar rules keep it (see the header); null when they do not keep it. */
   expiresAt: Date | null;
-  /** Set when it expires: why, e.g. "kept by no rule of retain {daily: 7, weekly: 4}". */
+  /** Set when it expires: why, e.g. "kept by no rule of retain {newest: 5, daily: 7, weekly: 4}". */
   reason?: string;
   /** Set when the policy has no rule at all: why the backup is kept although no rule names it. */
   note?: string;
 }
 
 export const CALENDAR_RULES: readonly CalendarRule[] = ['daily', 'weekly', 'monthly', 'yearly'];
-export const NO_RULES_NOTE = 'the policy retains by no rule (no daily, weekly, monthly or yearly): nothing expires';
+export const NO_RULES_NOTE = 'the policy retains by no rule (no newest, daily, weekly, monthly or yearly): nothing expires';
 
 const DAY_MS = 86_400_000;
 /** 1970-01-05, the first Monday after the epoch, as a day number: ISO weeks are counted from it. */
@@ -63,15 +67,16 @@ const FIRST_MONDAY = 4;
 export function decideRetention(backups: RetentionBackup[], rules: RetentionRules, timeZone: string | undefined, now: Date): RetentionDecision[] {
   const succeeded = backups.filter((b) => b.succeeded);
   const counts = ruleCounts(rules);
+  const newestCount = countOf(rules.newest);
   const order = newestFirst(succeeded);
-  const newest = order[0];
   const kept = new Map<RetentionBackup, Held>();
   const holder = (b: RetentionBackup): Held => {
     const held = kept.get(b) ?? { reasons: new Set(), expiry: null };
     kept.set(b, held);
     return held;
   };
-  if (newest) holder(newest).reasons.add('newest');
+  // The newest backup is kept even under `newest: 0`: a policy never leaves a target without its latest full.
+  for (const backup of order.slice(0, Math.max(1, newestCount))) holder(backup).reasons.add('newest');
   const calendar = calendarOf(timeZone ?? 'UTC');
   const days = order.map((b) => calendar.dayNumber(b.time.getTime()));
   for (const rule of CALENDAR_RULES) {
@@ -82,8 +87,9 @@ export function decideRetention(backups: RetentionBackup[], rules: RetentionRule
     }
   }
   for (const b of succeeded) if (pinHolds(b, now)) holder(b).reasons.add('pinned');
-  const unruled = CALENDAR_RULES.every((rule) => counts[rule] === 0);
-  const notKept = `kept by no rule of retain {${CALENDAR_RULES.filter((rule) => counts[rule] > 0).map((rule) => `${rule}: ${counts[rule]}`).join(', ')}}`;
+  const unruled = newestCount === 0 && CALENDAR_RULES.every((rule) => counts[rule] === 0);
+  const named = [...(newestCount > 0 ? [`newest: ${newestCount}`] : []), ...CALENDAR_RULES.filter((rule) => counts[rule] > 0).map((rule) => `${rule}: ${counts[rule]}`)];
+  const notKept = `kept by no rule of retain {${named.join(', ')}}`;
   return succeeded.map((b) => decision(b, kept.get(b), unruled, notKept, now));
 }
 
@@ -104,9 +110,11 @@ function decision(b: RetentionBackup, held: Held | undefined, unruled: boolean, 
 
 const REASON_ORDER: readonly RetainReason[] = ['newest', ...CALENDAR_RULES, 'pinned'];
 
+/** A rule's count: 0 for absent, negative or non-finite; a fraction rounded down. */
+const countOf = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
+
 export function ruleCounts(rules: RetentionRules): Record<CalendarRule, number> {
-  const count = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
-  return { daily: count(rules.daily), weekly: count(rules.weekly), monthly: count(rules.monthly), yearly: count(rules.yearly) };
+  return { daily: countOf(rules.daily), weekly: countOf(rules.weekly), monthly: countOf(rules.monthly), yearly: countOf(rules.yearly) };
 }
 
 export const pinHolds = (b: RetentionBackup, now: Date) => b.pinned && (b.pinExpires === null || b.pinExpires.getTime() > now.getTime());

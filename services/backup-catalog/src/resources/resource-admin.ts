@@ -4,11 +4,9 @@ import { BACKUP_PHASES } from '../backups/backups.ts';
 import type { Db, Tx } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
 import { STORED_KINDS, type AppliedItem, type ResourceRepository, type StoredKind, type StoredResource } from './resources.ts';
-import type { BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
-import { DEFAULT_ENGINE_PORTS } from '@sigil/proto/strata';
-import { releaseSlot } from '../change-capture/replication.ts';
-import { databaseCredentials, findPolicy } from './stores.ts';
-import { slotName } from '../change-capture/streams.ts';
+import type { BackupTargetSpec as TargetSpec, TargetPitrStatus } from '@sigil/proto/resources';
+import { releaseTargetSlots, slotName } from '../change-capture/replication.ts';
+import { findPolicy } from './stores.ts';
 import type { RestoreService } from '../restores/restores.ts';
 import { backupDocument, restoreDocument } from './run-documents.ts';
 import type { SecretStore } from './secrets.ts';
@@ -110,17 +108,21 @@ export function createResourceAdmin(deps: ResourceAdminDeps) {
 
 export type ResourceAdmin = ReturnType<typeof createResourceAdmin>;
 
-/** A deleted Postgres target with change capture releases its replication slot; the streamer stops at its next report. */
+/**
+ * A deleted Postgres target releases its replication slots (the physical one and its previews' logical ones): those
+ * not in use now, and its streamer drops the rest as it stops at its next report.
+ */
 async function releaseTargetSlotWith(db: Db, secrets: SecretStore, target: StoredResource<TargetSpec>): Promise<string> {
-  const pitr = (target.status as { pitr?: { streamId?: string } }).pitr;
-  if (target.spec.engine !== 'postgres' || !pitr?.streamId) return '';
+  if (target.spec.engine !== 'postgres') return '';
+  const pitr = (target.status as { pitr?: TargetPitrStatus }).pitr;
+  const streamed = Boolean(pitr?.streamId || pitr?.streamPreviews !== undefined || pitr?.segments);
   const slot = slotName(target.metadata.uid);
   try {
-    const credentials = await databaseCredentials(db, secrets, target);
-    await releaseSlot({ engine: 'postgres', host: target.spec.endpoint.host, port: target.spec.endpoint.port ?? DEFAULT_ENGINE_PORTS.postgres, ...credentials, databases: ['*'] }, slot, 10_000);
-    return ` Replication slot ${slot} was released.`;
+    const dropped = await releaseTargetSlots(db, secrets, target, 'all');
+    if (dropped.length) return ` Replication slot${dropped.length > 1 ? 's' : ''} ${dropped.join(', ')} ${dropped.length > 1 ? 'were' : 'was'} released.`;
+    return pitr?.streamId ? ` Its streamer releases replication slot ${slot} as it stops.` : '';
   } catch (error) {
-    return ` Replication slot ${slot} could not be released (${(error as Error).message}); drop it on the server: SELECT pg_drop_replication_slot('${slot}');`;
+    return streamed ? ` Replication slot ${slot} could not be released (${(error as Error).message}); drop it on the server: SELECT pg_drop_replication_slot('${slot}');` : '';
   }
 }
 

@@ -96,6 +96,17 @@ export interface TableColumns {
   trusted: boolean;
 }
 
+/** A row by column name, every column a mask matches `***` (`image` holds only the columns it knows, by position). */
+export function namedRow(names: string[], image: RawRow, masks: RegExp[]): PreviewRow {
+  const out: PreviewRow = {};
+  for (const [position, value] of [...image].sort(([a], [b]) => a - b)) {
+    const name = names[position - 1];
+    if (!name) out[`@${position}`] = MASKED;
+    else out[name] = masks.some((m) => m.test(name)) ? MASKED : value;
+  }
+  return out;
+}
+
 /** The samples as the store keeps them: column names, masked columns `***`. */
 export function maskedPreviews(samples: RowSamples, columnsOf: (table: string) => TableColumns, mask: string[]): SegmentPreviews {
   const masks = compileMask(mask);
@@ -103,17 +114,9 @@ export function maskedPreviews(samples: RowSamples, columnsOf: (table: string) =
   for (const [table, raw] of [...samples.tables].sort(([a], [b]) => a.localeCompare(b))) {
     const columns = columnsOf(table);
     const names = columns.trusted ? columns.names : undefined;
-    const row = (image: RawRow): PreviewRow => {
-      const out: PreviewRow = {};
-      // A row image of every column (binlog_row_image FULL) whose count is the table's: else positions may not match.
-      const exact = names !== undefined && image.size === names.length && Math.max(0, ...image.keys()) === names.length;
-      for (const [position, value] of [...image].sort(([a], [b]) => a - b)) {
-        const name = exact ? names[position - 1] : undefined;
-        if (!name) out[`@${position}`] = MASKED;
-        else out[name] = masks.some((m) => m.test(name)) ? MASKED : value;
-      }
-      return out;
-    };
+    // A row image of every column (binlog_row_image FULL) whose count is the table's: else positions may not match.
+    const row = (image: RawRow): PreviewRow =>
+      namedRow(names !== undefined && image.size === names.length && Math.max(0, ...image.keys()) === names.length ? names : [], image, masks);
     tables[table] = { inserts: raw.inserts.map(row), updates: raw.updates.map(({ before, after }) => ({ before: row(before), after: row(after) })), deletes: raw.deletes.map(row) };
   }
   return { tables };

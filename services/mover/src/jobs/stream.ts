@@ -9,19 +9,26 @@ import { open } from '../engines/postgres/shared.ts';
 import { formatLsn, parseWalFileName, summarizeSegment, type PreviousSegment, type WalSummary } from '../engines/postgres/wal.ts';
 import { ServerRelationNames } from '../engines/postgres/relation-names.ts';
 import type { WalTransaction } from '../engines/postgres/wal-changes.ts';
-import { summaryOrReason } from '../engines/postgres/wal-summary.ts';
+import { databaseScope, summaryOrReason, type DatabaseScope } from '../engines/postgres/wal-summary.ts';
 import { advanceSlot, completeSegments, ensureSlot, lockStream, partialSegment, serverWal, startReceiver, type Receiver, type ServerWal, walPoint } from '../engines/postgres/wal-receiver.ts';
+import { LogicalPreviews, releaseLogicalSlots } from '../engines/postgres/logical-previews.ts';
 import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
-import { reportStoredSegment, scanWaitMs, uploadSegment, waitForLock } from './segment-upload.ts';
+import { reportStoredSegment, scanWaitMs, uploadSegment, waitForLock, type SegmentFile } from './segment-upload.ts';
 import { runBinlogStream } from './binlog-stream.ts';
 
 /** How long a cut waits for the receiver to hold everything the server had inserted when the cut began. */
 const CATCH_UP_MS = 10_000;
 
+/** What the catalog asks of a stopping streamer: drop the target's slots (it is gone), or only its previews' logical slots. */
+export interface StopRequest {
+  release: boolean;
+  releasePreviews?: boolean;
+}
+
 export interface StreamControl {
   /** Resolves when the catalog asks this stream to stop (the target was suspended, deleted or lost change capture). */
-  stopped: Promise<{ release: boolean }>;
+  stopped: Promise<StopRequest>;
   /** Where what goes wrong without stopping the stream is told (a segment that could not be summarised). */
   log?: Pick<Logger, 'warn'>;
 }
@@ -40,18 +47,20 @@ interface Cut {
 export async function runStream(job: StreamJob, reporter: Reporter, signal: AbortSignal, control: StreamControl): Promise<void> {
   if (job.database.engine === 'mysql') return runBinlogStream(job, reporter, signal, control);
   if (job.database.engine !== 'postgres') throw new Error(`change capture of ${job.database.engine} is not available in this release`);
+  let previewsProblem: string | undefined;
   const status = (state: 'streaming' | 'stopped' | 'failed', message: string, extra: Cut & { lagSeconds?: number; brokenReason?: string } = {}) =>
-    reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });
+    reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra, ...(previewsProblem ? { previewsProblem } : {}) });
   let client: pg.Client | undefined;
   let receiver: Receiver | undefined;
+  let logical: LogicalPreviews | undefined;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-wal-'));
   try {
     client = await open(job.database, 'postgres');
     let stop = false;
-    let release = false;
-    void control.stopped.then((asked) => {
+    let asked: StopRequest = { release: false };
+    void control.stopped.then((request) => {
       stop = true;
-      release = asked.release;
+      asked = request;
     });
     // A streamer being stopped (a suspend and a quick resume, a mover shutting down) holds the lock a little longer.
     const held = client;
@@ -61,10 +70,17 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     }
     const server = await serverWal(client);
     const slot = await ensureSlot(client, job.slot);
+    const previews = await openPreviews(job, client);
+    if ('problem' in previews) previewsProblem = previews.problem;
+    else logical = previews.logical;
     const from = formatLsn(slot.restartLsn);
     await status('streaming', `streaming WAL from ${from} on timeline ${server.timeline} (slot ${job.slot}${slot.created ? ', created' : ''})`, slot.lost ? { brokenReason: `replication slot ${job.slot} lost WAL the chain needed (max_slot_wal_keep_size); the next full backup starts a new chain` } : {});
     receiver = startReceiver(job.database, dir, server.timeline, slot.restartLsn, server.segmentBytes, server.major);
-    const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal, control.log);
+    const streamer = new SegmentUploader(job, createS3Client(job.store), reporter, server, dir, signal, {
+      log: control.log,
+      scope: await databaseScope(client, job.databases),
+      previews: logical ?? (previewsProblem ? { problem: previewsProblem } : undefined),
+    });
     let advancedTo: bigint | undefined;
     const advance = async () => {
       if (streamer.retainFrom === undefined || streamer.retainFrom === advancedTo) return;
@@ -89,17 +105,42 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     // What finished before the stop is uploaded; the rest stays in the slot for the next streamer.
     await streamer.uploadFinished();
     await advance();
+    const { release, releasePreviews } = asked;
     if (release) await client.query('SELECT pg_drop_replication_slot($1)', [job.slot]).catch(() => undefined);
-    await status('stopped', signal.aborted ? 'the mover is shutting down; another streamer takes over' : `stopped by the catalog${release ? `; slot ${job.slot} released` : ''}`);
+    await logical?.close();
+    const dropped = release || releasePreviews ? await releaseLogicalSlots(client, job.database, job.slot).catch(() => []) : [];
+    const released = [...(release ? [job.slot] : []), ...dropped];
+    await status('stopped', signal.aborted ? 'the mover is shutting down; another streamer takes over' : `stopped by the catalog${released.length ? `; slot${released.length > 1 ? 's' : ''} ${released.join(', ')} released` : ''}`);
     if (signal.aborted) throw new Error('the mover is shutting down');
   } catch (error) {
     if (!signal.aborted) await status('failed', messageOf(error)).catch(() => undefined);
     throw error;
   } finally {
     await receiver?.stop();
+    await logical?.close();
     await client?.end().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The target's previews, when it wants them: its logical slots opened (the reason when the server cannot make them);
+ * when it does not, logical slots an earlier streamer left are dropped so the server keeps no WAL for them.
+ */
+async function openPreviews(job: StreamJob, client: pg.Client): Promise<{ logical?: LogicalPreviews } | { problem: string }> {
+  if (!job.previews) {
+    await releaseLogicalSlots(client, job.database, job.slot);
+    return {};
+  }
+  const opened = await LogicalPreviews.open(job.database, job.slot, job.databases, job.previews);
+  return 'problem' in opened ? opened : { logical: opened.previews };
+}
+
+interface UploaderOptions {
+  log?: Pick<Logger, 'warn'>;
+  scope?: DatabaseScope;
+  /** Where the previews come from (the target wants them), or why they cannot be made. */
+  previews?: LogicalPreviews | { problem: string };
 }
 
 class SegmentUploader {
@@ -121,10 +162,17 @@ class SegmentUploader {
   private readonly signal: AbortSignal;
   private readonly names: ServerRelationNames;
   private readonly log: Pick<Logger, 'warn'> | undefined;
+  /** Where the previews come from (the target wants them), or why they cannot be made. */
+  private readonly previews: LogicalPreviews | { problem: string } | undefined;
 
-  constructor(job: StreamJob, client: S3Client, reporter: Reporter, server: ServerWal, dir: string, signal: AbortSignal, log?: Pick<Logger, 'warn'>) {
+  /** The target's databases: a summary counts only their tables. */
+  private readonly scope: DatabaseScope;
+
+  constructor(job: StreamJob, client: S3Client, reporter: Reporter, server: ServerWal, dir: string, signal: AbortSignal, options: UploaderOptions) {
     this.names = new ServerRelationNames(job.database);
-    this.log = log;
+    this.previews = options.previews;
+    this.scope = options.scope;
+    this.log = options.log;
     this.job = job;
     this.client = client;
     this.reporter = reporter;
@@ -143,6 +191,7 @@ class SegmentUploader {
       const end = start + BigInt(this.server.segmentBytes);
       const stored = await reportStoredSegment(this.job, this.client, this.reporter, { file, chainID: chainIdOf(this.server.systemId, timeline), name });
       if (!stored) await this.upload(file, name, { ...summary, endPos: end }, false, summary.lastTime);
+      if (this.previews instanceof LogicalPreviews) await this.previews.advance(end);
       await this.removePartials(name);
       this.keep(file, summary.lastRecord, summary.changes.open);
       this.retainFrom = start;
@@ -189,14 +238,25 @@ class SegmentUploader {
     const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
     const key = await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline, chainID: chainIdOf(this.server.systemId, timeline), startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
-      commits: summary.commits, ...(await this.changeSummary(name, summary)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+      commits: summary.commits, ...(await this.changeSummary(name, summary)), ...(await this.rowPreviews(start, summary.endPos)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
   }
 
   /** What the segment's transactions did; a failure leaves the segment without a summary, never stops its upload. */
   private changeSummary(name: string, summary: WalSummary): Promise<{ summary: SegmentSummary } | { summaryError: string }> {
-    return summaryOrReason(summary.changes, this.names, (cause) => this.log?.warn({ segment: name, err: cause }, 'segment uploaded without a change summary'));
+    return summaryOrReason(summary.changes, this.names, (cause) => this.log?.warn({ segment: name, err: cause }, 'segment uploaded without a change summary'), this.scope);
+  }
+
+  /** The masked sample rows of the transactions committed in [start, end); a failure is the segment's `previewsError`. */
+  private async rowPreviews(start: bigint, end: bigint): Promise<Pick<SegmentFile, 'previews' | 'previewsError'>> {
+    if (!this.previews) return {};
+    if (!(this.previews instanceof LogicalPreviews)) return { previewsError: this.previews.problem };
+    try {
+      return { previews: await this.previews.forSegment(start, end) };
+    } catch (error) {
+      return { previewsError: `the previews could not be made: ${messageOf(error)}` };
+    }
   }
 
   /** Keeps `file` (just uploaded) as the previous segment, in place of the one before it. */

@@ -6,8 +6,8 @@ import { useRead } from '../../api/useRead.ts';
 import { useSession } from '../../app/session.tsx';
 import { count, formatMoment } from '../../format.ts';
 import { ColumnChanges, RowChanges, SchemaLines, sizeChange, StructureChanges } from './DiffParts.tsx';
-import { changesPath, notImplemented, type DiffResult } from './insight-model.ts';
-import { NotAvailableYet, SegmentsTable } from './SegmentsTable.tsx';
+import { changesPath, type DiffResult } from './insight-model.ts';
+import { SegmentsTable } from './SegmentsTable.tsx';
 import './insight.css';
 
 type Backup = NonNullable<DiffResult['from']>;
@@ -32,7 +32,7 @@ export default function DiffPage() {
       <p>
         <Link href={target}>Back to {ns}/{name}</Link>
       </p>
-      {notImplemented(read.error) ? <NotAvailableYet what="Backup diffs" error={read.error} /> : <FormError error={read.error} />}
+      <FormError error={read.error} />
       {read.loading && !read.data && <Loading what="the differences between the two backups" />}
       {read.data && <DiffView result={read.data} namespace={ns} name={name} />}
     </Page>
@@ -54,6 +54,7 @@ function BackupFact({ label, backup }: { label: string; backup: Backup | undefin
 }
 
 function DiffView({ result, namespace, name }: { result: DiffResult; namespace: string; name: string }) {
+  const { can } = useSession();
   const diff = result.diff ?? {};
   const { from, to } = result;
   const segments = result.segments ?? [];
@@ -101,7 +102,7 @@ function DiffView({ result, namespace, name }: { result: DiffResult; namespace: 
       <SchemaLines lines={diff.lines ?? []} />
       <section aria-labelledby="diff-segments" className="target-section">
         <h2 id="diff-segments">Change log between them</h2>
-        <SegmentsTable segments={segments} label="Change-log segments between the two backups" />
+        <SegmentsTable segments={segments} label="Change-log segments between the two backups" links={{ namespace, name, since: from?.time, until: to?.time, mayReadRows: can('restorer') }} />
         {between && (
           <p>
             <Link href={between}>Changes between these two backups</Link>

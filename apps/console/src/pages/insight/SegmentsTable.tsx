@@ -1,10 +1,22 @@
 import { Fragment, useId, useState } from 'react';
-import { Button } from 'react-aria-components';
-import type { ApiError } from '@sigil/web-ui';
+import { Button, Link } from 'react-aria-components';
 import { count, formatMoment } from '../../format.ts';
 import { Empty, Scroller } from '../../components/Scroller.tsx';
 import { TableName } from './TableName.tsx';
 import { sameDay, tableCountsOf, timeOfDay, type Segment } from './insight-model.ts';
+import { previewsPath } from './previews-model.ts';
+
+/**
+ * Whose segments these are, for the links to their sample rows: the changes shown (`since`, `until`) are where the
+ * sample rows page leads back; `mayReadRows` whether the caller's role reaches restorer (the API refuses the others).
+ */
+export interface SegmentLinks {
+  namespace: string;
+  name: string;
+  since?: string;
+  until?: string;
+  mayReadRows: boolean;
+}
 
 const timeOf = (at: string | undefined) => (at ? Date.parse(at) : NaN);
 
@@ -31,9 +43,10 @@ function SegmentTime({ segment }: { segment: Segment }) {
 
 /**
  * Change-log segments, oldest first: when, how many commits, what they did in words; each one's tables (inserts,
- * updates, deletes, truncates) and schema statements on demand.
+ * updates, deletes, truncates) and schema statements on demand, and the link to its masked sample rows (or why it has
+ * none).
  */
-export function SegmentsTable({ segments, label }: { segments: readonly Segment[]; label: string }) {
+export function SegmentsTable({ segments, label, links }: { segments: readonly Segment[]; label: string; links: SegmentLinks }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const idPrefix = useId();
   const toggle = (key: string) => setOpen((shown) => (shown.has(key) ? new Set([...shown].filter((k) => k !== key)) : new Set([...shown, key])));
@@ -62,9 +75,13 @@ export function SegmentsTable({ segments, label }: { segments: readonly Segment[
                 <td>{(segment.commits ?? 0).toLocaleString()}</td>
                 <td>
                   <div className="insight-explanation">{segment.explanation || <span className="muted">No summary recorded for this segment.</span>}</div>
-                  <Button className="button button-quiet" aria-expanded={open.has(key)} aria-controls={open.has(key) ? detailsId : undefined} aria-label={`Details of the changes at ${time}`} onPress={() => toggle(key)}>
-                    Details
-                  </Button>
+                  {segment.previewsError && <p className="small insight-previews-error">No sample rows: {segment.previewsError}</p>}
+                  <div className="insight-actions">
+                    <Button className="button button-quiet" aria-expanded={open.has(key)} aria-controls={open.has(key) ? detailsId : undefined} aria-label={`Details of the changes at ${time}`} onPress={() => toggle(key)}>
+                      Details
+                    </Button>
+                    <SampleRowsLink segment={segment} time={time} links={links} />
+                  </div>
                 </td>
               </tr>
               {open.has(key) && (
@@ -134,11 +151,17 @@ function SegmentDetails({ segment, time }: { segment: Segment; time: string }) {
   );
 }
 
-/** What the console says when the API has no handler for a read yet (its 501): what is missing, in the API's words. */
-export function NotAvailableYet({ what, error }: { what: string; error: ApiError }) {
+/** The link to a segment's sample rows when it has some; a role below restorer reads how many there are. */
+function SampleRowsLink({ segment, time, links }: { segment: Segment; time: string; links: SegmentLinks }) {
+  if (!segment.previewsKey || !segment.name) return null;
+  const rows = segment.previewRows;
+  // Previews of no row (no table the previews cover changed): nothing to open.
+  if (rows === 0) return <span className="muted small">No sample rows</span>;
+  if (!links.mayReadRows) return <span className="muted small">{rows === undefined ? 'Sample rows' : count(rows, 'sample row')} (the restorer role sees them)</span>;
+  const shown = rows === undefined ? 'Sample rows' : `Sample rows (${rows.toLocaleString()})`;
   return (
-    <div className="alert alert-info" role="note">
-      <strong>{what} are not available yet.</strong> The console API answered: {error.problem.detail ?? error.problem.title}
-    </div>
+    <Link href={previewsPath(links.namespace, links.name, segment.name, links)} aria-label={`${shown} of the changes at ${time}`}>
+      {shown}
+    </Link>
   );
 }

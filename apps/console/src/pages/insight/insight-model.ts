@@ -1,5 +1,4 @@
 import type { components } from '@sigil/proto/api/strata';
-import { ApiError } from '@sigil/web-ui';
 
 export type DiffResult = components['schemas']['DiffResult'];
 export type Diff = components['schemas']['Diff'];
@@ -24,11 +23,6 @@ export function tableCountsOf(tables: unknown): TableCounts[] {
   return Object.entries(tables as Record<string, Partial<Record<keyof TableChange, unknown>> | null>)
     .map(([table, change]) => ({ table, inserts: countOf(change?.inserts), updates: countOf(change?.updates), deletes: countOf(change?.deletes), truncates: countOf(change?.truncates) }))
     .sort((a, b) => a.table.localeCompare(b.table));
-}
-
-/** Whether a read failed because no service implements the operation yet (the API's 501). */
-export function notImplemented(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.problem.status === 501;
 }
 
 export type LineKind = 'header' | 'added' | 'removed' | 'same';

@@ -36,6 +36,8 @@ export interface WalTransaction {
   catalogRows: number;
   /** pg_class rows updated: a rename, or the new file of a truncated table. */
   classUpdates: number;
+  /** The databases (oids; 0 for the shared catalogs) whose system catalogs it changed. */
+  catalogDatabases: Set<string>;
 }
 
 export interface WalChanges {
@@ -45,6 +47,8 @@ export interface WalChanges {
   fileTransactions: WalTransaction[];
   /** Committed transactions among the others that changed the system catalogs. */
   schemaTransactions: number;
+  /** The same, by the database (oid) whose catalogs they changed. */
+  schemaTransactionsByDatabase: Map<string, number>;
   /** Transactions not committed or aborted yet, by xid. */
   open: Map<number, WalTransaction>;
 }
@@ -57,11 +61,11 @@ const FLAGS = /flags:? 0x([0-9A-F]+)/i;
 const SUPER_DELETE = 0x08;
 
 export function emptyChanges(): WalChanges {
-  return { rows: new Map(), fileTransactions: [], schemaTransactions: 0, open: new Map() };
+  return { rows: new Map(), fileTransactions: [], schemaTransactions: 0, schemaTransactionsByDatabase: new Map(), open: new Map() };
 }
 
 function newTransaction(): WalTransaction {
-  return { rows: new Map(), created: new Set(), dropped: [], catalogRows: 0, classUpdates: 0 };
+  return { rows: new Map(), created: new Set(), dropped: [], catalogRows: 0, classUpdates: 0, catalogDatabases: new Set() };
 }
 
 export function addRows(into: Map<FileKey, RowCounts>, file: FileKey, kind: keyof RowCounts, n: number): void {
@@ -79,6 +83,7 @@ function mergeTransaction(into: WalTransaction, from: WalTransaction): void {
   into.dropped.push(...from.dropped);
   into.catalogRows += from.catalogRows;
   into.classUpdates += from.classUpdates;
+  for (const database of from.catalogDatabases) into.catalogDatabases.add(database);
 }
 
 function filesIn(text: string | undefined): FileKey[] {
@@ -134,7 +139,9 @@ export function walChangesReader(carried?: Map<number, WalTransaction>) {
       return;
     }
     for (const [file, counts] of tx.rows) for (const kind of ['inserts', 'updates', 'deletes', 'truncates'] as const) if (counts[kind]) addRows(changes.rows, file, kind, counts[kind]);
-    if (tx.catalogRows > 0 || tx.classUpdates > 0) changes.schemaTransactions += 1;
+    if (tx.catalogRows === 0 && tx.classUpdates === 0) return;
+    changes.schemaTransactions += 1;
+    for (const database of tx.catalogDatabases) changes.schemaTransactionsByDatabase.set(database, (changes.schemaTransactionsByDatabase.get(database) ?? 0) + 1);
   };
   return {
     line(line: string): void {
@@ -165,8 +172,13 @@ export function walChangesReader(carried?: Map<number, WalTransaction>) {
       const node = Number(rel[2]);
       const tx = transaction(xid);
       if (node >= FIRST_NORMAL_OID) addRows(tx.rows, `${rel[1]}/${node}`, change.kind, change.n);
-      else if (node === PG_CLASS && change.kind === 'updates') tx.classUpdates += 1;
-      else if (!STATISTICS_CATALOGS.has(node)) tx.catalogRows += 1;
+      else if (node === PG_CLASS && change.kind === 'updates') {
+        tx.classUpdates += 1;
+        tx.catalogDatabases.add(rel[1]);
+      } else if (!STATISTICS_CATALOGS.has(node)) {
+        tx.catalogRows += 1;
+        tx.catalogDatabases.add(rel[1]);
+      }
     },
     result(): WalChanges {
       return changes;

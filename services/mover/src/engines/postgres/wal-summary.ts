@@ -6,6 +6,7 @@
  * a TRUNCATE when it wrote no row into the new file, a rewrite (ALTER TABLE … that rewrites, VACUUM FULL, CLUSTER:
  * a schema change, whose copied rows are not inserts) when it did.
  */
+import type pg from 'pg';
 import type { SegmentSummary } from '@sigil/proto/strata-jobs';
 import { ChangeCounts, summaryOf } from '../change-summary.ts';
 import type { RelationInfo, RelationResolver } from './relation-names.ts';
@@ -54,13 +55,26 @@ function fileTransaction(tx: WalTransaction, names: Map<FileKey, RelationInfo>, 
   return schemaChanged;
 }
 
-/** The summary of a segment's changes, naming the files through `resolver`. */
-export async function summarizeWalChanges(changes: WalChanges, resolver: RelationResolver): Promise<SegmentSummary> {
-  const names = await resolver.resolve(filesOf(changes));
+/** The oids of the databases a target backs up (`<database oid>/<relfilenode>` files of others are left out); undefined: all. */
+export type DatabaseScope = ReadonlySet<string> | undefined;
+
+const inScope = (scope: DatabaseScope) => (file: FileKey) => !scope || scope.has(file.split('/')[0]!);
+
+/**
+ * The summary of a segment's changes, naming the files through `resolver`: the rows of the target's databases only,
+ * and the transactions that created or dropped their files or changed their system catalogs.
+ */
+export async function summarizeWalChanges(changes: WalChanges, resolver: RelationResolver, scope?: DatabaseScope): Promise<SegmentSummary> {
+  const ours = inScope(scope);
+  const names = await resolver.resolve(filesOf(changes).filter(ours));
   const counts = new ChangeCounts();
-  const rows = new Map<FileKey, RowCounts>(changes.rows);
-  let schemaChanges = changes.schemaTransactions;
-  for (const tx of changes.fileTransactions) if (fileTransaction(tx, names, counts, rows)) schemaChanges += 1;
+  const rows = new Map<FileKey, RowCounts>([...changes.rows].filter(([file]) => ours(file)));
+  let schemaChanges = scope ? [...changes.schemaTransactionsByDatabase].reduce((n, [database, count]) => n + (scope.has(database) ? count : 0), 0) : changes.schemaTransactions;
+  for (const tx of changes.fileTransactions) {
+    if (![...tx.rows.keys(), ...tx.created, ...tx.dropped].some(ours)) continue;
+    const scoped = { ...tx, rows: new Map([...tx.rows].filter(([file]) => ours(file))) };
+    if (fileTransaction(scoped, names, counts, rows)) schemaChanges += 1;
+  }
   for (const [file, change] of rows) {
     const relation = names.get(file);
     if (relation && relation.kind !== 'table') continue;
@@ -75,12 +89,19 @@ export async function summarizeWalChanges(changes: WalChanges, resolver: Relatio
  * The summary to report with a segment, or why there is none: a summary that cannot be made (the source's catalog
  * unreachable) never holds the upload back; `warn` is told the cause.
  */
-export async function summaryOrReason(changes: WalChanges, resolver: RelationResolver, warn: (cause: string) => void): Promise<{ summary: SegmentSummary } | { summaryError: string }> {
+export async function summaryOrReason(changes: WalChanges, resolver: RelationResolver, warn: (cause: string) => void, scope?: DatabaseScope): Promise<{ summary: SegmentSummary } | { summaryError: string }> {
   try {
-    return { summary: await summarizeWalChanges(changes, resolver) };
+    return { summary: await summarizeWalChanges(changes, resolver, scope) };
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     warn(cause);
     return { summaryError: `the change summary could not be made: ${cause}` };
   }
+}
+
+/** The oids of the target's databases; undefined when it backs up every database (`*`, or none named). */
+export async function databaseScope(client: pg.Client, databases: string[] | undefined): Promise<DatabaseScope> {
+  if (!databases?.length || databases.includes('*')) return undefined;
+  const { rows } = await client.query<{ oid: string }>('SELECT oid::text AS oid FROM pg_database WHERE datname = ANY($1)', [databases]);
+  return new Set(rows.map((row) => row.oid));
 }

@@ -1,0 +1,142 @@
+import { useId } from 'react';
+import { count } from '../../format.ts';
+import { Scroller } from '../../components/Scroller.tsx';
+import { TableName } from './TableName.tsx';
+import { changed, columnsOf, MASKED, type PreviewRow, type PreviewUpdate, type TablePreviews } from './previews-model.ts';
+
+/**
+ * One value of a sample row. A masked value, SQL NULL and empty text are drawn apart from any text a row may hold
+ * (a value may well be the text "NULL" or "masked"), and named for screen readers.
+ */
+export function PreviewValue({ value }: { value: string | null | undefined }) {
+  if (value === null || value === undefined) {
+    return (
+      <span className="preview-null">
+        <span className="visually-hidden">SQL </span>NULL
+      </span>
+    );
+  }
+  if (value === MASKED) {
+    return (
+      <span className="preview-masked">
+        masked<span className="visually-hidden"> (hidden by the target's mask)</span>
+      </span>
+    );
+  }
+  if (value === '') {
+    return (
+      <span className="preview-empty">
+        <span aria-hidden="true">""</span>
+        <span className="visually-hidden">empty text</span>
+      </span>
+    );
+  }
+  return <span className="preview-text">{value}</span>;
+}
+
+/** Inserted or deleted rows: one row of the table each, under the table's columns. */
+function RowsTable({ rows, label }: { rows: readonly PreviewRow[]; label: string }) {
+  const columns = columnsOf(rows);
+  return (
+    <Scroller label={label} className="insight-table preview-table">
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, index) => (
+          <tr key={index}>
+            {columns.map((c) => (
+              <td key={c}>
+                <PreviewValue value={row[c]} />
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </Scroller>
+  );
+}
+
+/**
+ * Updated rows: each one as two lines, the row before and the row after. A value the update changed is struck
+ * through before (del) and bold after (ins), and said in words; the others are the same on both lines.
+ */
+function UpdatesTable({ updates, label }: { updates: readonly PreviewUpdate[]; label: string }) {
+  const columns = columnsOf(updates.flatMap((u) => [u.before, u.after]));
+  return (
+    <Scroller label={label} className="insight-table preview-table">
+      <thead>
+        <tr>
+          <th scope="col">Update</th>
+          {columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      {updates.map((update, index) => (
+        <tbody key={index} className="preview-update">
+          {(['before', 'after'] as const).map((side) => (
+            <tr key={side}>
+              <th scope="row">
+                {index + 1} {side}
+              </th>
+              {columns.map((c) => {
+                const value = <PreviewValue value={update[side][c]} />;
+                if (!changed(update, c)) return <td key={c}>{value}</td>;
+                return (
+                  <td key={c} className={`preview-changed preview-${side}`}>
+                    {side === 'before' ? <del>{value}</del> : <ins>{value}</ins>}
+                    <span className="visually-hidden">{side === 'before' ? ' (changed by the update)' : ' (the new value)'}</span>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      ))}
+    </Scroller>
+  );
+}
+
+/** One table's sample rows: a heading with its name, then its inserted, updated and deleted rows (the kinds it has). */
+export function TablePreviewsSection({ previews }: { previews: TablePreviews }) {
+  const id = useId();
+  const { table, inserts, updates, deletes } = previews;
+  return (
+    <section aria-labelledby={id} className="target-section preview-section">
+      <h2 id={id}>
+        <TableName name={table} />
+      </h2>
+      <p className="muted small">
+        Sampled: {count(inserts.length, 'inserted row')}, {count(updates.length, 'updated row')}, {count(deletes.length, 'deleted row')}.
+      </p>
+      {inserts.length > 0 && (
+        <>
+          <h3>Inserted rows</h3>
+          <RowsTable rows={inserts} label={`Inserted rows of ${table}`} />
+        </>
+      )}
+      {updates.length > 0 && (
+        <>
+          <h3>Updated rows</h3>
+          <p className="muted small">Each update shows the row before and after it; a changed value is struck through before and bold after.</p>
+          <UpdatesTable updates={updates} label={`Updated rows of ${table}`} />
+        </>
+      )}
+      {deletes.length > 0 && (
+        <>
+          <h3>Deleted rows</h3>
+          <RowsTable rows={deletes} label={`Deleted rows of ${table}`} />
+        </>
+      )}
+    </section>
+  );
+}
