@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,16 +12,23 @@ import { startTestStack, type TestStack } from './stack.ts';
 import { waitFor } from '../integration/wait.ts';
 
 /**
- * The console's insight views in Chromium, on one stack: a Postgres database of the test's own is backed up, a Prisma
- * migration adds a column, it is backed up again; a viewer ticks the two backups on the target's page with the keyboard
- * and sees the added column, the migrations before and after, the rows per table and the schema diff (either order of
- * the two); the changes along the timeline are the API's, per segment.
+ * The issue's "done means" on Postgres, in Chromium and the CLI, on one stack: a Postgres database of the test's own is
+ * backed up, a Prisma migration adds a column, backfills it and inserts a customer with a planted e-mail address (one
+ * transaction), it is backed up again; a viewer ticks the two backups on the target's page with the keyboard and sees
+ * the added column, the migrations before and after, the rows per table and the schema diff (either order of the two);
+ * the changes along the timeline are the API's, per segment, and name the migration's segment; a restorer opens that
+ * segment's "Sample rows" with the keyboard and reads the inserted customer with the e-mail masked and the rest in
+ * clear; `strata changes` and `strata previews` say the same. The planted address reaches neither the page nor the CLI.
  * axe-core and screenshots (docs/console/ with UPDATE_SCREENSHOTS=1) on each new view.
  */
 const pgAdmin = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const database = uniqueDatabaseName('e2eins');
 const MIGRATIONS = ['20261101000000_init', '20261128000000_add_tier'] as const;
 const SOON = { timeout: 20_000 };
+/** The address the target's mask (`^email$`) must hide: it reaches neither the browser nor the CLI. */
+const PLANTED = `katherine.planted-${randomUUID().slice(0, 8)}@example.com`;
+const MASKED = "masked (hidden by the target's mask)";
+const customers = `${database}.public.customers`;
 
 let stack: TestStack;
 let browser: Browser;
@@ -35,6 +43,8 @@ let file: string | undefined;
 /** The backups before and after the migration. */
 let before: string;
 let after: string;
+/** The change-log segment that holds the migration, as the API lists it. */
+let migration: { name: string; explanation: string; previewRows: number };
 
 const url = (pathName: string) => `${stack.gatewayUrl}/console${pathName}`;
 
@@ -92,8 +102,8 @@ afterAll(async () => {
   await dropPostgresDatabase(pgAdmin, database);
 }, 120_000);
 
-describe('the console\'s diff and changes views in Chromium', () => {
-  it('backs up the source, migrates it (a column added, a Prisma migration recorded), and backs it up again', async () => {
+describe('the console\'s diff, changes and sample rows in Chromium, and the CLI', () => {
+  it('backs up the source, migrates it (a column added and backfilled, a customer inserted, the Prisma migration recorded), and backs it up again', async () => {
     const login = await strata('login', '--server', stack.gatewayUrl, '--email', 'ada.admin@example.test');
     expect(login.code, login.err).toBe(0);
     // The quickstart's resources without its MariaDB target: this test needs one Postgres target only.
@@ -115,9 +125,30 @@ describe('the console\'s diff and changes views in Chromium', () => {
     // Kept against retention: the policy keeps one backup a day, and the next one is of the same day.
     const pinned = await strata('pin', before, '--reason', 'compared in the console e2e');
     expect(pinned.code, pinned.err).toBe(0);
-    await onSource("ALTER TABLE customers ADD COLUMN tier text NOT NULL DEFAULT 'free'", "UPDATE customers SET tier = 'pro' WHERE id = 2", migrationRow(2, MIGRATIONS[1]), 'ANALYZE');
+    const began = new Date(Date.now() - 60_000).toISOString();
+    // One transaction, so one segment holds it all (the target cuts partial segments every 10 s): the column, its
+    // backfill, a customer inserted with a planted address, the migration's row.
+    await onSource(
+      'BEGIN',
+      "ALTER TABLE customers ADD COLUMN tier text NOT NULL DEFAULT 'free'",
+      "UPDATE customers SET tier = 'pro' WHERE id = 2",
+      `INSERT INTO customers (id, name, email, tier) VALUES (3, 'Katherine Johnson', '${PLANTED}', 'pro')`,
+      migrationRow(2, MIGRATIONS[1]),
+      'COMMIT',
+      'ANALYZE',
+    );
     after = await backupNow('after the migration');
-  }, 420_000);
+    // The backup ends the WAL segment; its complete upload carries the previews of the whole segment.
+    type Listed = { name: string; partial?: boolean; explanation?: string; previewsKey?: string; previewRows?: number; tables?: Record<string, { inserts?: number; updates?: number }> };
+    const found = await waitFor('the migration\'s segment, complete, with its previews', async () => {
+      const { segments } = await apiAsViewer<{ segments: Listed[] }>(stack.gatewayUrl, `/targets/default/postgres/changes?since=${encodeURIComponent(began)}`);
+      return segments.find((s) => !s.partial && s.previewsKey && s.tables?.[customers]?.inserts === 1 && s.tables[customers].updates === 1);
+    }, 120_000);
+    // A row each: the customer inserted, the one backfilled, the migration's row.
+    expect(found.previewRows).toBe(3);
+    expect(found.explanation).toContain(`1 insert into ${database}.customers`);
+    migration = { name: found.name, explanation: found.explanation!, previewRows: found.previewRows! };
+  }, 480_000);
 
   it('compares the two backups from the target\'s page with the keyboard: the added column, the migrations, the schema diff', async () => {
     page = await (await consoleContext(browser)).newPage();
@@ -185,8 +216,14 @@ describe('the console\'s diff and changes views in Chromium', () => {
     await page.keyboard.press('Enter');
     const counts = section.getByRole('table', { name: /^Tables changed at / }).first();
     const cells = async (table: string) => counts.getByRole('row').filter({ has: page.getByRole('rowheader', { name: table, exact: true }) }).getByRole('cell').allTextContents();
-    await expect.poll(() => cells(`${database}.public.customers`), SOON).toEqual(['0', '1', '0', '0']);
+    await expect.poll(() => cells(customers), SOON).toEqual(['1', '1', '0', '0']);
     expect(await cells(`${database}.public._prisma_migrations`)).toEqual(['1', '0', '0', '0']);
+    // That row is the migration's segment: its sentence is the API's, its details name it; a viewer reads how many
+    // sample rows it has, not the rows.
+    expect(await row.locator('.insight-explanation').textContent()).toBe(migration.explanation);
+    expect(await section.getByText(`Segment ${migration.name}`, { exact: true }).count()).toBe(1);
+    expect(await row.getByText(`${migration.previewRows} sample rows (the restorer role sees them)`, { exact: true }).count()).toBe(1);
+    expect(await row.getByRole('link', { name: /^Sample rows/ }).count()).toBe(0);
     await record('target-changes', section);
 
     await section.getByRole('link', { name: 'Open these changes on their own page' }).click();
@@ -195,4 +232,66 @@ describe('the console\'s diff and changes views in Chromium', () => {
     await page.getByRole('table', { name: 'Change-log segments' }).waitFor();
     await record('changes');
   }, 90_000);
+
+  it('opens the migration\'s "Sample rows" as a restorer with the keyboard: the inserted customer\'s e-mail masked, the rest in clear', async () => {
+    const viewer = page;
+    page = await (await consoleContext(browser)).newPage();
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await viewer.context().close();
+    await page.goto(url('/sign-in'));
+    await signInByRequest(page, stack.gatewayUrl, 'rita.restorer@example.test', 'restorer');
+    await page.goto(url('/targets/default/postgres'));
+    await expectHeading(page, 'default/postgres');
+    const section = page.locator('section[aria-labelledby="changes-heading"]');
+    const row = section.getByRole('table', { name: 'Changes by segment' }).getByRole('row').filter({ has: page.getByText(migration.explanation, { exact: true }) });
+    const link = row.getByRole('link', { name: new RegExp(`^Sample rows \\(${migration.previewRows}\\) of the changes at `) });
+    await expect.poll(() => link.count(), SOON).toBe(1);
+    await record('postgres-previews-changes', section);
+    await tabTo(page, link, { limit: 150 });
+    await page.keyboard.press('Enter');
+
+    await expectHeading(page, 'Sample rows');
+    expect(await page.getByText(`default/postgres, change-log segment ${migration.name}`).count()).toBe(1);
+    await page.getByRole('heading', { name: customers, level: 2 }).waitFor();
+    const inserted = page.getByRole('region', { name: customers, exact: true }).getByRole('table', { name: `Inserted rows of ${customers}` });
+    expect(await inserted.locator('thead th').allTextContents()).toEqual(['id', 'name', 'email', 'tier']);
+    expect((await inserted.locator('tbody tr').first().locator('td').allTextContents()).map((t) => t.trim())).toEqual(['3', 'Katherine Johnson', MASKED, 'pro']);
+    expect(await inserted.locator('tbody tr').count()).toBe(1);
+    expect(await inserted.locator('.preview-masked').count()).toBe(1);
+    // The migration's own row is a sample too, under its table.
+    await page.getByRole('table', { name: `Inserted rows of ${database}.public._prisma_migrations` }).getByText(MIGRATIONS[1], { exact: true }).waitFor();
+    // No address of the table is anywhere in the page, not even hidden (the backfilled row's e-mail is masked too).
+    const html = await page.content();
+    expect(html).not.toContain(PLANTED);
+    expect(html).not.toContain('@example.com');
+    // The backfill's old row, which Postgres did not log (REPLICA IDENTITY DEFAULT): "not logged", never NULL nor changed.
+    const updated = page.getByRole('table', { name: `Updated rows of ${customers}` });
+    const beforeRow = updated.locator('tbody tr').first();
+    expect(await beforeRow.locator('.preview-unknown').count()).toBe(4);
+    expect(await beforeRow.locator('.preview-null, del').count()).toBe(0);
+    await page.getByText('REPLICA IDENTITY FULL').first().waitFor();
+    // Photographed down to the customers' updated rows: the backfill, whose old row Postgres did not log.
+    await record('postgres-previews-rows', page.getByRole('table', { name: `Updated rows of ${customers}` }));
+  }, 90_000);
+
+  it('says the same in the CLI: the migration\'s segment in `strata changes`, its masked sample rows in `strata previews`', async () => {
+    const changes = await strata('changes', 'postgres', '--since', '1h');
+    expect(changes.code, changes.err).toBe(0);
+    const line = changes.out.split('\n').find((l) => l.includes(migration.name));
+    expect(line, changes.out).toBeDefined();
+    expect(line!.endsWith(migration.explanation), changes.out).toBe(true);
+
+    const previews = await strata('previews', 'postgres', migration.name);
+    expect(previews.code, previews.err).toBe(0);
+    expect(previews.out).toContain(`Previews of segment ${migration.name} (masked columns show ***):`);
+    const rowsOf = (table: string) => previews.out.split(`\n${table}\n`)[1]?.split('\n\n')[0]?.split('\n').map((l) => l.trim()).filter(Boolean) ?? [];
+    // Default REPLICA IDENTITY: Postgres logs no old row for the backfill, and the CLI says so.
+    expect(rowsOf(customers), previews.out).toEqual([
+      "insert  id='3' name='Katherine Johnson' email=*** tier='pro'",
+      "update  id='2' name='Grace Hopper' email=*** tier='pro'  (old row not logged; REPLICA IDENTITY FULL logs it)",
+    ]);
+    expect(previews.out).not.toContain(PLANTED);
+    expect(previews.out).not.toContain('@example.com');
+  }, 60_000);
 });

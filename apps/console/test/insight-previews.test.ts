@@ -2,7 +2,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { PreviewValue, TablePreviewsSection } from '../src/pages/insight/PreviewTables.tsx';
-import { changed, columnsOf, previewsPath, rowCount, tablePreviewsOf } from '../src/pages/insight/previews-model.ts';
+import { changed, columnsOf, leavesColumnsOut, previewsPath, rowCount, tablePreviewsOf } from '../src/pages/insight/previews-model.ts';
 
 describe('the console\'s sample rows', () => {
   it('reads the open `tables` of previews by table name, keeping rows only (text and null values)', () => {
@@ -45,6 +45,18 @@ describe('the console\'s sample rows', () => {
     expect(html).toContain('<del><span class="preview-text">Bo</span></del>');
     expect(html).toContain('<ins><span class="preview-text">Bo!</span></ins>');
     expect(html).not.toContain('Deleted rows');
+  });
+
+  it('shows a Postgres old row the server did not log whole as "not logged", never as NULL nor as changed', () => {
+    const update = { before: { id: '2' }, after: { id: '3', name: 'Grace', email: '***' } };
+    expect(['id', 'name', 'email'].map((c) => changed(update, c))).toEqual([true, false, false]);
+    expect(leavesColumnsOut([update.before], ['id', 'name', 'email'])).toBe(true);
+    expect(leavesColumnsOut([update.after], ['id', 'name', 'email'])).toBe(false);
+    const html = renderToStaticMarkup(createElement(TablePreviewsSection, { previews: { table: 'shop.public.customers', inserts: [], updates: [{ before: {}, after: { id: '1', name: 'Ann' } }], deletes: [] } }));
+    expect(html).toContain('not logged');
+    expect(html).toContain('REPLICA IDENTITY FULL');
+    expect(html).not.toContain('preview-null');
+    expect(html).not.toContain('<del>');
   });
 
   it('builds the address of a segment\'s sample rows with the changes it leads back to', () => {

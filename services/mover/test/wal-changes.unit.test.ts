@@ -37,6 +37,25 @@ describe('the changes of a WAL segment', () => {
     });
   });
 
+  it('counts only the target\'s databases when it names them: their rows and their schema changes', async () => {
+    const { changes } = parseWaldump(WORKLOAD, START, SEGMENT);
+    const files = resolver({ '16407/16409': orders, '16407/16417': orders, '16407/16423': orders, '16407/16418': toast, '16407/16426': toast });
+    const ours = await summarizeWalChanges(changes, files, new Set(['16407']));
+    expect(ours).toMatchObject({ tables: { 'shop.public.orders': { inserts: 15, updates: 5, deletes: 2, truncates: 1 } }, schemaChanges: 3 });
+    const another = await summarizeWalChanges(changes, files, new Set(['16999']));
+    expect(another).toEqual({ tables: {}, ddl: [], schemaChanges: 0, explanation: expect.any(String) });
+  });
+
+  it('takes what ANALYZE writes into pg_statistic and its TOAST table for no schema change', async () => {
+    const line = (tx: number, lsn: string, rel: number) => `rmgr: Heap        len (rec/tot):    104/   104, tx:        ${tx}, lsn: 0/${lsn}, prev 0/03000028, desc: INSERT off 2 flags 0x00, blkref #0: rel 1663/16407/${rel} blk 0`;
+    const commit = (tx: number, lsn: string) => `rmgr: Transaction len (rec/tot):     34/    34, tx:        ${tx}, lsn: 0/${lsn}, prev 0/03000028, desc: COMMIT 2026-11-28 18:49:17.778238 UTC`;
+    const analyze = [line(901, '03000100', 2619), line(901, '03000200', 2840), commit(901, '03000300'), line(902, '03000400', 3430), commit(902, '03000500')].join('\n');
+    const { changes } = parseWaldump(analyze, START, SEGMENT);
+    expect((await summarizeWalChanges(changes, resolver({}))).schemaChanges).toBe(0);
+    const alter = [line(903, '03000100', 1249), commit(903, '03000200')].join('\n'); // pg_attribute: a column added
+    expect((await summarizeWalChanges(parseWaldump(alter, START, SEGMENT).changes, resolver({}))).schemaChanges).toBe(1);
+  });
+
   it('names a file the catalog no longer knows by its number, and never drops its rows', async () => {
     const { changes } = parseWaldump(WORKLOAD, START, SEGMENT);
     const summary = await summarizeWalChanges(changes, resolver({ '16407/16409': orders, '16407/16423': orders }));

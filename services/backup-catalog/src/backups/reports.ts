@@ -50,6 +50,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
       return;
     case 'backup.succeeded': {
       const data = report.data as StrataReports['backup.succeeded'];
+      await lockTargetOf(deps, tx, data.backupId);
       const manifest = data.manifest as { stats?: { rawBytes?: number; storedBytes?: number }; startedAt?: string; completedAt?: string };
       const row = await tx.backup.update({
         where: { id: data.backupId },
@@ -81,6 +82,7 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
     }
     case 'backup.failed': {
       const data = report.data as StrataReports['backup.failed'];
+      await lockTargetOf(deps, tx, data.backupId);
       const row = await tx.backup.update({ where: { id: data.backupId }, data: { phase: BACKUP_PHASES.failed, message: data.message, completedAt: new Date(data.finishedAt) } });
       await createInPlaceRestores(deps).afterSafetyBackup(tx, row);
       await deps.resources.patchStatus(tx, 'BackupTarget', row.namespace, row.targetName, { lastBackup: backupRefView(row) });
@@ -126,6 +128,15 @@ export async function applyReport(deps: BackupDeps, tx: Tx, report: StrataReport
       return;
     }
   }
+}
+
+/**
+ * Takes the backup's target row first, in the order `backup-now` takes it (the target, then a backup, whose trigger
+ * renews the target's chain inputs): updating the backup first, then the target's status, could deadlock with it.
+ */
+async function lockTargetOf(deps: BackupDeps, tx: Tx, backupId: string): Promise<void> {
+  const backup = await tx.backup.findUnique({ where: { id: backupId }, select: { namespace: true, targetName: true } });
+  if (backup) await deps.resources.lock(tx, 'BackupTarget', backup.namespace, backup.targetName);
 }
 
 /**

@@ -43,6 +43,9 @@ export async function recordSegment(deps: BackupDeps, tx: Tx, data: StrataReport
     previewRows: s.previewRows ?? null,
     previewsError: s.previewsError ?? null,
   };
+  // The target's row first, as every writer of its backups and status takes it (`backup-now` locks it, then inserts a
+  // backup, whose trigger renews the chain inputs): taking the chain inputs first here deadlocked with it.
+  await deps.resources.lock(tx, 'BackupTarget', data.namespace, data.name);
   // The same upload reported again (a redelivery, or a streamer that read the file again after a takeover): known already.
   const known = await tx.segment.findUnique({ where: { key: s.key }, select: { sha256: true, uploadedAt: true, missing: true } });
   if (known && !known.missing && known.sha256 === s.sha256 && known.uploadedAt.getTime() === row.uploadedAt.getTime()) return;

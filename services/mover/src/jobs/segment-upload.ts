@@ -31,6 +31,8 @@ export interface SegmentFile {
   /** Masked sample rows (the target's previews are on); without them, `previewsError` says why there are none. */
   previews?: SegmentPreviews;
   previewsError?: string;
+  /** The same, still being made while the segment uploads (Postgres: the server decodes them meanwhile). */
+  previewsLater?: Promise<Pick<SegmentFile, 'previews' | 'previewsError'>>;
 }
 
 function keyOf(job: StreamJob, segment: Pick<SegmentFile, 'chainID' | 'name' | 'partial' | 'endPos'>, compressed = job.compression.algorithm === 'zstd'): string {
@@ -123,7 +125,8 @@ export async function uploadSegment(job: StreamJob, client: S3Client, reporter: 
   return key;
 }
 
-async function storePreviews(job: StreamJob, client: S3Client, key: string, segment: SegmentFile, signal: AbortSignal): Promise<Pick<SegmentReport, 'previewsKey' | 'previewsSha256' | 'previewRows' | 'previewsError'>> {
+async function storePreviews(job: StreamJob, client: S3Client, key: string, file: SegmentFile, signal: AbortSignal): Promise<Pick<SegmentReport, 'previewsKey' | 'previewsSha256' | 'previewRows' | 'previewsError'>> {
+  const segment = file.previewsLater ? { ...file, ...(await file.previewsLater) } : file;
   if (segment.previewsError !== undefined) return { previewsError: segment.previewsError };
   if (!segment.previews) return {};
   try {

@@ -236,9 +236,11 @@ class SegmentUploader {
 
   private async upload(file: string, name: string, summary: WalSummary, partial: boolean, coveredUntil: string | undefined): Promise<void> {
     const { timeline, start } = parseWalFileName(name, this.server.segmentBytes);
+    // The server decodes the previews while the segment is summarised, compressed, encrypted and uploaded here.
+    const previewsLater = this.rowPreviews(start, summary.endPos);
     const key = await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline, chainID: chainIdOf(this.server.systemId, timeline), startPos: formatLsn(start), endPos: formatLsn(summary.endPos), partial,
-      commits: summary.commits, ...(await this.changeSummary(name, summary)), ...(await this.rowPreviews(start, summary.endPos)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
+      commits: summary.commits, ...(await this.changeSummary(name, summary)), previewsLater, ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),
     }, this.signal);
     if (partial) this.partialKeys.set(name, [...(this.partialKeys.get(name) ?? []), key]);
   }

@@ -2,14 +2,22 @@ import { useId } from 'react';
 import { count } from '../../format.ts';
 import { Scroller } from '../../components/Scroller.tsx';
 import { TableName } from './TableName.tsx';
-import { changed, columnsOf, MASKED, type PreviewRow, type PreviewUpdate, type TablePreviews } from './previews-model.ts';
+import { changed, columnsOf, leavesColumnsOut, MASKED, type PreviewRow, type PreviewUpdate, type TablePreviews } from './previews-model.ts';
 
 /**
- * One value of a sample row. A masked value, SQL NULL and empty text are drawn apart from any text a row may hold
- * (a value may well be the text "NULL" or "masked"), and named for screen readers.
+ * One value of a sample row. A masked value, SQL NULL, empty text and a value the row does not carry (undefined) are
+ * drawn apart from any text a row may hold (a value may well be the text "NULL" or "masked"), and named for screen
+ * readers.
  */
 export function PreviewValue({ value }: { value: string | null | undefined }) {
-  if (value === null || value === undefined) {
+  if (value === undefined) {
+    return (
+      <span className="preview-unknown">
+        not logged<span className="visually-hidden"> (the server logs the old row whole only with REPLICA IDENTITY FULL)</span>
+      </span>
+    );
+  }
+  if (value === null) {
     return (
       <span className="preview-null">
         <span className="visually-hidden">SQL </span>NULL
@@ -106,6 +114,11 @@ function UpdatesTable({ updates, label }: { updates: readonly PreviewUpdate[]; l
   );
 }
 
+/** Why some old values show as "not logged". */
+function NotLoggedNote() {
+  return <p className="muted small">Postgres logs the old row whole only for a table with REPLICA IDENTITY FULL (otherwise its key, or nothing): the values it left out show as “not logged”.</p>;
+}
+
 /** One table's sample rows: a heading with its name, then its inserted, updated and deleted rows (the kinds it has). */
 export function TablePreviewsSection({ previews }: { previews: TablePreviews }) {
   const id = useId();
@@ -128,12 +141,14 @@ export function TablePreviewsSection({ previews }: { previews: TablePreviews }) 
         <>
           <h3>Updated rows</h3>
           <p className="muted small">Each update shows the row before and after it; a changed value is struck through before and bold after.</p>
+          {leavesColumnsOut(updates.map((u) => u.before), columnsOf(updates.flatMap((u) => [u.before, u.after]))) && <NotLoggedNote />}
           <UpdatesTable updates={updates} label={`Updated rows of ${table}`} />
         </>
       )}
       {deletes.length > 0 && (
         <>
           <h3>Deleted rows</h3>
+          {leavesColumnsOut(deletes, columnsOf(deletes)) && <NotLoggedNote />}
           <RowsTable rows={deletes} label={`Deleted rows of ${table}`} />
         </>
       )}

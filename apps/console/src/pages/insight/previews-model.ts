@@ -61,10 +61,19 @@ export function columnsOf(rows: readonly PreviewRow[]): string[] {
 }
 
 /**
- * Whether an update changed a column. A masked value hides whether it changed: it counts as unchanged unless the
+ * Whether some rows leave columns out: Postgres logs an update's or a delete's old row whole only for a table with
+ * REPLICA IDENTITY FULL (else its key, or nothing), so such a value is not known, and never shown as NULL or changed.
+ */
+export function leavesColumnsOut(rows: readonly PreviewRow[], columns: readonly string[]): boolean {
+  return rows.some((row) => columns.some((column) => !(column in row)));
+}
+
+/**
+ * Whether an update changed a column (a column one side does not carry is not known to have changed). A masked value hides whether it changed: it counts as unchanged unless the
  * column is masked on one side only (the mask cannot change between the two images of one row, so this is rare).
  */
 export function changed(update: PreviewUpdate, column: string): boolean {
+  if (!(column in update.before) || !(column in update.after)) return false;
   const before = update.before[column];
   const after = update.after[column];
   if (before === MASKED && after === MASKED) return false;

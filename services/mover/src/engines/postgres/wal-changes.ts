@@ -11,8 +11,11 @@
 
 /** Files below this number are the system catalogs' own (FirstNormalObjectId): initdb made them. */
 export const FIRST_NORMAL_OID = 16384;
-/** Catalogs that ANALYZE and VACUUM write: not schema changes. */
-const STATISTICS_CATALOGS = new Set([2619, 3429]);
+/**
+ * Catalogs that ANALYZE and VACUUM write, and their TOAST tables (a wide statistic goes there): not schema changes.
+ * pg_statistic 2619 (TOAST 2840), pg_statistic_ext_data 3429 (TOAST 3430).
+ */
+const STATISTICS_CATALOGS = new Set([2619, 2840, 3429, 3430]);
 const PG_CLASS = 1259;
 
 export interface RowCounts {
