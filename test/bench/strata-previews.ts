@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const shop = new pg.Client({ connectionString: server.adminUrl.replace(/\/postgres$/, '/shop') });
   await shop.connect();
   await shop.query('CREATE TABLE customers (id bigint PRIMARY KEY, email text, name text, tier text, note text)');
-  const store = { endpoint: s3.endpoint, region: s3.region, bucket, prefix: 'bench', pathStyle: true, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey, disableConditionalPut: true, partSizeBytes: 5 * 1024 * 1024, concurrency: 4, ageRecipients: [recipient], catalogRecipients: [] };
+  const store = { endpoint: s3.endpoint, region: s3.region, bucket, prefix: 'bench', pathStyle: true, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey, disableConditionalPut: true, partSizeBytes: 5 * 1024 * 1024, concurrency: 4, ageRecipients: [recipient] as [string], catalogRecipients: [] };
   const database = { engine: 'postgres' as const, host: '127.0.0.1', port: server.port, username: 'postgres', password: '' };
   const previews = { rows: 5, maxValueLength: 64, mask: ['^email$'] };
 
@@ -129,7 +129,6 @@ async function main(): Promise<void> {
       const seconds = (ended - began) / 1000;
       const finished = reporter.segments.filter((s) => !s.partial);
       const withPreviews = finished.filter((s) => s.previewsKey).length;
-      const errors = finished.filter((s) => s.previewsError).map((s) => s.previewsError);
       if (mode === 'on' && withPreviews !== finished.length) throw new Error(`${finished.length - withPreviews} of ${finished.length} segments have no previews: ${JSON.stringify(finished.filter((s) => !s.previewsKey))}`);
       if (mode === 'off' && withPreviews) throw new Error('previews were made with them off');
       const mbps = walBytes / MB / seconds;
