@@ -207,6 +207,15 @@ describe('masked row previews (Postgres, logical decoding)', () => {
       if (key.endsWith('.previews.age')) previewsObjects += 1;
     }
     expect(previewsObjects).toBeGreaterThan(0);
+    const graph = await h.call('viewer', 'post', '/graphql', { query: '{ strataTarget(namespace: "default", name: "postgres-main") { name segments { name explanation commits } } }' });
+    expect(graph.status).toBe(200);
+    expect(JSON.stringify(graph.body)).toContain(segment);
+    answers.push(JSON.stringify(graph.body));
+    for (const url of ['/api/v1/targets/default/postgres-main/segments', '/api/v1/segments', '/api/v1/targets/default/postgres-main']) {
+      const res = await h.call('viewer', 'get', url);
+      expect(res.status, url).toBe(200);
+      answers.push(JSON.stringify(res.body));
+    }
     expect(moverLog.text().length).toBeGreaterThan(0);
     found.push(...answers.flatMap((text, i) => leaks(`API answer ${i}`, text)), ...leaks("the mover's log", moverLog.text()), ...leaks("the catalog's log", catalogLog.text()));
     expect(found).toEqual([]);
@@ -218,6 +227,15 @@ describe('masked row previews (Postgres, logical decoding)', () => {
       const { slots, publications } = await slotsAndPublications();
       return logicalSlots(slots).length === 0 && publications.length === 0 && slots.length === 1 ? true : undefined;
     }, 60_000);
+    await apply(documents({ logical: true, rows: 3, maxValueLength: 40 }));
+    await waitFor('the logical slot again', async () => (logicalSlots((await slotsAndPublications()).slots).length === 1 ? true : undefined), 60_000);
+  }, 150_000);
+
+  it('drops it when previews stay asked for but logical decoding is turned off, and says why there are none', async () => {
+    await apply(documents({ enabled: true, logical: false }));
+    await waitFor('the logical slot dropped', async () => (logicalSlots((await slotsAndPublications()).slots).length === 0 ? true : undefined), 60_000);
+    const condition = await waitFor('the Previews condition', async () => (await target('postgres-main')).status.conditions?.find((c) => c.type === 'Previews' && c.reason === 'LogicalDecodingOff'), 30_000);
+    expect(condition).toMatchObject({ status: 'False', message: expect.stringContaining('previews.logical: true') });
     await apply(documents({ logical: true, rows: 3, maxValueLength: 40 }));
     await waitFor('the logical slot again', async () => (logicalSlots((await slotsAndPublications()).slots).length === 1 ? true : undefined), 60_000);
   }, 150_000);

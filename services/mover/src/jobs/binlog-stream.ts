@@ -4,6 +4,7 @@ import path from 'node:path';
 import type mysql from 'mysql2/promise';
 import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
 import { createS3Client, listKeys, type S3Client } from '@strata/stream';
+import { changesIn } from '../engines/mysql/binlog-changes.ts';
 import { binlogIndex, nextBinlog, startBinlogReceiver, summarizeBinlog, type BinlogReceiver, type BinlogSummary } from '../engines/mysql/binlog.ts';
 import { open, rows, str, num } from '../engines/mysql/shared.ts';
 import { summaryOf } from '../engines/change-summary.ts';
@@ -171,7 +172,8 @@ class BinlogUploader {
     }
   }
 
-  private async upload(file: string, name: string, summary: BinlogSummary, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+  private async upload(file: string, name: string, whole: BinlogSummary, endPos: string, partial: boolean, coveredUntil: string | undefined): Promise<void> {
+    const summary = { ...whole, changes: changesIn(whole.changes, this.job.databases) };
     await uploadSegment(this.job, this.client, this.reporter, {
       file, name, timeline: 1, chainID: chainIdOf(this.serverId, 1), startPos: `${name}:0`, endPos, partial,
       commits: summary.commits, summary: summaryOf(summary.changes.tables, summary.changes.ddl), ...(await this.previews(summary)), ...(summary.firstTime ? { firstTime: summary.firstTime } : {}), ...(summary.lastTime ? { lastTime: summary.lastTime } : {}), ...(coveredUntil ? { coveredUntil } : {}),

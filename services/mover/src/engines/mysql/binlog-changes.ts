@@ -24,6 +24,8 @@ const unquote = (name: string) => (name.startsWith('`') ? name.slice(1, -1).repl
 export interface BinlogChanges {
   tables: ChangeCounts;
   ddl: string[];
+  /** The database each DDL statement ran in (its `use`; '' when none was set), in the order of `ddl`. */
+  ddlIn: string[];
   /** Sample rows of the committed transactions, when previews are on. */
   samples?: RowSamples;
 }
@@ -31,8 +33,8 @@ export interface BinlogChanges {
 /** Reads the events of a binlog's text a line at a time; `commit` and `discard` end the GTID group being read. */
 export function binlogChangesReader(previews?: ConstructorParameters<typeof RowSamples>[0]) {
   const samplesOf = () => (previews ? { samples: new RowSamples(previews) } : {});
-  const done: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
-  let group: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
+  const done: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ddlIn: [], ...samplesOf() };
+  let group: BinlogChanges = { tables: new ChangeCounts(), ddl: [], ddlIn: [], ...samplesOf() };
   const rowImages = binlogRowsReader(() => group.samples!);
   const tableIds = new Map<string, string>();
   let database: string | undefined;
@@ -55,6 +57,7 @@ export function binlogChangesReader(previews?: ConstructorParameters<typeof RowS
       into.tables.add(`${schema}.${table}`, 'truncates', 1);
     } else if (ddlGroup) {
       into.ddl.push(text);
+      into.ddlIn.push(database ?? '');
     }
   };
 
@@ -98,12 +101,32 @@ export function binlogChangesReader(previews?: ConstructorParameters<typeof RowS
       rowImages.end();
       done.tables.merge(group.tables);
       done.ddl.push(...group.ddl);
+      done.ddlIn.push(...group.ddlIn);
       if (group.samples) done.samples?.merge(group.samples);
-      group = { tables: new ChangeCounts(), ddl: [], ...samplesOf() };
+      group = { tables: new ChangeCounts(), ddl: [], ddlIn: [], ...samplesOf() };
     },
     result(): BinlogChanges {
       if (statement && statementCommitted) endStatement();
-      return { tables: done.tables.clone(), ddl: [...done.ddl], ...(done.samples ? { samples: done.samples.clone() } : {}) };
+      return { tables: done.tables.clone(), ddl: [...done.ddl], ddlIn: [...done.ddlIn], ...(done.samples ? { samples: done.samples.clone() } : {}) };
     },
   };
+}
+
+/**
+ * The changes of the target's databases only (`databases`; none, or `*`: every database): the binlog is the whole
+ * server's. Tables are `database.table`; a DDL statement counts where it ran (its `use`), or when no database was set.
+ */
+export function changesIn(changes: BinlogChanges, databases: string[] | undefined): BinlogChanges {
+  if (!databases?.length || databases.includes('*')) return changes;
+  const wanted = new Set(databases);
+  const ours = (table: string) => wanted.has(table.slice(0, table.indexOf('.')));
+  const tables = new ChangeCounts();
+  for (const [table, counts] of changes.tables.tables) if (ours(table)) for (const kind of ['inserts', 'updates', 'deletes', 'truncates'] as const) if (counts[kind]) tables.add(table, kind, counts[kind]);
+  const keep = changes.ddl.map((_, i) => changes.ddlIn[i] === '' || wanted.has(changes.ddlIn[i]!));
+  let samples: RowSamples | undefined;
+  if (changes.samples) {
+    samples = new RowSamples(changes.samples.settings);
+    for (const [table, rows] of changes.samples.tables) if (ours(table)) samples.tables.set(table, rows);
+  }
+  return { tables, ddl: changes.ddl.filter((_, i) => keep[i]), ddlIn: changes.ddlIn.filter((_, i) => keep[i]), ...(samples ? { samples } : {}) };
 }

@@ -126,7 +126,7 @@ export async function summarizeBinlog(file: string, before?: BinlogSummary, prev
   tables.merge(tail.changes.tables);
   const samples = before.changes.samples?.clone() ?? tail.changes.samples?.clone();
   if (samples && before.changes.samples && tail.changes.samples) samples.merge(tail.changes.samples);
-  const changes = { tables, ddl: [...before.changes.ddl, ...tail.changes.ddl], ...(samples ? { samples } : {}) };
+  const changes = { tables, ddl: [...before.changes.ddl, ...tail.changes.ddl], ddlIn: [...before.changes.ddlIn, ...tail.changes.ddlIn], ...(samples ? { samples } : {}) };
   return { end: Math.max(before.end, tail.end), commits: before.commits + tail.commits, ...(firstTime ? { firstTime } : {}), ...(lastTime ? { lastTime } : {}), changes };
 }
 
