@@ -73,6 +73,12 @@ export async function startS3(options: { stateDir: string; log: (line: string) =
     });
     try {
       const address = await server.run();
+      // Idle keep-alive sockets outlive the clients' (Node's agents drop theirs after 5 s, the server's default too):
+      // with both at 5 s, a busy process closed a socket just as a client sent its next request on it ("aborted").
+      if (server.httpServer) {
+        server.httpServer.keepAliveTimeout = 65_000;
+        server.httpServer.headersTimeout = 66_000;
+      }
       const endpoint = `http://${LOOPBACK}:${address.port}`;
       fs.writeFileSync(portFile, `${address.port}\n`);
       options.log(`s3: started embedded S3 (s3rver) on ${endpoint} (data ${directory})`);

@@ -99,21 +99,36 @@ function isTeardownError(error: unknown): boolean {
   return e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.name === 'AbortError' || e?.code === 'ABORT_ERR';
 }
 
+/**
+ * Reports progress at most every PROGRESS_INTERVAL_MS. Each look is scheduled from the end of the one before
+ * (setTimeout, not setInterval): a busy process runs an interval's late callback and then the next one on its old
+ * schedule, closer together than the interval (207 ms apart for 250 ms, seen under CI load).
+ */
 function progressReporter(onProgress: ((raw: number, stored: number) => void) | undefined, read: () => [number, number]): () => void {
   if (!onProgress) return () => {};
   let last = [-1, -1];
-  const timer = setInterval(() => {
+  let stopped = false;
+  let timer: NodeJS.Timeout;
+  const look = () => {
+    if (stopped) return;
     const now = read();
-    if (now[0] === last[0] && now[1] === last[1]) return;
-    last = now;
-    try {
-      onProgress(now[0], now[1]);
-    } catch {
-      // A failing progress sink must not break the transfer.
+    if (now[0] !== last[0] || now[1] !== last[1]) {
+      last = now;
+      try {
+        onProgress(now[0], now[1]);
+      } catch {
+        // A failing progress sink must not break the transfer.
+      }
     }
-  }, PROGRESS_INTERVAL_MS);
+    timer = setTimeout(look, PROGRESS_INTERVAL_MS);
+    timer.unref();
+  };
+  timer = setTimeout(look, PROGRESS_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /** Compresses, encrypts, hashes and uploads `source` to `bucket/key`. */
