@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{proto,prisma,packages,services,gateway,infra,apps,test}/**/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/integration/**/*.test.ts'],
+    include: ['{proto,prisma,packages,services,gateway,infra,apps,test}/**/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/reliability/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'test/bench/**'],
     globalSetup: ['./test/setup/global-setup.ts'],
     testTimeout: 30_000,

@@ -35,7 +35,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { BackupJob, DatabaseAccess } from '@sigil/proto';
 import { startS3, type S3Handle } from '@sigil/local-stack';
-import { createS3Client, downloadStream, ensureBucket, listKeys, removeObjects, type S3Client } from '@strata/stream/s3';
+import { downloadStream } from '@strata/stream/download';
+import { createS3Client, ensureBucket, listKeys, removeObjects, type S3Client } from '@strata/stream/s3';
 import type { ChildConfig, ChildResult } from './strata-backup-child.ts';
 import { ensureBenchDatabase, gib, pgTool, pgToolEnv } from './bench-postgres.ts';
 

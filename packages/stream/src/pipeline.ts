@@ -14,7 +14,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createAgeDecryptStream, createAgeEncryptStream } from './age/index.ts';
-import { downloadStream, uploadStream, type S3Client } from './s3.ts';
+import { downloadStream } from './download.ts';
+import { uploadStream, type S3Client } from './s3.ts';
 import { createByteCounter, createCoalescer, createHashTap, createStallWatchdog, createThrottle, stallMessage, systemClock, type StreamClock } from './taps.ts';
 import { compressesInProcess, createCompressStream, createDecompressStream, type CompressionAlgorithm, type CompressionOptions } from './zstd.ts';
 
@@ -241,15 +242,18 @@ export async function runDownloadPipeline(options: DownloadPipelineOptions): Pro
   } catch (error) {
     if (signal?.aborted) throw abortReason(signal);
     if (stallError) throw stallError;
-    if (decryptError !== undefined && (error === decryptError || isTeardownError(error))) {
+    if (decryptError !== undefined && !isTeardownError(decryptError) && (error === decryptError || isTeardownError(error))) {
       // The root cause is the decryptor's error even when the pipeline reports the teardown it caused.
       const cause = error === decryptError ? error : decryptError;
       // eslint-disable-next-line preserve-caught-error
       throw new Error(`${key} failed integrity checks: ${(cause as Error).message}`, { cause });
     }
-    if (decompressError !== undefined && error === decompressError) {
+    // A premature close handed to every stage by the pipeline is not the decompressor's own failure.
+    if (decompressError !== undefined && error === decompressError && !isTeardownError(error)) {
       throw new Error(`${key} decrypted but does not decompress as ${options.compression}: ${(error as Error).message}`, { cause: error });
     }
+    // The download resumes its own dropped connections (download.ts): a premature close left is the sink's.
+    if (isTeardownError(error)) throw new Error(`the reader of ${key} closed before the download ended`, { cause: error });
     throw error;
   } finally {
     stopProgress();

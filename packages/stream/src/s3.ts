@@ -265,11 +265,6 @@ export async function putObjectUnique(
   }
 }
 
-/** The object's bytes as a stream. */
-export async function downloadStream(client: S3Client, bucket: string, key: string): Promise<Readable> {
-  return await client.getObject(bucket, key);
-}
-
 /**
  * Deletes `keys` with multi-object DELETE (batches of 1000); throws listing the keys the store
  * refused to delete. When the batch request itself fails (stores without multi-object delete, or

@@ -7,7 +7,8 @@ import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGE_CHUNK_SIZE, generateAgeIdentity } from '../src/age/index.ts';
 import { runDownloadPipeline, runUploadPipeline, verifyObject } from '../src/pipeline.ts';
-import { createS3Client, downloadStream, ensureBucket, listKeys, objectExists, removeObjects, type S3Client } from '../src/s3.ts';
+import { downloadStream } from '../src/download.ts';
+import { createS3Client, ensureBucket, listKeys, objectExists, removeObjects, type S3Client } from '../src/s3.ts';
 import { createVirtualClock } from '../src/taps.ts';
 
 const MiB = 1024 * 1024;
@@ -163,6 +164,22 @@ describe('upload and download pipelines', () => {
     await expect(
       runDownloadPipeline({ ...base(), key, expectedSha256: up.sha256, identity: (await generateAgeIdentity()).identity, compression: 'zstd', sink: sink().stream }),
     ).rejects.toThrow(/no identity matches/);
+  });
+
+  it('a sink that closes early is named as the reader, not blamed on the decompressor', async () => {
+    const data = dumpLike(3 * MiB);
+    const key = 'backups/db1/reader-closed.age';
+    const up = await runUploadPipeline({ ...base(), source: source(data), compression: { algorithm: 'zstd', level: 'fastest', threads: 1 }, recipients: [keys[0]!.recipient], key });
+    // A reader process that exits after its first chunk (tar dying on a full disk) closes its stdin.
+    const closing = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback();
+        closing.destroy();
+      },
+    });
+    await expect(runDownloadPipeline({ ...base(), key, expectedSha256: up.sha256, identity: keys[0]!.identity, compression: 'zstd', sink: closing })).rejects.toThrow(
+      `the reader of ${key} closed before the download ended`,
+    );
   });
 
   it('a failing source rejects with its message and leaves no object', async () => {

@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createS3Client,
-  downloadStream,
   ensureBucket,
   listKeys,
   objectExists,
@@ -17,6 +16,7 @@ import {
   uploadStream,
   type S3Client,
 } from '../src/s3.ts';
+import { downloadStream } from '../src/download.ts';
 
 const MiB = 1024 * 1024;
 const bucket = `mover-stream-s3-${randomBytes(4).toString('hex')}`;
