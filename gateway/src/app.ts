@@ -2,16 +2,17 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Principal, PrincipalSigner } from '@sigil/kit/auth';
 import { PRINCIPAL_HEADER } from '@sigil/kit/auth';
 import { AppError } from '@sigil/kit/errors';
-import { REQUEST_ID_HEADER, mountHealth, problemErrorHandler, requestIdMiddleware, type Health } from '@sigil/kit/http';
+import { REQUEST_ID_HEADER, mountHealth, problemErrorHandler, requestIdMiddleware, transportSecurity, type Health } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
-import type { ServiceName } from '@sigil/proto/routes';
 import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import type { Authenticator } from './authenticator.ts';
 import type { FederatedGraph, GraphLimits } from './graphql.ts';
 import { reuseSignedTokens } from './principal-tokens.ts';
 import { consoleRouter } from './console.ts';
+import { crossOriginCookieRefusal, sigilCookieCarries, strataCookieCarries } from './cookie-writes.ts';
 import { dashboardRouter, type LiveFeed } from './dashboard.ts';
 import { createUpstream } from './proxy.ts';
+import { replicasOf, type ServiceTarget, type ServiceUrls } from './replicas.ts';
 import { createSigilEdge } from './sigil-edge.ts';
 import { createScimEdge } from './scim-edge.ts';
 import { signingPageRouter } from './signing-page.ts';
@@ -23,8 +24,8 @@ import { strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 export type { StrataGatewayDeps };
 
 export interface GatewayDeps {
-  /** Base URL of each service (`http://127.0.0.1:4101`). A service left out answers 503. */
-  serviceUrls: Partial<Record<ServiceName, string>>;
+  /** Base URL of each service (`http://127.0.0.1:4101`), or of each of its replicas. A service left out answers 503. */
+  serviceUrls: ServiceUrls;
   /** Signs the resolved caller into the short-lived internal principal token. */
   signPrincipal: PrincipalSigner;
   log: Logger;
@@ -92,10 +93,11 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
     accessLog(log, req, res);
     next();
   });
+  app.use(transportSecurity(trustedProxies));
   const health = mountHealth(
     app,
     Object.fromEntries(
-      Object.entries(serviceUrls).filter(([name, url]) => name !== 'gateway' && url).map(([name, url]) => [name, () => checkReady(url as string)]),
+      Object.entries(serviceUrls).filter(([name, url]) => name !== 'gateway' && url).map(([name, url]) => [name, () => checkReady(url as ServiceTarget)]),
     ),
   );
   app.use(strata.handle);
@@ -131,7 +133,10 @@ export async function createGatewayApp(deps: GatewayDeps): Promise<GatewayApp> {
       }));
   app.use('/graphql', async (req, res, next) => {
     try {
-      // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs, and so is a bad access token.
+      // Same rules as a K operation: a bad key is a 401 problem before GraphQL runs, and so is a bad access token;
+      // a cookie (either product's) from another origin is a 403 (CSRF, cookie-writes.ts).
+      const crossOrigin = crossOriginCookieRefusal(req, sigilCookieCarries('K', req.headers) || strataCookieCarries(strataAuthenticator, req.headers));
+      if (crossOrigin) throw new AppError('forbidden', crossOrigin);
       res.locals.principal = await sigil.resolveCaller('K', req);
       res.locals.strataPrincipal = strataAuthenticator && (await strataCallerOf(strataAuthenticator, req, log));
       (await loadGraph()).router(req, res, next);
@@ -163,10 +168,17 @@ async function strataCallerOf(authenticator: StrataAuthenticator, req: Request, 
 
 const REFUSAL_CODES = { 401: 'unauthorized', 403: 'forbidden', 502: 'bad-gateway' } as const;
 
-async function checkReady(baseUrl: string): Promise<void> {
-  const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/readyz`, { signal: AbortSignal.timeout(2000) });
-  await response.body?.cancel();
-  if (!response.ok) throw new Error(`readyz answered ${response.status}`);
+/** A service is ready when one of its replicas is: the gateway routes around the others. */
+async function checkReady(target: ServiceTarget): Promise<void> {
+  await Promise.any(
+    replicasOf(target).map(async (baseUrl) => {
+      const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/readyz`, { signal: AbortSignal.timeout(2000) });
+      await response.body?.cancel();
+      if (!response.ok) throw new Error(`readyz answered ${response.status}`);
+    }),
+  ).catch((error: unknown) => {
+    throw error instanceof AggregateError ? error.errors[0] : error;
+  });
 }
 
 /** One line per request, at debug below 400: method, path (never the query: viewer tokens travel there), outcome. */

@@ -1,8 +1,9 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { z } from '@sigil/kit/config';
-import { SERVICE_NAMES, type ServiceName } from '@sigil/proto/routes';
+import { SERVICE_NAMES } from '@sigil/proto/routes';
 import { STRATA_ROLES, type StrataRole } from '@sigil/proto/strata';
+import type { ServiceTarget, ServiceUrls } from './replicas.ts';
 import { DEFAULT_STRATA_CREDENTIAL_NAMES, DEFAULT_STRATA_ROLE_GROUPS, type StrataAuthenticatorOptions, type StrataDefaultRole } from './strata-auth.ts';
 
 const jsonObject = (what: string) =>
@@ -17,8 +18,11 @@ const jsonObject = (what: string) =>
     return z.NEVER;
   });
 
-const serviceUrls = jsonObject('service name -> base URL').pipe(
-  z.record(z.string(), z.string().url()).superRefine((urls, ctx) => {
+/** A service's base URL, or the base URLs of its replicas (requests go round robin over them). */
+const serviceTarget = z.union([z.string().url(), z.array(z.string().url()).min(1)]);
+
+const serviceUrls = jsonObject('service name -> base URL or [base URL of each replica]').pipe(
+  z.record(z.string(), serviceTarget).superRefine((urls, ctx) => {
     for (const name of Object.keys(urls)) {
       if (!(SERVICE_NAMES as readonly string[]).includes(name) || name === 'gateway') {
         ctx.addIssue({ code: 'custom', message: `unknown service ${JSON.stringify(name)}`, path: [name] });
@@ -127,18 +131,18 @@ export const gatewayConfigSchema = z.object({
   if (keySets === 2) issue('STRATA_ACCESS_JWKS', 'set STRATA_ACCESS_JWKS_URL or STRATA_ACCESS_JWKS, not both');
   if (!config.STRATA_ACCESS_ISSUER && keySets > 0) issue('STRATA_ACCESS_ISSUER', 'is required when a Strata key set is configured');
   for (const [variable, service] of [['BACKUP_CATALOG_URL', 'backup-catalog'], ['SANDBOX_URL', 'sandbox']] as const) {
-    const fromList = (config.SERVICE_URLS as Record<string, string>)[service];
-    if (config[variable] && fromList && fromList !== config[variable]) {
+    const fromList = (config.SERVICE_URLS as Record<string, ServiceTarget>)[service];
+    if (config[variable] && fromList && String(fromList) !== config[variable]) {
       issue(variable, `disagrees with SERVICE_URLS["${service}"]; set one of them`);
     }
   }
 });
 
-export type GatewayConfig = z.infer<typeof gatewayConfigSchema> & { SERVICE_URLS: Partial<Record<ServiceName, string>> };
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema> & { SERVICE_URLS: ServiceUrls };
 
 /** SERVICE_URLS with BACKUP_CATALOG_URL and SANDBOX_URL merged in. */
-export function serviceUrlsOf(config: GatewayConfig): Partial<Record<ServiceName, string>> {
-  const urls: Partial<Record<ServiceName, string>> = { ...config.SERVICE_URLS };
+export function serviceUrlsOf(config: GatewayConfig): ServiceUrls {
+  const urls: ServiceUrls = { ...config.SERVICE_URLS };
   if (config.BACKUP_CATALOG_URL) urls['backup-catalog'] = config.BACKUP_CATALOG_URL;
   if (config.SANDBOX_URL) urls.sandbox = config.SANDBOX_URL;
   return urls;

@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { z } from '@sigil/kit/config';
+import { isSecureRequest } from '@sigil/kit/http';
 import { STRATA_ROLES, type StrataRole } from '@sigil/proto/strata';
 import { DEFAULT_STRATA_CREDENTIAL_NAMES, sendStrataError as sendError, type TrustedIssuerKey } from './strata-auth.ts';
 
@@ -35,6 +36,8 @@ export interface DevIssuerOptions {
   nodeEnv: string | undefined;
   /** The access cookie the gateway reads (`STRATA_ACCESS_COOKIE`); `POST /api/dev/session` sets it. */
   cookieName?: string;
+  /** Proxies in front whose `X-Forwarded-Proto` is believed: the cookie is `Secure` on a request that came over TLS. */
+  trustedProxies?: number;
 }
 
 export interface DevIssuer {
@@ -117,21 +120,22 @@ export async function createDevIssuer(options: DevIssuerOptions): Promise<DevIss
   });
   // The token never reaches the page's scripts: HttpOnly, same site only (a cross-site form cannot ride on it).
   const cookieName = options.cookieName ?? DEFAULT_STRATA_CREDENTIAL_NAMES.cookie;
+  const secure = (req: Request) => (isSecureRequest(req, options.trustedProxies ?? 0) ? '; Secure' : '');
   router.post(DEV_SESSION_PATH, express.json({ limit: '16kb' }), async (req: Request, res: Response, next: NextFunction) => {
     try {
       const request = tokenRequestOf(req, res);
       if (!request) return;
       const { token, expiresAt } = await issue(request);
       const maxAge = Math.round((Date.parse(expiresAt) - Date.now()) / 1000);
-      res.setHeader('set-cookie', `${cookieName}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`);
+      res.setHeader('set-cookie', `${cookieName}=${token}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure(req)}`);
       res.status(200).type('application/json').setHeader('cache-control', 'no-store');
       res.send(JSON.stringify({ email: request.email, role: request.role ?? 'restorer-admin', expiresAt }));
     } catch (error) {
       next(error);
     }
   });
-  router.delete(DEV_SESSION_PATH, (_req, res) => {
-    res.setHeader('set-cookie', `${cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict`);
+  router.delete(DEV_SESSION_PATH, (req, res) => {
+    res.setHeader('set-cookie', `${cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure(req)}`);
     res.status(204).end();
   });
   router.all([DEV_JWKS_PATH, DEV_TOKEN_PATH, DEV_SESSION_PATH], (req, res) => {

@@ -12,6 +12,8 @@ import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import type { ServiceName } from '@sigil/proto/routes';
 import type { StrataPrincipal } from '@sigil/proto/strata';
+import type { ServiceUrls } from './replicas.ts';
+import { subgraphEndpoint } from './subgraphs.ts';
 
 /** What every subgraph request of one incoming operation carries. */
 export interface GatewayGraphQLContext {
@@ -42,7 +44,7 @@ export const DEFAULT_GRAPH_LIMITS: GraphLimits = { maxDepth: 8, maxCost: 5000, m
 
 export interface FederatedGraphOptions {
   supergraphSdl: string;
-  serviceUrls: Partial<Record<ServiceName, string>>;
+  serviceUrls: ServiceUrls;
   principalToken: (principal: Principal) => Promise<string>;
   log: Logger;
   limits?: Partial<GraphLimits>;
@@ -92,7 +94,7 @@ export async function createFederatedGraph(options: FederatedGraphOptions): Prom
       const base = serviceUrls[name as ServiceName];
       if (!base) return unconfiguredSubgraph(name);
       return new RemoteGraphQLDataSource<GatewayGraphQLContext>({
-        url: `${base.replace(/\/+$/, '')}/graphql`,
+        ...subgraphEndpoint(base),
         willSendRequest({ request, context }) {
           const ctx = context as Partial<GatewayGraphQLContext>;
           request.http?.headers.delete(PRINCIPAL_HEADER);

@@ -5,9 +5,18 @@ import { staticPageRouter } from './static-page.ts';
 
 /**
  * The signing page's headers: its own scripts only, same-origin API calls, no referrer (the viewer link's token is in
- * the fragment, which browsers never send), never cached by shared caches.
+ * the fragment, which browsers never send), never cached by shared caches. Unlike the signing page they are not an
+ * embed: never framed (clickjacking).
  */
-const HEADERS = { 'content-security-policy': SIGNING_PAGE_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' };
+const HEADERS = {
+  'content-security-policy': SIGNING_PAGE_CSP.split('; ')
+    .map((directive) => (directive.startsWith('frame-ancestors ') ? "frame-ancestors 'none'" : directive))
+    .join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
 
 /** The hosted viewer page under `/view` (apps/hosted-pages): a viewer's live, read-only status of one envelope. */
 export function viewerPageRouter(): Router {

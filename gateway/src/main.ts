@@ -8,6 +8,7 @@ import { runServer } from '@sigil/kit/http';
 import { createGatewayApp } from './app.ts';
 import { createAuthenticator } from './authenticator.ts';
 import { gatewayConfigSchema, serviceUrlsOf, strataAuthOptionsOf, type GatewayConfig } from './config.ts';
+import { balancedFetch, primaryOf } from './replicas.ts';
 import { createDevIssuer } from './dev-issuer.ts';
 import { createStrataAuthenticator } from './strata-auth.ts';
 import { attachStrataTunnel } from './strata-tunnel.ts';
@@ -31,6 +32,7 @@ const devIssuer = config.STRATA_DEV_ISSUER
       privateJwk: config.STRATA_DEV_ISSUER_KEY as JWK | undefined,
       nodeEnv: config.NODE_ENV,
       cookieName: config.STRATA_ACCESS_COOKIE,
+      trustedProxies: config.TRUSTED_PROXIES ?? (config.TRUST_PROXY ? 1 : 0),
     })
   : undefined;
 if (devIssuer) log.warn({ issuer: devIssuer.issuer }, 'the Strata dev issuer is enabled: anyone can mint access tokens (local stack only)');
@@ -40,7 +42,9 @@ if (!strataAuthenticator) log.info('Strata authentication is not configured: /ap
 const signStrataPrincipal = await createStrataPrincipalSigner(config.INTERNAL_JWT_PRIVATE_KEY as JWK);
 
 const bus = await connectBus(config.NATS_URL, 'gateway');
-const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal, log });
+// Credentials are checked at any replica of accounts (round robin); a tunnel holds one connection to one sandbox replica.
+const accounts = serviceUrls.accounts;
+const authenticator = createAuthenticator({ accountsUrl: accounts && primaryOf(accounts), fetch: accounts ? balancedFetch(accounts) : undefined, signPrincipal, log });
 const revocations = await authenticator.subscribeRevocations(bus);
 const gateway = await createGatewayApp({
   serviceUrls,
@@ -63,4 +67,4 @@ const running = await runServer({
   health: gateway.health,
   resources: [() => gateway.close(), async () => revocations.unsubscribe(), () => bus.close()],
 });
-attachStrataTunnel(running.server, { authenticator: strataAuthenticator, principalToken: signStrataPrincipal, sandboxUrl: serviceUrls.sandbox, log });
+attachStrataTunnel(running.server, { authenticator: strataAuthenticator, principalToken: signStrataPrincipal, sandboxUrl: serviceUrls.sandbox && primaryOf(serviceUrls.sandbox), log });

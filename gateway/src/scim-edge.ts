@@ -1,12 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
-import { resolveService, SCIM_PATH, type ServiceName } from '@sigil/proto/routes';
+import { resolveService, SCIM_PATH } from '@sigil/proto/routes';
+import type { ServiceUrls } from './replicas.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
 import { forward, type Upstream } from './proxy.ts';
 
 export interface ScimEdgeDeps {
-  serviceUrls: Partial<Record<ServiceName, string>>;
+  serviceUrls: ServiceUrls;
   upstream: Upstream;
   trustedProxies: number;
   log: Logger;

@@ -4,9 +4,10 @@ import { PRINCIPAL_HEADER, unauthorized, type Principal } from '@sigil/kit/auth'
 import { REQUEST_ID_HEADER, sendProblem } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadSigilOpenApi, type OperationInfo } from '@sigil/proto/openapi';
-import type { ServiceName } from '@sigil/proto/routes';
+import type { ServiceUrls } from './replicas.ts';
 import { isNotImplemented } from '@sigil/proto/unimplemented';
 import type { Authenticator, ResolutionFailure } from './authenticator.ts';
+import { crossOriginCookieRefusal, sigilCookieCarries } from './cookie-writes.ts';
 import { MODE_HEADER, apiKeyOf, sessionTokenOf } from './credentials.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
 import { createOperationMatcher } from './operations.ts';
@@ -15,7 +16,7 @@ import { forward, type Upstream } from './proxy.ts';
 export type CallerRule = 'K' | 'D' | 'P';
 
 export interface SigilEdgeDeps {
-  serviceUrls: Partial<Record<ServiceName, string>>;
+  serviceUrls: ServiceUrls;
   authenticator: Authenticator;
   /** Signs the resolved caller into `x-sigil-principal` (a token is re-used while it is fresh). */
   principalToken: (principal: Principal) => Promise<string>;
@@ -87,6 +88,8 @@ export function createSigilEdge(deps: SigilEdgeDeps) {
       res.locals.operationId = operation.operationId;
       res.locals.service = operation.service;
       if (operation.service === 'gateway') return serveLocally(operation, res);
+      const crossOrigin = crossOriginCookieRefusal(req, sigilCookieCarries(operation.auth, req.headers));
+      if (crossOrigin) return sendProblem(res, new AppError('forbidden', crossOrigin));
 
       const principal = operation.auth === 'S' || operation.auth === 'V' ? undefined : await resolveCaller(operation.auth, req);
       const baseUrl = serviceUrls[operation.service];

@@ -5,9 +5,11 @@ import { REQUEST_ID_HEADER } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { loadStrataOpenApi } from '@sigil/proto/strata-openapi';
 import type { OpenApiDocument } from '@sigil/proto/openapi';
-import { isStrataService, resolveService, type ServiceName } from '@sigil/proto/routes';
+import { isStrataService, resolveService } from '@sigil/proto/routes';
+import type { ServiceUrls } from './replicas.ts';
 import { STRATA, type StrataPrincipal } from '@sigil/proto/strata';
 import { isNotImplemented } from '@sigil/proto/unimplemented';
+import { crossOriginCookieRefusal, strataCookieCarries } from './cookie-writes.ts';
 import { DEV_ISSUER_PREFIX, type DevIssuer } from './dev-issuer.ts';
 import { forwardingFacts, headersForService } from './forwarding.ts';
 import { createOperationMatcher } from './operations.ts';
@@ -26,7 +28,7 @@ export interface StrataGatewayDeps {
 
 export interface StrataEdgeDeps {
   strata: StrataGatewayDeps | undefined;
-  serviceUrls: Partial<Record<ServiceName, string>>;
+  serviceUrls: ServiceUrls;
   principalToken: (principal: StrataPrincipal) => Promise<string>;
   upstream: Upstream;
   trustedProxies: number;
@@ -55,6 +57,8 @@ export function createStrataEdge(deps: StrataEdgeDeps) {
 
     const strata = deps.strata;
     if (!strata?.authenticator) return sendStrataError(res, 401, 'Strata authentication is not configured on this gateway.');
+    const crossOrigin = crossOriginCookieRefusal(req, strataCookieCarries(strata.authenticator, req.headers));
+    if (crossOrigin) return sendStrataError(res, 403, crossOrigin);
     const result = await strata.authenticator.authenticate(req.headers);
     const refusal = strataRefusal(result, log, res.locals.requestId);
     if (refusal) return sendStrataError(res, refusal.status, refusal.message);

@@ -4,6 +4,7 @@ import { refuseUpgrade } from '@sigil/kit/http';
 import type { Logger } from '@sigil/kit/log';
 import { SANDBOX_TUNNEL_PATTERN } from '@sigil/proto/routes';
 import { roleAtLeast, STRATA, type StrataPrincipal } from '@sigil/proto/strata';
+import { crossOriginCookieRefusal, strataCookieCarries } from './cookie-writes.ts';
 import { strataRefusal, type StrataAuthenticator } from './strata-auth.ts';
 
 export interface StrataTunnelDeps {
@@ -31,6 +32,9 @@ export function attachStrataTunnel(server: Server, deps: StrataTunnelDeps): void
 
   async function relay(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     if (!deps.authenticator) return refuseUpgrade(socket, 401, 'Strata authentication is not configured on this gateway.');
+    // Cross-site WebSocket hijacking: the handshake is a GET, but it opens a channel that acts for the cookie's owner.
+    const crossOrigin = crossOriginCookieRefusal(req, strataCookieCarries(deps.authenticator, req.headers), { always: true });
+    if (crossOrigin) return refuseUpgrade(socket, 403, crossOrigin);
     const result = await deps.authenticator.authenticate(req.headers);
     const refusal = strataRefusal(result, deps.log);
     if (refusal) return refuseUpgrade(socket, refusal.status, refusal.message);

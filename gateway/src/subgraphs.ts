@@ -1,7 +1,11 @@
 import type { ServiceName } from '@sigil/proto/routes';
+import type { RemoteGraphQLDataSource } from '@apollo/gateway';
+import { balancedFetch, primaryOf, type ServiceTarget } from './replicas.ts';
+
+type Fetcher = NonNullable<NonNullable<ConstructorParameters<typeof RemoteGraphQLDataSource>[0]>['fetcher']>;
 
 export interface SubgraphSource {
-  /** Subgraph name in the supergraph; also the key of the service's runtime URL in `serviceUrls`. */
+  /** Subgraph name in the supergraph; also the key of the service's runtime URL (or its replicas') in `serviceUrls`. */
   name: ServiceName;
   /** Path of the subgraph's SDL, relative to the repository root. */
   schemaPath: string;
@@ -25,4 +29,12 @@ export const SUBGRAPHS: readonly SubgraphSource[] = [
  */
 export function placeholderUrl(name: string): string {
   return `http://${name}.internal/graphql`;
+}
+
+/**
+ * Where the gateway calls a subgraph: `<base>/graphql` of one replica per call, round robin, the next replica when one
+ * refuses the connection (a subgraph call's body is a string: sending it again elsewhere is safe).
+ */
+export function subgraphEndpoint(target: ServiceTarget): { url: string; fetcher: Fetcher } {
+  return { url: `${primaryOf(target).replace(/\/+$/, '')}/graphql`, fetcher: balancedFetch(target) as unknown as Fetcher };
 }

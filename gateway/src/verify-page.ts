@@ -9,6 +9,6 @@ import { staticPageRouter } from './static-page.ts';
 export function verifyPageRouter(): Router {
   return staticPageRouter({
     dir: VERIFY_PAGE_DIR,
-    headers: { 'content-security-policy': VERIFY_PAGE_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'cache-control': 'no-cache' },
+    headers: { 'content-security-policy': VERIFY_PAGE_CSP, 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' },
   });
 }

@@ -14,9 +14,9 @@ export interface WebAppOptions {
   buildCommand: string;
 }
 
-const HEADERS = { 'content-security-policy': webAppCsp('none'), 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+const HEADERS = { 'content-security-policy': webAppCsp(), 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin', 'x-frame-options': 'DENY' };
 
-/** Every answer under a web app's path: the strictest policy (a page's own adds its nonce), no sniffing, no referrer out. */
+/** Every answer under a web app's path: the strictest policy (a page's own adds its nonce), no sniffing, no referrer out, never framed. */
 export function webAppHeaders(): RequestHandler {
   return (_req, res, next) => {
     for (const [name, value] of Object.entries(HEADERS)) res.setHeader(name, value);

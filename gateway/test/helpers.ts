@@ -8,6 +8,7 @@ import { apiKeyPrincipal, sessionPrincipal, silentLogger } from '@sigil/kit/test
 import { createGatewayApp, type GatewayApp, type GatewayDeps } from '../src/app.ts';
 import { createAuthenticator, sha256Hex, type Authenticator, type AuthenticatorOptions } from '../src/authenticator.ts';
 import { composeSdl } from '../src/compose.ts';
+import { primaryOf } from '../src/replicas.ts';
 import type { AuthenticateRequest, AuthenticateResponse } from '@sigil/proto/internal-auth';
 
 export { apiKeyPrincipal, sessionPrincipal };
@@ -189,7 +190,7 @@ export async function buildGateway(
   options: { supergraphSdl?: string; authenticator?: Partial<AuthenticatorOptions>; trustProxy?: boolean; trustedProxies?: number; graphLimits?: GatewayDeps['graphLimits']; isNotImplemented?: GatewayDeps['isNotImplemented'] } = {},
 ): Promise<GatewayUnderTest> {
   const log = silentLogger();
-  const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts, signPrincipal: keys.sign, log, ...options.authenticator });
+  const authenticator = createAuthenticator({ accountsUrl: serviceUrls.accounts && primaryOf(serviceUrls.accounts), signPrincipal: keys.sign, log, ...options.authenticator });
   const gateway = await createGatewayApp({
     serviceUrls,
     signPrincipal: keys.sign,

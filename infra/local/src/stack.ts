@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { DEMO_DATABASE, ensureDemoDatabases } from './demo.ts';
 import { stopSandboxServers } from './sandbox-servers.ts';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDatabase } from '@sigil/kit/db';
 import { generateInternalKeyPair, type InternalKeyPair } from '@sigil/kit/auth';
@@ -17,10 +16,10 @@ import { missingTools } from './tools.ts';
 import { freeListenPort, pickPort } from './net.ts';
 import { ensureInfra, type Infra } from './infra.ts';
 import { serviceNodeFlags } from './node-flags.ts';
+import { createSupervisor } from './supervisor.ts';
+import { gatewayServiceUrls, replicaCountOf, replicaName } from './replicas.ts';
 
 export { serviceNodeFlags };
-
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 /** The services this stack runs, in start order, and the gateway in front of them. */
 /** Webhook receivers on this machine are allowed on a local stack (production allows public https only). */
@@ -49,6 +48,11 @@ export interface StackOptions {
   gatewayPort?: number;
   log?: (line: string) => void;
   logLevel?: string;
+  /**
+   * Processes per service (the mover too); default `env.STACK_REPLICAS`, else 1. The gateway spreads requests over them;
+   * the second replica of `envelopes` is the process `envelopes#2`.
+   */
+  replicas?: number;
 }
 
 export interface SeedResult {
@@ -60,12 +64,19 @@ export interface SeedResult {
 
 export interface Stack {
   gatewayUrl: string;
+  /** The first replica's address of each service. */
   serviceUrls: Record<StackService, string>;
+  /** Every replica's address of each service, the first one first. */
+  replicaUrls: Record<StackService, string[]>;
+  replicas: number;
   infra: Infra;
   seed: SeedResult;
   /** Whether the stack keeps its demo database `shop` in its own Postgres and MariaDB (not in servers the environment named). */
   demo: { postgres: boolean; mysql: boolean };
+  /** Live view: `name` is the service (`envelopes`) for replica 1 and `envelopes#2` for the second; pid updates after a restart. */
   processes: Array<{ name: string; pid: number }>;
+  /** SIGKILLs the named process and resolves once the stack has restarted it and it is ready (its /readyz answers 200). */
+  killAndRestart(name: string): Promise<{ oldPid: number; newPid: number }>;
   /** The local identity provider an organization's SSO connection can use (SAML metadata URL, OpenID issuer and client). */
   localIdp: LocalIdpFacts;
   stop(): Promise<void>;
@@ -85,13 +96,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const namespace = options.namespace ?? '';
   await mkdir(path.join(options.stateDir, 'logs'), { recursive: true });
   for (const problem of missingTools()) log(`warning: ${problem}`);
+  const replicas = replicaCountOf(options.replicas, options.env ?? process.env);
   const infra = await ensureInfra({ stateDir: options.stateDir, env: options.env ?? process.env, log });
-  const children: Array<{ name: string; child: ChildProcess }> = [];
+  // Services, their replicas and the gateway run supervised: one that dies is started again on its port.
+  const supervisor = createSupervisor({ stateDir: options.stateDir, log });
   let tsa: LocalTsa | undefined;
   let processor: LocalProcessor | undefined;
   let idp: LocalIdp | undefined;
   const stop = async () => {
-    await Promise.all(children.reverse().map(({ child }) => stopChild(child)));
+    await supervisor.stopAll();
     await stopSandboxServers(path.join(options.stateDir, 'sandboxes'));
     await tsa?.stop();
     await processor?.stop();
@@ -112,7 +125,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       LOG_LEVEL: options.logLevel ?? 'info',
       HOST: '127.0.0.1',
     };
-    const serviceUrls = {} as Record<StackService, string>;
+    const readiness = new Map<string, Promise<string>>();
+    /** A replica's address once it is ready: replica n of a service calls replica n of those it depends on. */
+    const urlOf = (service: StackService, replica = 1): Promise<string> => {
+      const name = replicaName(service, replica);
+      let url = readiness.get(name);
+      if (!url) readiness.set(name, (url = supervisor.waitReady(name)));
+      return url;
+    };
     // Known before the services start: envelopes and accounts put it in the links they e-mail.
     const gatewayPort = options.gatewayPort ?? (await freeListenPort());
     const publicUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -126,15 +146,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       STRATA_SECRETS_KEY: strataSecretsKey,
       ...(options.gatewayPort ? { STRATA_EXTERNAL_URL: `http://127.0.0.1:${options.gatewayPort}` } : {}),
     };
-    for (const service of STACK_SERVICES) {
+    // One wave per replica, each after the one before is ready: twenty processes booting at once on a small machine
+    // starved each other past their transactions' timeouts.
+    for (let replica = 1; replica <= replicas; replica += 1) for (const service of STACK_SERVICES) {
+      if (replica > 1 && service === STACK_SERVICES[0]) await Promise.all(STACK_SERVICES.map((one) => urlOf(one, replica - 1)));
       // Port 0: each process binds a port of its own and writes its address to LISTEN_URL_FILE.
       const env: Record<string, string> = { ...common, PORT: '0' };
       if (!STATELESS.includes(service)) env.DATABASE_URL = await ensureDatabase(infra.postgres.adminUrl, databaseName(namespace, service));
       if (service === 'backup-catalog' || service === 'mover' || service === 'sandbox') Object.assign(env, strata);
       // Sandboxes: real servers under the state directory; the catalog plans and records their restores.
       if (service === 'sandbox') {
-        serviceUrls['backup-catalog'] ??= await waitReady(options.stateDir, 'backup-catalog', children);
-        Object.assign(env, { BACKUP_CATALOG_URL: serviceUrls['backup-catalog'], INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SANDBOX_DIR: path.join(options.stateDir, 'sandboxes') });
+        Object.assign(env, { BACKUP_CATALOG_URL: await urlOf('backup-catalog', replica), INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SANDBOX_DIR: path.join(options.stateDir, 'sandboxes') });
       }
       // Template files, envelope documents, signers' attachments and organization logos live in the stack's S3.
       if (service === 'templates' || service === 'envelopes' || service === 'signing' || service === 'accounts') {
@@ -143,33 +165,33 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Accounts e-mails invitations, linking to the dashboard's accept page at the gateway's address.
       // It reads plan entitlements (SSO, SCIM, branding) from billing, which starts before it.
       if (service === 'accounts') {
-        serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
-        Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl, BILLING_URL: serviceUrls.billing, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+        Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl, BILLING_URL: await urlOf('billing', replica), INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
         // Accounts may reach the local identity provider below (and others on loopback).
         env.SSO_ALLOWED_ORIGINS = [(options.env ?? process.env).SSO_ALLOWED_ORIGINS, ...LOCAL_SSO_ORIGINS].filter(Boolean).join(',');
       }
       // Envelopes calls the templates service's internal endpoints as itself: it waits for templates' address.
       if (service === 'envelopes') {
-        serviceUrls.templates ??= await waitReady(options.stateDir, 'templates', children);
-        Object.assign(env, { TEMPLATES_URL: serviceUrls.templates, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
+        Object.assign(env, { TEMPLATES_URL: await urlOf('templates', replica), INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk) });
         Object.assign(env, { PUBLIC_URL: publicUrl, SMTP_URL: smtpUrl });
       }
       // Evidence seals with the stack's own sealing identity (a self-signed CA made at first start and kept).
       if (service === 'evidence') {
-        serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
         const identity = JSON.parse(await persistentSecret(options.stateDir, 'sealing-identity.json', async () => JSON.stringify(await generateSealingIdentity()))) as SealingIdentity;
-        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SEAL_KEY_PEM: identity.keyPem, SEAL_CERT_PEM: identity.chainPem });
+        Object.assign(env, { ENVELOPES_URL: await urlOf('envelopes', replica), INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SEAL_KEY_PEM: identity.keyPem, SEAL_CERT_PEM: identity.chainPem });
         // The transparency log's anchor key, made at first start and kept (its name dates it: a rotation is a new name).
         const anchorKey = await persistentSecret(options.stateDir, 'anchor-key.txt', async () => generateNoteKey(`127.0.0.1/sigil/anchors/${new Date().toISOString().slice(0, 10)}`).signerKey);
         // Seals carry RFC 3161 timestamps (PAdES B-T) from a small local authority with an identity of its own.
         const tsaIdentity = JSON.parse(await persistentSecret(options.stateDir, 'tsa-identity.json', async () => JSON.stringify(await generateSealingIdentity('Sigil local', { purpose: 'timestamping' })))) as SealingIdentity;
-        tsa = await startLocalTsa({ identity: tsaIdentity });
+        tsa ??= await startLocalTsa({ identity: tsaIdentity });
         Object.assign(env, { TSA_URL: tsa.url, ANCHOR_SIGNING_KEY: anchorKey.trim(), ANCHOR_INTERVAL_MS: (options.env ?? process.env).STACK_ANCHOR_INTERVAL_MS ?? '5000', PUBLIC_URL: publicUrl });
       }
       // Webhooks: secrets sealed with a key of the stack's own; local receivers allowed (the banner says so).
       if (service === 'webhooks') {
         const secretsKey = await persistentSecret(options.stateDir, 'webhook-secrets.key', async () => randomBytes(32).toString('base64'));
         Object.assign(env, { WEBHOOK_SECRETS_KEY: secretsKey, WEBHOOK_ALLOWED_ORIGINS: LOCAL_WEBHOOK_ORIGINS.join(',') });
+        // A receiver's time to answer (and with it the delivery lease): tests of a replica killed mid-delivery shorten it.
+        const timeoutMs = (options.env ?? process.env).STACK_WEBHOOK_TIMEOUT_MS;
+        if (timeoutMs) env.WEBHOOK_TIMEOUT_MS = timeoutMs;
       }
       // Billing talks to the local payment processor (the real processor's API, its checkout and portal pages), which
       // sends its webhooks through the gateway like the real one would.
@@ -177,35 +199,37 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         const secretKey = await persistentSecret(options.stateDir, 'processor-secret-key.txt', async () => `sk_test_${randomBytes(24).toString('hex')}`);
         const webhookSecret = await persistentSecret(options.stateDir, 'processor-webhook-secret.txt', async () => `whsec_${randomBytes(24).toString('base64url')}`);
         const { startLocalProcessor } = await import('@sigil/local-processor');
-        processor = await startLocalProcessor({ host: '127.0.0.1', port: 0, secretKey, webhookSecret, webhookUrl: `${publicUrl}/v1/billing/webhooks/processor` });
+        processor ??= await startLocalProcessor({ host: '127.0.0.1', port: 0, secretKey, webhookSecret, webhookUrl: `${publicUrl}/v1/billing/webhooks/processor` });
         Object.assign(env, { PROCESSOR_SECRET_KEY: secretKey, PROCESSOR_WEBHOOK_SECRET: webhookSecret, PROCESSOR_API_URL: processor.url, DASHBOARD_URL: `${publicUrl}/app` });
         // Usage beyond the included envelopes reaches the local processor within seconds, not the production minute.
         env.METER_REPORT_INTERVAL_MS = (options.env ?? process.env).STACK_METER_REPORT_INTERVAL_MS ?? '5000';
       }
       // Envelopes reads the organization's plan entitlements from billing before a send.
       if (service === 'envelopes') {
-        serviceUrls.billing ??= await waitReady(options.stateDir, 'billing', children);
-        env.BILLING_URL = serviceUrls.billing;
+        env.BILLING_URL = await urlOf('billing', replica);
       }
       // Envelopes and signing read the organization's e-mail branding (and logo) from accounts, which starts before them.
       if (service === 'envelopes' || service === 'signing') {
-        serviceUrls.accounts ??= await waitReady(options.stateDir, 'accounts', children);
-        env.ACCOUNTS_URL = serviceUrls.accounts;
+        env.ACCOUNTS_URL = await urlOf('accounts', replica);
       }
       // Signing calls the envelopes service's internal endpoints the same way.
       if (service === 'signing') {
-        serviceUrls.envelopes ??= await waitReady(options.stateDir, 'envelopes', children);
-        Object.assign(env, { ENVELOPES_URL: serviceUrls.envelopes, INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SMTP_URL: smtpUrl });
+        Object.assign(env, { ENVELOPES_URL: await urlOf('envelopes', replica), INTERNAL_JWT_PRIVATE_KEY: JSON.stringify(keys.privateJwk), SMTP_URL: smtpUrl });
       }
       // Parallel zstd frames run on libuv's pool, sized at process start.
       if (service === 'mover') env.UV_THREADPOOL_SIZE = String(Math.max(4, availableParallelism()));
-      children.push({ name: service, child: await startNode(options.stateDir, service, `services/${service}/src/main.ts`, env) });
+      await supervisor.start({ name: replicaName(service, replica), service, entry: `services/${service}/src/main.ts`, env });
     }
-    await Promise.all(STACK_SERVICES.map(async (service) => void (serviceUrls[service] ??= await waitReady(options.stateDir, service, children))));
-    const routed = Object.fromEntries(Object.entries(serviceUrls).filter(([name]) => !WORKERS.includes(name as StackService)));
-    children.push({
+    const replicaUrls = Object.fromEntries(
+      await Promise.all(STACK_SERVICES.map(async (service) => [service, await Promise.all(Array.from({ length: replicas }, (_, index) => urlOf(service, index + 1)))] as const)),
+    ) as Record<StackService, string[]>;
+    const serviceUrls = Object.fromEntries(STACK_SERVICES.map((service) => [service, replicaUrls[service][0]])) as Record<StackService, string>;
+    const routed = gatewayServiceUrls(Object.fromEntries(Object.entries(replicaUrls).filter(([name]) => !WORKERS.includes(name as StackService))));
+    await supervisor.start({
       name: 'gateway',
-      child: await startNode(options.stateDir, 'gateway', 'gateway/src/main.ts', {
+      service: 'gateway',
+      entry: 'gateway/src/main.ts',
+      env: {
         ...common,
         PORT: String(gatewayPort),
         SERVICE_URLS: JSON.stringify(routed),
@@ -215,19 +239,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         STRATA_DEV_ISSUER_KEY: devIssuerKey,
         // A bench or test that built its own copy of the app serves it (others' builds rewrite the shared one).
         ...webAppDirs(options.env ?? process.env),
-      }),
+      },
     });
-    const gatewayUrl = await waitReady(options.stateDir, 'gateway', children);
+    const gatewayUrl = await supervisor.waitReady('gateway');
     const seed = await seedFirstOrganization(options.stateDir, gatewayUrl, log);
     const demo = await ensureDemoDatabases(infra, log);
     await writeStackFacts(options.stateDir, gatewayUrl, infra, demo, localIdp);
     return {
       gatewayUrl,
       serviceUrls,
+      replicaUrls,
+      replicas,
       infra,
       seed,
       demo,
-      processes: children.map(({ name, child }) => ({ name, pid: child.pid ?? -1 })),
+      processes: supervisor.processes,
+      killAndRestart: (name) => supervisor.killAndRestart(name),
       localIdp,
       stop,
     };
@@ -291,70 +318,6 @@ async function persistentSecret(stateDir: string, name: string, generate: () => 
   const value = await generate();
   await writeFile(file, value, { mode: 0o600 });
   return value;
-}
-
-async function startNode(stateDir: string, name: string, entry: string, env: Record<string, string>): Promise<ChildProcess> {
-  await mkdir(path.join(stateDir, 'run'), { recursive: true });
-  await rm(listenFile(stateDir, name), { force: true });
-  env = { ...env, LISTEN_URL_FILE: listenFile(stateDir, name) };
-  const logFile = createWriteStream(path.join(stateDir, 'logs', `${name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [...serviceNodeFlags(name), path.join(repoRoot, entry)], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_COMPILE_CACHE: compileCacheDir(), ...RUNTIME_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.pipe(logFile);
-  child.stderr?.pipe(logFile);
-  // Asked to stop if this process exits first; a child leaves the set when it exits, so stacks started one after
-  // another in a long-lived process (a shared test worker) leave nothing behind.
-  runningChildren.add(child);
-  child.once('exit', () => runningChildren.delete(child));
-  if (!process.listeners('exit').includes(stopRunningChildren)) process.on('exit', stopRunningChildren);
-  return child;
-}
-
-/** The services this process started and that still run: one exit hook stops them all (one per child went past Node's listener limit). */
-const runningChildren = new Set<ChildProcess>();
-function stopRunningChildren(): void {
-  for (const child of runningChildren) child.kill('SIGTERM');
-}
-
-/** glibc gives each thread its own malloc arena (up to 8 per CPU); two are plenty for a Node process and save ~7 MiB. */
-const RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' };
-
-/**
- * Node's compile cache (bytecode, and the result of stripping TypeScript) shared by the stack's processes: after the
- * first start, each process loads its modules without compiling them again.
- */
-const compileCacheDir = () => process.env.NODE_COMPILE_CACHE ?? path.join(repoRoot, '.local', 'compile-cache');
-
-const listenFile = (stateDir: string, name: string) => path.join(stateDir, 'run', `${name}.url`);
-
-/** The process's address (from its LISTEN_URL_FILE), once `/readyz` answers there. */
-async function waitReady(stateDir: string, name: string, children: Array<{ name: string; child: ChildProcess }>, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  const child = children.find((c) => c.name === name)?.child;
-  let url: string | undefined;
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}; see .local logs/${name}.log`);
-    url ??= existsSync(listenFile(stateDir, name)) ? (await readFile(listenFile(stateDir, name), 'utf8')).trim() || undefined : undefined;
-    try {
-      if (url && (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) })).ok) return url;
-    } catch {
-      // not ready yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${name} was not ready${url ? ` at ${url}` : ''} within ${timeoutMs} ms`);
-}
-
-async function stopChild(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 /**

@@ -3,11 +3,15 @@ import path from 'node:path';
 import { DEFAULT_STATE_DIR } from './infra.ts';
 import { startStack } from './stack.ts';
 import { applyQuickstartOnce } from './quickstart.ts';
+import { parseArgs } from 'node:util';
 
 const started = performance.now();
 const stateDir = process.env.SIGIL_STATE_DIR ?? path.join(DEFAULT_STATE_DIR, 'stack');
 console.log(`Starting the Sigil and Strata platform (state in ${stateDir}) ...`);
-const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}`), gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080), logLevel: process.env.LOG_LEVEL ?? 'info' });
+// `npm start -- --replicas 2`: every service runs that many processes (STACK_REPLICAS says the same).
+const { values: args } = parseArgs({ options: { replicas: { type: 'string' } } });
+const replicas = args.replicas === undefined ? undefined : Number(args.replicas);
+const stack = await startStack({ stateDir, log: (line) => console.log(`  ${line}`), gatewayPort: Number(process.env.GATEWAY_PORT ?? 8080), logLevel: process.env.LOG_LEVEL ?? 'info', replicas });
 const quickstart = await applyQuickstartOnce({ stateDir, gatewayUrl: stack.gatewayUrl, demo: stack.demo, env: process.env }).catch((error: unknown) => `failed: ${(error as Error).message}`);
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
@@ -20,7 +24,7 @@ Sigil and Strata are running (started in ${seconds} s).
   Gateway (REST)   ${stack.gatewayUrl}/v1
   GraphQL          ${stack.gatewayUrl}/graphql
   OpenAPI          ${stack.gatewayUrl}/v1/openapi.json
-${Object.entries(stack.serviceUrls).map(([name, url]) => `  ${name.padEnd(16)} ${url}`).join('\n')}
+${Object.entries(stack.replicaUrls).map(([name, urls]) => `  ${name.padEnd(16)} ${urls.join(' ')}`).join('\n')}
   Signing page     ${stack.gatewayUrl}/sign (opened by a signing session's url)
   Webhooks         public https endpoints, and on this machine also http://127.0.0.1:* and http://localhost:*
   Identity provider ${stack.localIdp.url} for SSO without a real IdP (docs/local-idp.md): no passwords, local only

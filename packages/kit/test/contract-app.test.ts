@@ -105,6 +105,16 @@ describe('the contract app builder', () => {
     expect(invalid.body.errors[0].pointer).toBe('/body/name');
   });
 
+  it('refuses NUL characters (which PostgreSQL cannot store) in the body as invalid input, not a 500', async () => {
+    const res = await request(app).post('/things').set(admin).send({ name: 'a\u0000b' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ detail: 'Field name must not contain the NUL character (U+0000).', errors: [{ pointer: '/body/name' }] });
+    // Operations open to anyone too (openapi-backend never calls them "authorized").
+    const open = await request(app).get('/things?q=a%00b');
+    expect(open.status).toBe(400);
+    expect(open.body.errors).toEqual([{ pointer: '/query/q', detail: 'must not contain the NUL character (U+0000)' }]);
+  });
+
   it('says how large a body may be', async () => {
     const res = await request(app).post('/things').set(admin).send({ name: 'x'.repeat(1_100_000) });
     expect(res.status).toBe(413);

@@ -1,4 +1,5 @@
 import type { Bus, RunningConsumer } from '@sigil/kit/bus';
+import { createExclusiveWork } from '@sigil/kit/db';
 import type { Logger } from '@sigil/kit/log';
 import type { BackupDeps } from './backups/backups.ts';
 import type { CatalogConfig } from './config.ts';
@@ -63,7 +64,9 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const sandboxRestores = createSandboxRestores({ ...base, targets });
   const verifier = createVerifier({ ...base, sandboxRestores, log });
   const status = createStatusWriter({ ...base, log });
-  const lifecycle = createLifecycle({ ...base, log, audit: createAuditLog(db), gcIntervalMs: config.GC_INTERVAL_MS ?? 6 * 3600_000, retentionIntervalMs: config.RETENTION_INTERVAL_MS ?? 60_000, gcSkewMarginMs: config.GC_SKEW_MARGIN_MS ?? 60_000 });
+  // Passes that one replica at a time runs (advisory locks on a connection of their own).
+  const exclusive = await createExclusiveWork(config.DATABASE_URL, log);
+  const lifecycle = createLifecycle({ ...base, log, exclusive, audit: createAuditLog(db), gcIntervalMs: config.GC_INTERVAL_MS ?? 6 * 3600_000, retentionIntervalMs: config.RETENTION_INTERVAL_MS ?? 60_000, gcSkewMarginMs: config.GC_SKEW_MARGIN_MS ?? 60_000 });
   const streams = createStreamSupervisor({ ...base, control: (message) => bus.notify(strataStreamControlSubject(config.CONSUMER_PREFIX), message) });
   const tick = async (): Promise<void> => {
     if (ticking) {
@@ -90,7 +93,9 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   const timers: NodeJS.Timeout[] = [];
   if (options.timers !== false) {
     timers.push(setInterval(() => void tick(), config.SCHEDULER_INTERVAL_MS));
-    timers.push(setInterval(() => void mirror().catch((error: unknown) => log.error({ err: error }, 'store mirror failed')), config.MIRROR_INTERVAL_MS));
+    // Two replicas importing the same manifest at once would fail one of them on the backup's key: one at a time.
+    const scheduledMirror = () => exclusive.tryExclusive('strata-mirror', mirror);
+    timers.push(setInterval(() => void scheduledMirror().catch((error: unknown) => log.error({ err: error }, 'store mirror failed')), config.MIRROR_INTERVAL_MS));
     void mirror().then(() => tick()).catch((error: unknown) => log.error({ err: error }, 'store mirror failed'));
   }
   return {
@@ -123,6 +128,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
       hub.stop();
       await ticking?.catch(() => undefined);
       await lifecycle.idle();
+      await exclusive.close();
       await status.idle();
       await db.$disconnect();
     },

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createPrincipalVerifier } from '@sigil/kit/auth';
 import { connectBus } from '@sigil/kit/bus';
 import { loadConfig } from '@sigil/kit/config';
-import { migrate } from '@sigil/kit/db';
+import { createExclusiveWork, migrate } from '@sigil/kit/db';
 import { runServer } from '@sigil/kit/http';
 import { createLogger } from '@sigil/kit/log';
 import { entitlementsChangedSubject } from '@sigil/proto/internal-billing';
@@ -23,7 +23,8 @@ const db = createDb(config.DATABASE_URL);
 const bus = await connectBus(config.NATS_URL, SERVICE, { eventConsumersStartAt: config.EVENT_CONSUMERS_START_AT });
 const processor = createStripeProcessor({ secretKey: config.PROCESSOR_SECRET_KEY, webhookSecret: config.PROCESSOR_WEBHOOK_SECRET, ...processorAddress(config.PROCESSOR_API_URL) });
 const usage = await startUsageConsumer(bus, { db, log, prefix: config.CONSUMER_PREFIX, concurrency: config.USAGE_CONCURRENCY });
-const meters = startMeterReporter({ db, processor, clock, log }, config.METER_REPORT_INTERVAL_MS);
+const exclusive = await createExclusiveWork(config.DATABASE_URL, log);
+const meters = startMeterReporter({ db, processor, clock, log }, config.METER_REPORT_INTERVAL_MS, exclusive);
 const { app, health } = await createApp({
   db,
   log,
@@ -34,4 +35,4 @@ const { app, health } = await createApp({
   notifyPlanChanged: (organizationId) => bus.notify(entitlementsChangedSubject(organizationId), { organizationId }),
   readiness: { nats: async () => void (await bus.nc.flush()) },
 });
-await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => meters.stop(), () => usage.stop(), () => bus.close(), () => db.$disconnect()] });
+await runServer({ app, host: config.HOST, port: config.PORT, log, health, resources: [() => meters.stop(), () => exclusive.close(), () => usage.stop(), () => bus.close(), () => db.$disconnect()] });

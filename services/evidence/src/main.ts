@@ -35,6 +35,8 @@ const sealing = await startSealConsumer(bus, { db, sealer, envelopes, publicUrl:
 const host = new URL(config.PUBLIC_URL).hostname;
 const anchorer = await startAnchorer({ db, signer: parseSignerKey(config.ANCHOR_SIGNING_KEY), origin: (mode) => `${host}/sigil/log/${mode}`, intervalMs: config.ANCHOR_INTERVAL_MS, clock, log });
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+// An idle connection the server closes (Postgres restarting) is an error event: without a listener it ends the process.
+pool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
 const { app, health } = await createApp({
   db,
   pool,

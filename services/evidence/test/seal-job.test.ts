@@ -17,9 +17,10 @@ let completedPdf: Buffer;
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Envelopes as the seal job sees it; `failFetches` answers 503 to that many document requests first. */
-function fakeEnvelopes(options: { failFetches?: number; unknown?: boolean } = {}) {
+function fakeEnvelopes(options: { failFetches?: number; failHands?: number; unknown?: boolean } = {}) {
   const calls: Array<{ path: string; request: ServiceRequest }> = [];
   let failures = options.failFetches ?? 0;
+  let handFailures = options.failHands ?? 0;
   const kept: Record<string, Buffer> = {};
   const client = async (path: string, request: ServiceRequest): Promise<Response> => {
     calls.push({ path, request });
@@ -29,6 +30,7 @@ function fakeEnvelopes(options: { failFetches?: number; unknown?: boolean } = {}
       return new Response(new Uint8Array(completedPdf), { status: 200, headers: { 'content-type': 'application/pdf' } });
     }
     if (path.endsWith('/seal-failure')) return new Response(null, { status: 204 });
+    if (path.endsWith('/sealed-document') && handFailures-- > 0) return new Response('busy', { status: 503 });
     kept[path.split('/').at(-1) as string] = Buffer.from(request.body as Uint8Array);
     return new Response(null, { status: 204 });
   };
@@ -72,6 +74,29 @@ describe('sealing a completed envelope', () => {
     await sealEnvelope(deps(envelopes), event);
     expect(envelopes.calls).toHaveLength(3);
     expect(await db.logLeaf.count({ where: { envelopeId: event.data.envelopeId as string } })).toBe(2);
+  });
+
+  it('retries an attempt that failed after logging its documents with the same bytes: two leaves, one sealed document', async () => {
+    // A real seal differs at each call (its signing time): this sealer numbers its seals to be as unrepeatable.
+    let seals = 0;
+    const unrepeatable = { seal: async (pdf: Buffer, reason: string) => Buffer.concat([pdf, Buffer.from(`\n% seal ${++seals}: ${reason}\n`)]) };
+    const envelopes = fakeEnvelopes({ failHands: 1 });
+    const event = completed();
+    const envelopeId = event.data.envelopeId as string;
+    await expect(sealEnvelope({ ...deps(envelopes), sealer: unrepeatable }, event)).rejects.toThrow(/envelopes answered 503 when handed the sealed document/);
+    expect(await db.logLeaf.count({ where: { envelopeId } })).toBe(2);
+    const handedFirst = sha(envelopes.kept['certificate-document']!);
+
+    await sealEnvelope({ ...deps(envelopes), sealer: unrepeatable }, event);
+    expect(seals).toBe(2);
+    const leaves = await db.logLeaf.findMany({ where: { envelopeId }, orderBy: { idx: 'asc' } });
+    expect(leaves.map((l) => [l.document, l.documentSha256])).toEqual([
+      ['sealed', sha(envelopes.kept['sealed-document']!)],
+      ['certificate', handedFirst],
+    ]);
+    expect(sha(envelopes.kept['certificate-document']!)).toBe(handedFirst);
+    const seal = await db.seal.findUnique({ where: { envelopeId } });
+    expect(seal).toMatchObject({ status: 'sealed', attempts: 2, sealedSha256: leaves[0]!.documentSha256, certificateSha256: handedFirst, sealedPdf: null, certificatePdf: null });
   });
 
   it('after the quick retries the seal is failed, with the reason, told once; a later retry still seals', async () => {

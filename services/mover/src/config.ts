@@ -8,6 +8,8 @@ export const moverConfig = z.object({
   MOVER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Change-log streams (point-in-time recovery) one mover runs at once, apart from backups and restores. */
   MOVER_STREAMS: z.coerce.number().int().min(1).max(1000).default(16),
+  /** Where work files go (WAL and binlog segments, restores' downloads); the system's temp folder unless set. */
+  MOVER_TEMP_DIR: z.string().min(1).optional(),
   CONSUMER_PREFIX: z.string().regex(/^[A-Za-z0-9_-]*$/).default(''),
   HOST: z.string().default('127.0.0.1'),
   /** Health endpoint only; 0 picks a free port. */

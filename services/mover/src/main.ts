@@ -1,3 +1,4 @@
+import os from 'node:os';
 import express from 'express';
 import { connectBus } from '@sigil/kit/bus';
 import { createLogger } from '@sigil/kit/log';
@@ -5,11 +6,14 @@ import { loadConfig } from '@sigil/kit/config';
 import { mountHealth, runServer } from '@sigil/kit/http';
 import { parseSecretsKey } from '@sigil/kit/crypto';
 import { moverConfig } from './config.ts';
+import { configureTempDir } from './temp-dir.ts';
 import { startWorker } from './worker.ts';
 
 const SERVICE = 'mover';
 const config = loadConfig(moverConfig);
 const log = createLogger(SERVICE, config.LOG_LEVEL);
+const leftovers = configureTempDir(config.MOVER_TEMP_DIR ?? os.tmpdir());
+if (leftovers.length > 0) log.warn({ removed: leftovers }, 'removed the work folders of movers that died on this host');
 const bus = await connectBus(config.NATS_URL, SERVICE);
 const worker = await startWorker({ bus, log, secretsKey: parseSecretsKey(config.STRATA_SECRETS_KEY), concurrency: config.MOVER_CONCURRENCY, streams: config.MOVER_STREAMS, consumerPrefix: config.CONSUMER_PREFIX });
 const app = express();

@@ -3,7 +3,7 @@ import { connectBus, startOutboxRelay } from '@sigil/kit/bus';
 import { createLogger } from '@sigil/kit/log';
 import { createStrataPrincipalSigner, createStrataPrincipalVerifier } from '@sigil/kit/auth';
 import { loadConfig } from '@sigil/kit/config';
-import { migrate } from '@sigil/kit/db';
+import { createExclusiveWork, migrate } from '@sigil/kit/db';
 import { parseSecretsKey } from '@sigil/kit/crypto';
 import { runServer } from '@sigil/kit/http';
 import { createApp } from './app.ts';
@@ -32,7 +32,8 @@ const clock = () => new Date();
 const catalog = createCatalogClient({ baseUrl: config.BACKUP_CATALOG_URL, sign: await createStrataPrincipalSigner(JSON.parse(config.INTERNAL_JWT_PRIVATE_KEY)) });
 const runtime = config.SANDBOX_RUNTIME === 'kubernetes' ? await kubernetesRuntime() : createLocalRuntime({ baseDir: config.SANDBOX_DIR });
 const notify: TellConsole = (event) => bus.notify(strataConsoleSubject(config.CONSUMER_PREFIX), event);
-const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify });
+const exclusive = await createExclusiveWork(config.DATABASE_URL, log);
+const reconciler = createReconciler({ db, runtime, catalog, secretsKey, clock, log, notify, exclusive });
 const kick = () => void setImmediate(() => void reconciler.pass().catch((error: unknown) => log.error({ err: error }, 'sandbox pass failed')));
 const reports = await startRestoreReportConsumer({ db, secretsKey, clock, log, cell: config.CONSUMER_PREFIX, kick, notify }, bus);
 const timer = setInterval(kick, config.SANDBOX_INTERVAL_MS);
@@ -60,7 +61,7 @@ const running = await runServer({
   port: config.PORT,
   log,
   health,
-  resources: [async () => clearInterval(timer), () => closeQueryPools(), () => jobs.stop(), () => reports.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
+  resources: [async () => clearInterval(timer), () => exclusive.close(), () => closeQueryPools(), () => jobs.stop(), () => reports.stop(), () => relay.stop(), () => bus.close(), () => db.$disconnect()],
 });
 attachTunnel(running.server, { db, sandboxes, verifyPrincipal, log, cell: config.CONSUMER_PREFIX, clock });
 

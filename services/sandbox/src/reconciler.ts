@@ -1,5 +1,6 @@
 import { AppError } from '@sigil/kit/errors';
 import { unseal } from '@sigil/kit/crypto';
+import type { ExclusiveWork } from '@sigil/kit/db';
 import type { Logger } from '@sigil/kit/log';
 import type { CatalogClient } from './catalog-client.ts';
 import type { Db, SandboxRow } from './db.ts';
@@ -17,6 +18,8 @@ export interface ReconcilerDeps {
   log: Logger;
   /** Tells the console a sandbox's phase changed (`strataConsoleSubject`): open pages read again, e.g. drop a deleted one. */
   notify?: TellConsole;
+  /** Across replicas, one pass at a time works on a sandbox (two would start two servers on its data). */
+  exclusive?: ExclusiveWork;
 }
 
 /**
@@ -143,7 +146,12 @@ export function createReconciler(deps: ReconcilerDeps) {
           .map(async (row) => {
             busy.add(row.id);
             try {
-              await reconcile(row);
+              if (!deps.exclusive) return await reconcile(row);
+              // Read again under the lock: another replica may have moved the sandbox on since the list was read.
+              await deps.exclusive.tryExclusive(`strata-sandbox:${row.id}`, async () => {
+                const current = await db.sandbox.findUnique({ where: { id: row.id } });
+                if (current && !current.endedAt) await reconcile(current);
+              });
             } catch (error) {
               log.error({ err: error, sandbox: row.name, restore: row.restoreName }, 'sandbox reconcile failed');
             } finally {

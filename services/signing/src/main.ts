@@ -31,6 +31,8 @@ const envelopes = createEnvelopesClient({ baseUrl: config.ENVELOPES_URL, signPri
 const branding = await createBrandingCache({ source: accountsBrandingSource({ baseUrl: config.ACCOUNTS_URL, signPrincipal, actorId: SERVICE }), bus, log });
 // The signing links' caps count in this database (`rate_limits`), shared by every replica.
 const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4 });
+// An idle connection the server closes (Postgres restarting) is an error event: without a listener it ends the process.
+pool.on('error', (error) => log.warn({ err: error }, 'idle database connection lost'));
 const store = await createS3FileStore(fileStoreOptions(config));
 const mailer = createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM });
 const sms: SmsProvider =

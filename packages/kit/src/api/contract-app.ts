@@ -9,7 +9,7 @@ import { clientAddress } from '../http/client-address.ts';
 import { bodyRules, checkBody } from './media-types.ts';
 import { createOpenApiBackend, precompileRouting, sendReply, type Reply } from './openapi-backend.ts';
 import type { RequestShape } from './operation-types.ts';
-import type { ValidationIssue } from './validation.ts';
+import { findNulCharacter, type ValidationIssue } from './validation.ts';
 
 /** What the builder needs to know of an operation besides the document: who serves it. */
 export interface ContractOperation {
@@ -168,11 +168,20 @@ export async function createContractApp<P, Op extends ContractOperation>(options
     },
     postSecurityHandler: async (c: Context, req: Request) => {
       const op = operationOf(c);
-      if (!op || !c.security?.authorized) return;
-      const principal = await principalOf(req).catch(() => undefined);
-      if (principal !== undefined) caller.authorize?.(principal, op);
-      if (!bound[op.operationId]) throw notServed(op, service);
-      checkBody(req, rules.get(op.operationId));
+      if (!op) return;
+      // An operation open to anyone (`security: []`) is never "authorized" in openapi-backend's sense; its input is
+      // still checked for NUL characters below.
+      const open = ((c.operation as { security?: unknown[] } | undefined)?.security ?? (options.document.security as unknown[] | undefined) ?? []).length === 0;
+      if (c.security?.authorized) {
+        const principal = await principalOf(req).catch(() => undefined);
+        if (principal !== undefined) caller.authorize?.(principal, op);
+        if (!bound[op.operationId]) throw notServed(op, service);
+        checkBody(req, rules.get(op.operationId));
+      } else if (!open) {
+        return;
+      }
+      const nul = findNulCharacter({ path: c.request.params, query: c.request.query, body: req.body });
+      if (nul) throw errors.validation([{ keyword: 'nul', instancePath: nul.pointer, params: {}, message: nul.detail }]);
     },
     validationFail: async (c: Context) => {
       throw errors.validation((c.validation.errors ?? []) as unknown as ValidationIssue[]);

@@ -113,12 +113,26 @@ function decodeYamlBody(req: Request): void {
   for (const [index, doc] of parseAllDocuments(req.body).entries()) {
     const error = doc.errors[0];
     if (error) throw new AppError('validation-failed', `body: document ${index + 1}: ${error.message.split('\n')[0]}`);
-    const value = doc.toJSON() as unknown;
+    const value = jsonValueOf(doc.toJSON(), index);
     if (value !== null && value !== undefined) values.push(value);
   }
   req.body = values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
   // The document describes YAML bodies by their JSON value.
   req.headers['content-type'] = 'application/json';
+}
+
+/**
+ * The document as a plain JSON value. An alias inside its own anchor (`a: &x [*x]`) makes `toJSON` answer a circular
+ * value, which every later step (validation, the handlers) would walk forever (the catalog ran out of memory on one):
+ * it is refused as invalid YAML, like any other document JSON cannot represent.
+ */
+function jsonValueOf(value: unknown, index: number): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    throw new AppError('validation-failed', `body: document ${index + 1}: an alias refers to the node that holds it (a circular document).`);
+  }
 }
 
 interface AuditState {

@@ -34,3 +34,27 @@ export function describePointer(pointer: string): string {
   if (part === 'body') return `Field ${name}`;
   return `${part === 'query' ? 'Query parameter' : part === 'path' ? 'Path parameter' : 'Header'} ${name}`;
 }
+
+/**
+ * The first value of a request holding U+0000 (NUL), as a field error, or undefined. PostgreSQL's `text` and `jsonb`
+ * cannot store NUL, so such a value would fail its write with a 500; no field of either contract has a use for it, so
+ * it is refused with the other invalid input. Bytes (file bodies) are not values and are not looked at.
+ */
+export function findNulCharacter(parts: Record<'path' | 'query' | 'body', unknown>): FieldError | undefined {
+  const pending: Array<[string, unknown]> = Object.entries(parts).map(([part, value]) => [`/${part}`, value]);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [pointer, value] = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { pointer, detail: 'must not contain the NUL character (U+0000)' };
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => pending.push([`${pointer}/${index}`, item]));
+    } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+      for (const [key, item] of Object.entries(value)) {
+        const at = `${pointer}/${escapePointer(key)}`;
+        if (key.includes('\u0000')) return { pointer: at, detail: 'must not contain the NUL character (U+0000)' };
+        pending.push([at, item]);
+      }
+    }
+  }
+  return undefined;
+}

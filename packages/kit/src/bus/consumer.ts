@@ -43,6 +43,9 @@ export interface ConsumerOptions<Tx extends SqlClient> {
 
 export type { RunningConsumer };
 
+/** The bus's ack wait when a consumer names none (nats.ts). */
+const DEFAULT_ACK_WAIT_MS = 30_000;
+
 /**
  * A durable consumer of domain events whose effects are idempotent: the event id is recorded in
  * `processed_messages` in the same transaction as the handler's writes, so a redelivery after a crash is skipped.
@@ -67,6 +70,8 @@ export async function startIdempotentConsumer<E extends { id: string }, Tx exten
     concurrency: options.concurrency,
     decode: options.decode,
     handle: async ({ data: event }) => {
+      // The handler may send what cannot be taken back (an e-mail) before its records commit: the transaction gets the
+      // time the broker gives the message (Prisma's default, 5 s, ran out under load and the e-mail went out twice).
       await db.$transaction(async (tx) => {
         // The logical durable name: idempotency spans all of the consumer's subjects.
         const fresh = await tx.$executeRawUnsafe(
@@ -75,7 +80,7 @@ export async function startIdempotentConsumer<E extends { id: string }, Tx exten
           event.id,
         );
         if (fresh === 1) await handle(event, tx);
-      });
+      }, { timeout: options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS });
     },
   });
 }

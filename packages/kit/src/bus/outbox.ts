@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { createEvent, eventSubject, jobSubject, validateEvent, type DomainEvent, type EventPayloads, type EventType } from '@sigil/proto/events';
 import type { Bus } from './types.ts';
 import type { SqlClient } from '../db/sql.ts';
+import { listenToChannel } from '../db/listen.ts';
 import type { Logger } from '../log.ts';
 
 const NOTIFY_CHANNEL = 'outbox_events';
@@ -81,7 +82,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   // Loaded here: processes that publish no events of their own (the gateway) never load the Postgres driver.
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
-  const listener = new pg.Client({ connectionString: options.databaseUrl });
+  // An idle connection the server closes (Postgres restarting) is an error event: without a listener it ends the process.
+  pool.on('error', (error) => log.warn({ err: error }, 'outbox relay: idle database connection lost'));
   let stopped = false;
   let running: Promise<number> | undefined;
   let rerun = false;
@@ -117,10 +119,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     if (!stopped) drain().catch((error) => log.warn({ err: error }, 'outbox relay drain failed'));
   };
 
-  await listener.connect();
-  listener.on('notification', kick);
-  listener.on('error', (error) => log.warn({ err: error }, 'outbox listener error'));
-  await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
+  // Re-made after the database restarts; the poll covers the notifications missed meanwhile.
+  const listener = await listenToChannel(options.databaseUrl, NOTIFY_CHANNEL, kick, log);
   const poll = setInterval(kick, pollIntervalMs);
   const cleanup = setInterval(() => {
     pool
@@ -136,7 +136,7 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
       clearInterval(poll);
       clearInterval(cleanup);
       await running?.catch(() => undefined);
-      await listener.end().catch(() => undefined);
+      await listener.stop();
       await pool.end();
     },
   };

@@ -1,3 +1,4 @@
 export * from './migrate.ts';
 export * from './sql.ts';
 export * from './listen.ts';
+export * from './exclusive.ts';

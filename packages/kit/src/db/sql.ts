@@ -8,5 +8,5 @@ export interface SqlClient {
 }
 
 export interface TransactionalSqlClient<Tx extends SqlClient = SqlClient> extends SqlClient {
-  $transaction<R>(fn: (tx: Tx) => Promise<R>): Promise<R>;
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { timeout?: number }): Promise<R>;
 }

@@ -7,3 +7,4 @@ export * from './upgrade.ts';
 export * from './url-policy.ts';
 export * from './pinned-agent.ts';
 export * from './public-fetch.ts';
+export * from './browser-security.ts';

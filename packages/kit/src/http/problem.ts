@@ -1,6 +1,7 @@
 import type { Request, Response, NextFunction } from 'express';
 import { AppError, isAppError, toProblem } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { isDependencyUnavailable } from './dependency-down.ts';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
@@ -32,6 +33,10 @@ export function toAppError(error: unknown, req: Request, log: Logger): AppError 
   }
   if (httpError.type === 'encoding.unsupported' || httpError.type === 'charset.unsupported') {
     return new AppError('unsupported-media-type', 'The request body encoding is not supported.');
+  }
+  if (isDependencyUnavailable(error)) {
+    log.warn({ err: error, path: req.path }, 'a dependency is unavailable');
+    return new AppError('service-unavailable', 'The service cannot reach what it depends on right now; try again in a few seconds.', { headers: { 'Retry-After': '5' }, cause: error });
   }
   log.error({ err: error, path: req.path }, 'unhandled error');
   return new AppError('internal', `An unexpected error occurred; quote request ${String(req.headers['x-request-id'] ?? '')} when contacting support.`);

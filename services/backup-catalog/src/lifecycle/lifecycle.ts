@@ -6,6 +6,7 @@
  */
 import { AppError } from '@sigil/kit/errors';
 import { catalogVersion } from '../db.ts';
+import type { ExclusiveWork } from '@sigil/kit/db';
 import type { Logger } from '@sigil/kit/log';
 import type { BackupStoreSpec as StoreSpec, BackupTargetSpec as TargetSpec } from '@sigil/proto/resources';
 import { BACKUP_PHASES, type BackupDeps } from '../backups/backups.ts';
@@ -28,6 +29,8 @@ export interface LifecycleDeps extends BackupDeps {
   retentionIntervalMs: number;
   /** Garbage younger than this is left for a later pass: the store's clock may differ from ours (`GC_SKEW_MARGIN_MS`). */
   gcSkewMarginMs: number;
+  /** Across replicas, one scheduled collection of a store at a time (two would sweep it and record two passes). */
+  exclusive?: ExclusiveWork;
 }
 
 export function createLifecycle(deps: LifecycleDeps) {
@@ -119,12 +122,28 @@ export function createLifecycle(deps: LifecycleDeps) {
     return await pass;
   }
 
+  /**
+   * A scheduled pass over a store, unless another replica is collecting it; then its status is read again under the
+   * lock, since a pass that just ended elsewhere leaves nothing due.
+   */
+  async function collectOnce(store: StoredResource<StoreSpec>, expired: boolean): Promise<GcResult | undefined> {
+    if (!deps.exclusive) return await runGc(store, false);
+    const { namespace, name } = store.metadata;
+    const outcome = await deps.exclusive.tryExclusive(`strata-gc:${namespace}/${name}`, async () => {
+      const current = await deps.resources.get<StoreSpec>(deps.db, 'BackupStore', namespace, name);
+      if (!current || current.spec.readOnly || !(expired || (await gcDue(current)))) return undefined;
+      return await runGc(current, false);
+    });
+    return outcome.ran ? outcome.value : undefined;
+  }
+
   async function scheduledGc(): Promise<void> {
     const expired = expiredSinceCollection;
     expiredSinceCollection = false;
     for (const store of await deps.resources.list<StoreSpec>(deps.db, 'BackupStore')) {
       if (store.spec.readOnly || running.has(`${store.metadata.namespace}/${store.metadata.name}`) || !(expired || (await gcDue(store)))) continue;
-      const result = await runGc(store, false);
+      const result = await collectOnce(store, expired);
+      if (!result) continue;
       await deps.audit.record({
         time: deps.clock(),
         user: 'scheduler',

@@ -46,10 +46,11 @@ export function createRestoreService(deps: RestoreDeps) {
   const inPlace = createInPlaceRestores(deps);
 
   async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
+    // The mode's role (x-strata-mode-roles) is authorization: refused before the request is read, as x-strata-role is.
+    if (request.mode === 'in-place' && !roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
     const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
     checkRequest(request);
     if (request.mode === 'in-place') {
-      if (!roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
       if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
       const row = await inPlace.create(tx, principal, request, { namespace: named?.namespace ?? targetNamespace, ...(named?.name ? { name: named.name } : {}) });
       return { row, version: await bumpCatalogVersion(tx) };

@@ -4,6 +4,7 @@
  * report, with an identifier made of the new total, so a pass repeated after a crash (reported, not yet recorded) is
  * dropped by the processor as a repeat. The period that just ended is reported once more (late completions).
  */
+import type { ExclusiveWork } from '@sigil/kit/db';
 import type { Logger } from '@sigil/kit/log';
 import { accountState } from '../account/state.ts';
 import { subscribedAccounts } from '../account/store.ts';
@@ -63,11 +64,16 @@ async function reportPeriod(deps: MeterReporterDeps, account: { organizationId: 
   return sent;
 }
 
-/** Runs a pass every `intervalMs` (one at a time); `stop()` waits for the pass under way. */
-export function startMeterReporter(deps: MeterReporterDeps, intervalMs: number): { stop(): Promise<void> } {
+/**
+ * Runs a pass every `intervalMs` (one at a time); `stop()` waits for the pass under way. With `exclusive`, one replica
+ * at a time: two passes that read the same reported total while a completion lands between them would report the
+ * increase twice under two identifiers (the processor would count both).
+ */
+export function startMeterReporter(deps: MeterReporterDeps, intervalMs: number, exclusive?: ExclusiveWork): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
+  const pass = async (): Promise<unknown> => (exclusive ? exclusive.tryExclusive('billing-meter-report', () => reportMeteredUsage(deps)) : reportMeteredUsage(deps));
   const timer = setInterval(() => {
-    running = running.then(() => reportMeteredUsage(deps)).catch((error: unknown) => deps.log.error({ err: error }, 'metered usage pass failed'));
+    running = running.then(pass).catch((error: unknown) => deps.log.error({ err: error }, 'metered usage pass failed'));
   }, intervalMs);
   timer.unref();
   return {

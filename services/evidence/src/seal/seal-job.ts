@@ -47,24 +47,16 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
   });
   if (record.status === 'sealed') return;
   try {
-    const source = await deps.envelopes(completedDocumentPath(envelopeId), { ...caller, timeoutMs: 30_000 });
-    if (source.status === 404) throw new EnvelopeUnknown(envelopeId);
-    if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
-    const completed = Buffer.from(await source.arrayBuffer());
-    const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
-    const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
-    const certificate = await deps.sealer.seal(
-      await buildCertificate({ envelope, documentSha256: sha256Of(completed), sealedSha256: sha256Of(sealed), verifyUrl: deps.publicUrl ? new URL(`/verify#sha256=${sha256Of(sealed)}`, deps.publicUrl).toString() : undefined, entries }),
-      `Certificate of completion of envelope ${envelopeId}`,
-    );
+    const { sealed, certificate } = record.sealedPdf && record.certificatePdf ? { sealed: Buffer.from(record.sealedPdf), certificate: Buffer.from(record.certificatePdf) } : await makeDocuments(deps, event, now);
     const leaf = (document: LogEntry['document'], bytes: Buffer): LogEntry => ({
       envelopeId, organizationId: event.organizationId, document, sha256: sha256Of(bytes), sealedAt: now.toISOString(), completedAt: envelope.completedAt ?? null, testMode,
     });
-    // In the log before anyone can download them, so a verify of a document just served never misses.
+    // In the log before anyone can download them, so a verify of a document just served never misses. The log skips a
+    // document it has (by SHA-256): a retry with the kept bytes adds nothing.
     await appendToLog(deps.db, testMode ? 'test' : 'live', [leaf('sealed', sealed), leaf('certificate', certificate)]);
     await hand(deps, certificateDocumentPath(envelopeId), caller, certificate, `the certificate of ${envelopeId}`);
     await hand(deps, sealedDocumentPath(envelopeId), caller, sealed, `the sealed document of ${envelopeId}`);
-    await deps.db.seal.update({ where: { envelopeId }, data: { status: 'sealed', lastError: null, sealedSha256: sha256Of(sealed), certificateSha256: sha256Of(certificate), updatedAt: now } });
+    await deps.db.seal.update({ where: { envelopeId }, data: { status: 'sealed', lastError: null, sealedSha256: sha256Of(sealed), certificateSha256: sha256Of(certificate), sealedPdf: null, certificatePdf: null, updatedAt: now } });
   } catch (error) {
     if (error instanceof EnvelopeUnknown) {
       // Envelopes publishes a completion only after its row committed, so this one is not of this deployment (stacks
@@ -76,6 +68,28 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
     await recordFailure(deps, { envelopeId, caller, attempts: record.attempts, status: record.status, reason: (error as Error)?.message ?? String(error) });
     throw error;
   }
+}
+
+/**
+ * Seals the completed document and makes the certificate, and keeps both on the seal's row before they go anywhere:
+ * an attempt that fails after logging them is retried with these bytes (a new seal would differ by its time), so the
+ * log gets two leaves per envelope and envelopes one sealed document.
+ */
+async function makeDocuments(deps: SealDeps, event: DomainEvent, now: Date): Promise<{ sealed: Buffer; certificate: Buffer }> {
+  const { envelopeId, testMode, envelope } = event.data as unknown as CompletedData;
+  const caller = { organizationId: event.organizationId, mode: testMode ? ('test' as const) : ('live' as const) };
+  const source = await deps.envelopes(completedDocumentPath(envelopeId), { ...caller, timeoutMs: 30_000 });
+  if (source.status === 404) throw new EnvelopeUnknown(envelopeId);
+  if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
+  const completed = Buffer.from(await source.arrayBuffer());
+  const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
+  const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
+  const certificate = await deps.sealer.seal(
+    await buildCertificate({ envelope, documentSha256: sha256Of(completed), sealedSha256: sha256Of(sealed), verifyUrl: deps.publicUrl ? new URL(`/verify#sha256=${sha256Of(sealed)}`, deps.publicUrl).toString() : undefined, entries }),
+    `Certificate of completion of envelope ${envelopeId}`,
+  );
+  await deps.db.seal.update({ where: { envelopeId }, data: { sealedPdf: new Uint8Array(sealed), certificatePdf: new Uint8Array(certificate), updatedAt: now } });
+  return { sealed, certificate };
 }
 
 /** Envelopes answered 404 for the completed document: the envelope does not exist there. */

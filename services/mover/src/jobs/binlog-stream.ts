@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type mysql from 'mysql2/promise';
 import { chainIdOf, segmentKey, type StreamJob } from '@sigil/proto/strata-jobs';
@@ -13,6 +12,7 @@ import { messageOf } from './backup.ts';
 import { MysqlColumnNames, mysqlPreviews } from './segment-previews.ts';
 import { scanWaitMs, uploadSegment, waitForLock, type SegmentFile } from './segment-upload.ts';
 import type { StreamControl } from './stream.ts';
+import { jobTempDir } from '../temp-dir.ts';
 
 const CATCH_UP_MS = 10_000;
 
@@ -28,7 +28,7 @@ export async function runBinlogStream(job: StreamJob, reporter: Reporter, signal
     reporter.report('stream.status', { streamId: job.streamId, namespace: job.namespace, name: job.name, state, message, at: new Date().toISOString(), ...extra });
   let connection: mysql.Connection | undefined;
   let receiver: BinlogReceiver | undefined;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-binlog-'));
+  const dir = jobTempDir('strata-binlog-');
   let stop = false;
   void control.stopped.then(() => (stop = true));
   try {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
 import type { Writable } from 'node:stream';
@@ -10,6 +9,7 @@ import type { ManifestObject } from './backup.ts';
 import { copyPostgres, placementOf } from './placement.ts';
 import { fetchSegment } from './segment-fetch.ts';
 import { runTogether } from '../engines/together.ts';
+import { jobTempDir } from '../temp-dir.ts';
 
 export interface PhysicalManifest {
   id: string;
@@ -38,7 +38,7 @@ export async function recoverPhysical(job: RestoreJob, manifest: PhysicalManifes
   const segments = job.segments ?? [];
   const total = base.rawSize + segments.reduce((sum, s) => sum + (s.size ?? 0), 0);
   const stage: Stage = (name, bytes) => reporter.progress('restore', job.restoreId, job.namespace, job.name, { stage: name, bytes, totalBytes: total });
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-recover-'));
+  const workDir = jobTempDir('strata-recover-');
   try {
     stage('fetch base', 0);
     const tar = extractTar(path.join(workDir, 'data'));

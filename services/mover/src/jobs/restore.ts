@@ -1,7 +1,6 @@
 import { restoredDatabaseNames, type RestoreJob } from '@sigil/proto/strata-jobs';
 import { driverFor } from '../engines/index.ts';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createS3Client, downloadStream, readSmall, runDownloadPipeline, type S3Client } from '@strata/stream';
 import { replayBinlogs } from '../engines/mysql/binlog.ts';
@@ -13,6 +12,7 @@ import { runRestoreChecks } from './restore-checks.ts';
 import { fetchSegment } from './segment-fetch.ts';
 import { copyPostgres, placementOf, postgresDatabaseExists, scratchName } from './placement.ts';
 import { runTogether } from '../engines/together.ts';
+import { jobTempDir } from '../temp-dir.ts';
 
 /**
  * Restores a backup into new databases: each object is downloaded, checked against the manifest's
@@ -114,7 +114,7 @@ async function succeeded(job: RestoreJob, reporter: Reporter, client: S3Client, 
 async function replayChanges(job: RestoreJob, client: S3Client, manifest: { position?: Position; objects?: ManifestObject[] }, names: Map<string, string>, reporter: Reporter, signal: AbortSignal): Promise<string> {
   const position = manifest.position;
   if (!position?.binlogFile || position.binlogPos === undefined) throw new Error('the backup records no binlog position; it cannot be rolled forward');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-replay-'));
+  const dir = jobTempDir('strata-replay-');
   try {
     const files: Array<{ name: string; file: string; label: string }> = [];
     for (const segment of job.segments ?? []) {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from '@sigil/kit/log';
@@ -16,6 +15,7 @@ import type { Reporter } from '../reports.ts';
 import { messageOf } from './backup.ts';
 import { reportStoredSegment, scanWaitMs, uploadSegment, waitForLock, type SegmentFile } from './segment-upload.ts';
 import { runBinlogStream } from './binlog-stream.ts';
+import { jobTempDir } from '../temp-dir.ts';
 
 /** How long a cut waits for the receiver to hold everything the server had inserted when the cut began. */
 const CATCH_UP_MS = 10_000;
@@ -53,7 +53,7 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
   let client: pg.Client | undefined;
   let receiver: Receiver | undefined;
   let logical: LogicalPreviews | undefined;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-wal-'));
+  const dir = jobTempDir('strata-wal-');
   try {
     client = await open(job.database, 'postgres');
     let stop = false;
@@ -91,7 +91,13 @@ export async function runStream(job: StreamJob, reporter: Reporter, signal: Abor
     const failed = receiver.done.then(() => undefined, (error: unknown) => error as Error);
     while (!stop && !signal.aborted) {
       const problem = await Promise.race([failed, sleep(scanWaitMs(nextCut), signal)]);
-      if (problem) throw new Error(`pg_receivewal: ${problem.message}`);
+      if (problem) {
+        // The segments it finished before failing (its folder full, say) go to the store and the slot moves past them:
+        // the next streamer starts there, so a backlog larger than the work folder still drains, attempt by attempt.
+        await streamer.uploadFinished().catch(() => undefined);
+        await advance().catch(() => undefined);
+        throw new Error(`pg_receivewal: ${problem.message}`);
+      }
       await streamer.uploadFinished();
       await advance();
       if (Date.now() >= nextCut) {

@@ -71,9 +71,10 @@ export function createVersionService({ db }: { db: Db }) {
   return {
     /** Creates or replaces the draft; `hasDraft` becomes true. */
     async saveDraft(organizationId: string, templateId: string, input: unknown): Promise<TemplateVersionView> {
-      const draft = parseDraft(input);
       return db.$transaction(async (tx) => {
+        // The template first: another organization's (or no) template is a 404 whatever the draft says.
         await requireTemplate(tx, organizationId, templateId);
+        const draft = parseDraft(input);
         let pageCount: number | null = null;
         if (draft.file) {
           const file = await tx.templateFile.findFirst({ where: { id: draft.file, templateId, organizationId } });

@@ -42,20 +42,28 @@ export function PreviewValue({ value }: { value: string | null | undefined }) {
   return <span className="preview-text">{value}</span>;
 }
 
+/** The header row of a preview table: the table's columns, after a heading for the row labels when there is one. */
+function ColumnHeads({ columns, first }: { columns: readonly string[]; first?: string }) {
+  return (
+    <thead>
+      <tr>
+        {first && <th scope="col">{first}</th>}
+        {columns.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Inserted or deleted rows: one row of the table each, under the table's columns. */
 function RowsTable({ rows, label }: { rows: readonly PreviewRow[]; label: string }) {
   const columns = columnsOf(rows);
   return (
     <Scroller label={label} className="insight-table preview-table">
-      <thead>
-        <tr>
-          {columns.map((c) => (
-            <th key={c} scope="col">
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <ColumnHeads columns={columns} />
       <tbody>
         {rows.map((row, index) => (
           <tr key={index}>
@@ -79,16 +87,7 @@ function UpdatesTable({ updates, label }: { updates: readonly PreviewUpdate[]; l
   const columns = columnsOf(updates.flatMap((u) => [u.before, u.after]));
   return (
     <Scroller label={label} className="insight-table preview-table">
-      <thead>
-        <tr>
-          <th scope="col">Update</th>
-          {columns.map((c) => (
-            <th key={c} scope="col">
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <ColumnHeads columns={columns} first="Update" />
       {updates.map((update, index) => (
         <tbody key={index} className="preview-update">
           {(['before', 'after'] as const).map((side) => (

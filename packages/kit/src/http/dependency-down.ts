@@ -1,0 +1,21 @@
+/**
+ * Whether an error says something the service depends on cannot be reached right now: its database restarting,
+ * failing over or out of connections (as Prisma, its Postgres driver adapter and `pg` report it), or a connection
+ * refused or reset under a call. Such a request did not fail on its own merits: the caller gets 503 with
+ * `Retry-After`, not 500.
+ */
+const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** Postgres: admin shutdown, crash shutdown, cannot connect now, too many connections. */
+const POSTGRES_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const MESSAGES = [/Connection terminated/i, /Can't reach database server/i, /Server has closed the connection/i, /the database system is (starting up|shutting down|in recovery mode)/i, /Timed out fetching a new connection/i];
+
+export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const e = error as { code?: unknown; errorCode?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown };
+  const code = String(e.code ?? e.errorCode ?? e.originalCode ?? '');
+  if (PRISMA_UNREACHABLE.has(code) || SOCKET_CODES.has(code) || POSTGRES_CODES.has(code) || code.startsWith('08')) return true;
+  if (e.name === 'PrismaClientInitializationError') return true;
+  if (typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string))) return true;
+  return isDependencyUnavailable(e.cause, depth + 1);
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { isDependencyUnavailable } from '../src/http/dependency-down.ts';
+import { toAppError } from '../src/http/problem.ts';
+import { silentLogger } from '../src/testing.ts';
+
+describe('a dependency that cannot be reached', () => {
+  it('is recognised as Prisma, its driver adapter and pg report it, also as a cause', () => {
+    expect(isDependencyUnavailable(Object.assign(new Error("Can't reach database server at 127.0.0.1:5432"), { code: 'P1001' }))).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(isDependencyUnavailable(new Error('wrapped', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) }))).toBe(true);
+    expect(isDependencyUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isDependencyUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
+    expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);
+  });
+
+  it('answers 503 with Retry-After instead of 500', () => {
+    const req = { headers: { 'x-request-id': 'req_1' }, path: '/v1/templates' } as never;
+    const down = toAppError(Object.assign(new Error('the database system is shutting down'), { code: '57P03' }), req, silentLogger());
+    expect(down.status).toBe(503);
+    expect(down.code).toBe('service-unavailable');
+    expect(down.headers['Retry-After']).toBe('5');
+    expect(toAppError(new TypeError('x is undefined'), req, silentLogger()).status).toBe(500);
+  });
+});

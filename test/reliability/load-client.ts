@@ -1,0 +1,95 @@
+/**
+ * The load's HTTP client: what a careful integrator does while the platform is being knocked over. A request that
+ * gets no answer, or a 5xx, is sent again (only requests safe to repeat: reads, creates deduplicated on an external id,
+ * steps whose repetition is refused with a 4xx the caller reads), until a deadline; every attempt is counted.
+ */
+export interface Tally {
+  requests: number;
+  /** Attempts that got no answer (connection refused or reset) or a 5xx, by status ('network' for none). */
+  failedAttempts: Record<string, number>;
+}
+
+export function newTally(): Tally {
+  return { requests: 0, failedAttempts: {} };
+}
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface SendOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** The statuses that end the request; any other 4xx fails it. Default: 2xx. */
+  accept?: (status: number) => boolean;
+  /** How long to keep trying while answers are missing or 5xx. */
+  withinMs?: number;
+}
+
+export class LoadClient {
+  readonly tally: Tally;
+  readonly base: string;
+
+  constructor(base: string, tally: Tally = newTally()) {
+    this.base = base;
+    this.tally = tally;
+  }
+
+  async send<T = any>(method: string, pathName: string, options: SendOptions = {}): Promise<Answer<T>> {
+    const accept = options.accept ?? ((status: number) => status >= 200 && status < 300);
+    const deadline = Date.now() + (options.withinMs ?? 120_000);
+    let last = '';
+    for (;;) {
+      this.tally.requests += 1;
+      let answer: Answer<T> | undefined;
+      try {
+        answer = await this.once<T>(method, pathName, options);
+      } catch (error) {
+        last = `no answer: ${(error as Error).message}`;
+        this.fail('network');
+      }
+      if (answer) {
+        if (accept(answer.status)) return answer;
+        if (answer.status < 500) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        last = `${answer.status} ${JSON.stringify(answer.body)}`;
+        this.fail(String(answer.status));
+      }
+      if (Date.now() > deadline) throw new Error(`${method} ${pathName} got no usable answer within ${options.withinMs ?? 120_000} ms; last: ${last}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  /** Reads until `ready` holds, each read resilient as `send`; every 200 ms, at most `withinMs`. */
+  async until<T = any>(pathName: string, headers: Record<string, string>, ready: (body: T) => boolean, withinMs = 120_000): Promise<T> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const { body } = await this.send<T>('GET', pathName, { headers, withinMs });
+      if (ready(body)) return body;
+      if (Date.now() > deadline) throw new Error(`GET ${pathName} not ready within ${withinMs} ms: ${JSON.stringify(body).slice(0, 2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  private fail(kind: string): void {
+    this.tally.failedAttempts[kind] = (this.tally.failedAttempts[kind] ?? 0) + 1;
+  }
+
+  private async once<T>(method: string, pathName: string, options: SendOptions): Promise<Answer<T>> {
+    const res = await fetch(`${this.base}${pathName}`, {
+      method,
+      headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, headers: res.headers, body: body as T };
+  }
+}
