@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, call, createKey, signUp, startTestStack, type Reply, type TestStack } from './stack.ts';
+import { replicaName } from '@sigil/local-stack';
 
 let stack: TestStack;
 let base: string;
@@ -22,7 +23,11 @@ function expectProblem(res: Reply, status: number, slug: string) {
 describe('a new user with the seeded key', () => {
   it('gets the seeded test key from the start command', () => {
     expect(key).toMatch(/^sgl_test_[A-Za-z0-9]{32}$/);
-    expect(stack.processes.map((p) => p.name).sort()).toEqual(['accounts', 'backup-catalog', 'billing', 'envelopes', 'evidence', 'gateway', 'mover', 'sandbox', 'signing', 'templates', 'webhooks']);
+    // One process per service and the gateway; with STACK_REPLICAS=n, `<service>#2` … `#n` besides.
+    const replicas = Number(process.env.STACK_REPLICAS ?? 1);
+    const services = ['accounts', 'backup-catalog', 'billing', 'envelopes', 'evidence', 'mover', 'sandbox', 'signing', 'templates', 'webhooks'];
+    const expected = [...services.flatMap((s) => Array.from({ length: replicas }, (_, i) => replicaName(s, i + 1))), 'gateway'].sort();
+    expect(stack.processes.map((p) => p.name).sort()).toEqual(expected);
   });
 
   it('creates, lists, reads and deletes templates through the gateway', async () => {

@@ -63,6 +63,8 @@ describe('inspectPdf', () => {
     expect(await refusal(() => inspectPdf(Buffer.from('hello, not a pdf'), 500))).toMatch(/not a PDF/);
     const good = await samplePdf([[612, 792]]);
     expect(await refusal(() => inspectPdf(good.subarray(0, 200), 500))).toMatch(/corrupt/);
+    // Found by the contract fuzz: a header and nothing else parses, then has no page tree to read (was a 500).
+    expect(await refusal(() => inspectPdf(Buffer.from('%PDF-1.7\n'), 500))).toMatch(/corrupt/);
     const plain = path.join(work, 'plain.pdf');
     writeFileSync(plain, good);
     execFileSync('qpdf', ['--encrypt', 'user-pw', 'owner-pw', '256', '--', plain, path.join(work, 'locked.pdf')]);

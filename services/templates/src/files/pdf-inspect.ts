@@ -28,7 +28,13 @@ export async function inspectPdf(bytes: Uint8Array, maxPages: number): Promise<P
     throw badFile(hasEncryptDictionary(bytes) ? ENCRYPTED : 'The PDF is corrupt and cannot be read.');
   }
   if (doc.isEncrypted) throw badFile(ENCRYPTED);
-  const pages = doc.getPages().map((page) => page.getSize());
+  let pages: Array<{ width: number; height: number }>;
+  try {
+    pages = doc.getPages().map((page) => page.getSize());
+  } catch {
+    // A file that parses but has no catalog or page tree (`%PDF-1.7` and nothing else) has no pages to read.
+    throw badFile('The PDF is corrupt and cannot be read.');
+  }
   if (pages.length === 0) throw badFile('The PDF has no pages.');
   if (pages.length > maxPages) throw badFile(`The document has ${pages.length} pages; at most ${maxPages} are allowed.`);
   return { pageCount: pages.length, pages: pages.map(({ width, height }) => ({ width: round(width), height: round(height) })) };
