@@ -81,6 +81,24 @@ describe('the backup lease', () => {
     expect(await claimKeys(place)).toEqual([]);
   });
 
+  it('removes its claim on release even when the store refuses the first removals (a burst of 500s)', async () => {
+    // A client whose deletes fail for the first three tries of the removal (a multi-object delete and its one-by-one fallback each).
+    let refusals = 3;
+    const flaky = Object.create(client) as S3Client;
+    const refuse = () => Promise.reject(new Error('We encountered an internal error. Please try again.'));
+    flaky.removeObjects = ((...args: Parameters<S3Client['removeObjects']>) => (refusals > 0 ? refuse() : client.removeObjects(...args))) as S3Client['removeObjects'];
+    flaky.removeObject = ((...args: Parameters<S3Client['removeObject']>) => (refusals-- > 0 ? refuse() : client.removeObject(...args))) as S3Client['removeObject'];
+    const place = { ...placeFor('refused'), client: flaky };
+    const holder = held(await acquireLease(place, { attempt: 'holder', timing: FAST, signal: new AbortController().signal }));
+    const waited = deferredClaim();
+    const waiting = acquireLease({ ...place, client }, { attempt: 'waiter', timing: FAST, signal: new AbortController().signal, onWaiting: waited.resolve });
+    await waited.promise;
+    await holder.lease.release();
+    expect(refusals).toBe(0); // three tries refused, the fourth removed it
+    expect(await waiting).toEqual({ kind: 'ended elsewhere' });
+    expect(await claimKeys(place)).toEqual([]);
+  });
+
   it('lets a waiting attempt stand down when its mover stops, leaving no claim of its own', async () => {
     const place = placeFor('stop');
     const holder = held(await acquireLease(place, { attempt: 'holder', timing: FAST, signal: new AbortController().signal }));

@@ -225,11 +225,19 @@ function keepRenewed(place: LeasePlace, me: Attempt, claim: Claim): HeldLease {
   };
 }
 
-/** Removes a released claim; never throws. One left behind would keep waiting attempts waiting until it expired, so the removal is tried again. */
+/** Tries of a released claim's removal, 100 ms apart and doubling (a store answering a burst of 500s under load). */
+const CLAIM_REMOVALS = 5;
+
+/**
+ * Removes a released claim; never throws. One left behind would keep waiting attempts waiting until it expired (a CI
+ * run saw a waiting attempt wait out the whole TTL after three removals in a row failed within a millisecond), so the
+ * removal is tried again with a growing pause.
+ */
 async function removeClaim(place: LeasePlace, attempt: string): Promise<void> {
-  for (let tries = 1; tries <= 3; tries++) {
+  for (let tries = 1; tries <= CLAIM_REMOVALS; tries++) {
     const removed = await removeObjects(place.client, place.bucket, [claimKey(place.base, attempt)]).then(() => true, () => false);
-    if (removed) return;
+    if (removed || tries === CLAIM_REMOVALS) return;
+    await sleep(100 * 2 ** (tries - 1));
   }
 }
 
