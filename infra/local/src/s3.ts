@@ -5,6 +5,7 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import { errorMessage, LOOPBACK, pickPort } from './net.ts';
 import { installS3rverDesShim } from './s3rver-des.ts';
+import { installS3rverStoreFixes } from './s3rver-store.ts';
 
 /** s3rver's fixed credentials; it accepts only these. */
 export const LOCAL_S3_ACCESS_KEY = 'S3RVER';
@@ -51,6 +52,7 @@ export async function probeS3(endpoint: string, timeoutMs = 2000): Promise<strin
 /** Run the embedded S3 server (s3rver) in this process, storing objects under <stateDir>/s3. */
 export async function startS3(options: { stateDir: string; log: (line: string) => void }): Promise<S3Handle> {
   installS3rverDesShim();
+  installS3rverStoreFixes();
   const directory = path.join(options.stateDir, 's3');
   const portFile = path.join(options.stateDir, 's3.port');
   fs.mkdirSync(directory, { recursive: true });
