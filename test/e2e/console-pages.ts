@@ -53,6 +53,16 @@ export async function apiAsViewer<T>(base: string, pathName: string): Promise<T>
   return answer.body as T;
 }
 
+/** Creates `database` on the server of `adminUrl`; answers the URL that connects to it. */
+export async function createDatabase(adminUrl: string, database: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`).finally(() => admin.end());
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
 /** The source database: a connection that commits rows and says when, by the database server's own clock. */
 export class Source {
   private readonly client: pg.Client;
@@ -62,12 +72,7 @@ export class Source {
   }
 
   static async create(adminUrl: string, database: string): Promise<Source> {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${database}"`).finally(() => admin.end());
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    const client = new pg.Client({ connectionString: url.toString() });
+    const client = new pg.Client({ connectionString: await createDatabase(adminUrl, database) });
     await client.connect();
     await client.query('CREATE TABLE customers (id int PRIMARY KEY, name text NOT NULL, email text NOT NULL)');
     await client.query("INSERT INTO customers VALUES (1, 'Ada Lovelace', 'ada@example.com'), (2, 'Grace Hopper', 'grace@example.com')");

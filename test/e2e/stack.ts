@@ -53,6 +53,11 @@ export async function call<T = any>(base: string, method: string, pathName: stri
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
     body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
   });
+  return readReply<T>(res);
+}
+
+/** An answer as a Reply: the body parsed as JSON when it is JSON, its text otherwise. */
+export async function readReply<T = any>(res: Response): Promise<Reply<T>> {
   const text = await res.text();
   let body: unknown = text;
   try {

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { runCli } from '@strata/cli';
 import type { LoadClient } from './load-client.ts';
+import { createDatabase } from '../e2e/console-pages.ts';
 
 /**
  * Strata's side of the load: the quickstart's store, policy (with change capture) and Postgres target, backing up a
@@ -82,16 +83,12 @@ export class SourceWriter {
   }
 
   static async create(adminUrl: string, database: string): Promise<SourceWriter> {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${database}"`).finally(() => admin.end());
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    const client = new pg.Client({ connectionString: url.toString() });
+    const url = await createDatabase(adminUrl, database);
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query('CREATE TABLE orders (id bigserial PRIMARY KEY, note text NOT NULL, at timestamptz NOT NULL DEFAULT now())');
     await client.end();
-    return new SourceWriter(url.toString());
+    return new SourceWriter(url);
   }
 
   start(everyMs: number): void {

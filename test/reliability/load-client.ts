@@ -3,6 +3,8 @@
  * gets no answer, or a 5xx, is sent again (only requests safe to repeat: reads, creates deduplicated on an external id,
  * steps whose repetition is refused with a 4xx the caller reads), until a deadline; every attempt is counted.
  */
+import { readReply, type Reply } from '../e2e/stack.ts';
+
 export interface Tally {
   requests: number;
   /** Attempts that got no answer (connection refused or reset) or a 5xx, by status ('network' for none). */
@@ -13,11 +15,8 @@ export function newTally(): Tally {
   return { requests: 0, failedAttempts: {} };
 }
 
-export interface Answer<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+/** An answer the load got: the end-to-end suite's Reply. */
+export type Answer<T = any> = Reply<T>;
 
 export interface SendOptions {
   body?: unknown;
@@ -83,13 +82,6 @@ export class LoadClient {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: AbortSignal.timeout(30_000),
     });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, headers: res.headers, body: body as T };
+    return readReply<T>(res);
   }
 }
