@@ -111,7 +111,7 @@ export async function publishOneRoleTemplate(base: string, headers: Record<strin
   doc.addPage([612, 792]).drawText(name, { x: 50, y: 740, size: 14, font });
   const templateId = (await call(base, 'POST', '/v1/templates', { headers, body: { name } })).body.id as string;
   const upload = await fetch(`${base}/v1/templates/${templateId}/files`, { method: 'POST', headers: { ...headers, 'content-type': 'application/pdf' }, body: Buffer.from(await doc.save()) });
-  if (upload.status !== 201) throw new Error(`template file upload answered ${upload.status}`);
+  if (upload.status !== 201) throw new Error(`template file upload answered ${upload.status}: ${await upload.text()}`);
   const draft = await call(base, 'PUT', `/v1/templates/${templateId}/draft`, {
     headers,
     body: {
