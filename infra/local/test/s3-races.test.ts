@@ -6,9 +6,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startS3, type S3Handle } from '../src/s3.ts';
 
 /**
- * Writes and deletes under one prefix at the same moment (a backup's lease: one attempt removes its claim while another
- * renews its own) all succeed on the embedded S3: s3rver removed the folder a delete left empty while a write was
- * about to open its file there, and one of the two answered 500 (s3rver-store.ts).
+ * The embedded S3 under a backup lease's traffic (s3rver-store.ts): writes and deletes under one prefix at the same
+ * moment (one attempt removes its claim while another renews its own), and reads and listings of an object while it is
+ * rewritten. Plain s3rver answered 500s to the first, and to the second torn bytes, 500s (a torn metadata file) and
+ * bodies shorter than their Content-Length that the client waited for forever.
  */
 let s3: S3Handle;
 let dir: string;
@@ -22,10 +23,55 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-it('answers every write and delete racing under one prefix, and keeps what was written last', async () => {
+/** A client that never retries, so a 500 shows; and a read that never ends fails within 5 s. */
+function plainClient(): Minio.Client {
   const { hostname, port } = new URL(s3.endpoint);
-  // No retries: a 500 must show.
-  const client = new Minio.Client({ endPoint: hostname, port: Number(port), useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: s3.region, pathStyle: true, retryOptions: { disableRetry: true } });
+  return new Minio.Client({ endPoint: hostname, port: Number(port), useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: s3.region, pathStyle: true, retryOptions: { disableRetry: true } });
+}
+
+async function within<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not end within 5 s`)), 5_000)));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readWhole(client: Minio.Client, bucket: string, key: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await client.getObject(bucket, key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+it('reads and lists an object being rewritten as one whole version, never a torn one, a 500 or a body cut short', async () => {
+  const client = plainClient();
+  await client.makeBucket('rewrites', s3.region);
+  // Two versions of different lengths, as a claim's `claiming` and `held` states are.
+  const versions = [JSON.stringify({ state: 'claiming', pad: 'x'.repeat(3000) }), JSON.stringify({ state: 'held' })];
+  await client.putObject('rewrites', 'lease/first.json', versions[0]!);
+  const seen = new Set<string>();
+  const failures: string[] = [];
+  for (let round = 0; round < 150; round++) {
+    const rewrite = client.putObject('rewrites', 'lease/first.json', versions[round % 2]!);
+    const read = within('a read', readWhole(client, 'rewrites', 'lease/first.json')).then((text) => {
+      if (!versions.includes(text)) failures.push(`round ${round}: read ${text.length} bytes that are neither version`);
+      seen.add(text);
+    });
+    const list = within('a listing', (async () => {
+      for await (const item of client.listObjectsV2('rewrites', 'lease/', true)) if ((item as { name: string }).name !== 'lease/first.json') failures.push(`listed ${(item as { name: string }).name}`);
+    })());
+    const outcomes = await Promise.allSettled([rewrite, read, list]);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(`round ${round}: ${(outcome.reason as Error).message}`);
+    if (failures.length > 0) break;
+  }
+  expect(failures).toEqual([]);
+  expect(seen.size, 'both versions were read').toBe(2);
+});
+
+it('answers every write and delete racing under one prefix, and keeps what was written last', async () => {
+  const client = plainClient();
   await client.makeBucket('races', s3.region);
   const failures: string[] = [];
   const record = (what: string) => (error: Error) => void failures.push(`${what}: ${error.message}`);

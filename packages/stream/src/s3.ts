@@ -195,25 +195,43 @@ export class ObjectExistsError extends Error {
 /** What a small object (a manifest, a segment's report) may weigh: anything larger is not what it claims to be. */
 export const MAX_SMALL_OBJECT_BYTES = 16 * 1024 * 1024;
 
-/** Reads a small object's stream whole, refusing one larger than `limit`. */
-export async function readSmall(stream: Readable, limit = MAX_SMALL_OBJECT_BYTES): Promise<Buffer> {
+/**
+ * How long a small object's body may send nothing before the read gives up. A body that stops short of its length on a
+ * connection kept open (a store that announced one size and sent fewer bytes, a half-open connection) would otherwise
+ * be waited for forever: CI saw a backup attempt hang there while it waited for another's lease.
+ */
+export const SMALL_READ_IDLE_MS = 30_000;
+
+/** Reads a small object's stream whole, refusing one larger than `limit` and one that sends nothing for `idleMs`. */
+export async function readSmall(stream: Readable, limit = MAX_SMALL_OBJECT_BYTES, idleMs = SMALL_READ_IDLE_MS): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      stream.destroy();
-      throw new Error(`object larger than ${limit} bytes`);
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stream.destroy(new Error(`the store sent nothing for ${idleMs} ms before the object's end (${size} bytes read)`)), idleMs);
+  };
+  try {
+    watch();
+    for await (const chunk of stream) {
+      watch();
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        stream.destroy();
+        throw new Error(`object larger than ${limit} bytes`);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } finally {
+    clearTimeout(timer);
   }
-  return Buffer.concat(chunks);
 }
 
 /** A small object's bytes, or undefined when the key does not exist. */
-export async function readSmallObject(client: S3Client, bucket: string, key: string, limit = MAX_SMALL_OBJECT_BYTES): Promise<Buffer | undefined> {
+export async function readSmallObject(client: S3Client, bucket: string, key: string, limit = MAX_SMALL_OBJECT_BYTES, idleMs = SMALL_READ_IDLE_MS): Promise<Buffer | undefined> {
   try {
-    return await readSmall(await client.getObject(bucket, key), limit);
+    return await readSmall(await client.getObject(bucket, key), limit, idleMs);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'NotFound' || code === 'NoSuchKey') return undefined;

@@ -9,7 +9,7 @@ import { testPostgresAdminUrl } from '@sigil/kit/testing';
 import { backupPrefix, dataKey, manifestKey, type BackupJob, type StrataReports } from '@sigil/proto/strata-jobs';
 import { createS3Client, ensureBucket, listKeys, readSmallObject, type S3Client } from '@strata/stream';
 import { runBackup } from '../src/jobs/backup.ts';
-import { leasePrefix, type Claim, type LeaseTiming } from '../src/jobs/backup-lease.ts';
+import { leasePrefix, readClaims, type Claim, type LeaseTiming } from '../src/jobs/backup-lease.ts';
 import type { Reporter } from '../src/reports.ts';
 import { accessFromUrl, uniqueDatabaseName } from './fixtures.ts';
 
@@ -126,6 +126,47 @@ async function expectWholeBackup(job: BackupJob): Promise<StoredManifest> {
 
 const types = (sent: Sent[]) => sent.map((s) => s.type);
 
+/** Under the test's timeout: a scenario still running then fails saying where each attempt was, never just "timed out". */
+const SCENARIO_MS = 20_000;
+
+/**
+ * Waits for `work`; after SCENARIO_MS fails with what the attempts reported and what the store holds (the claims with
+ * their states and expiries, the backup's keys): a claim left behind, an attempt stuck in its backup or one that never
+ * saw the holder each read differently.
+ */
+async function within<T>(job: BackupJob, attempts: Record<string, { sent: Sent[] }>, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void describeState(job, attempts).then((state) => reject(new Error(`the attempts had not ended after ${SCENARIO_MS} ms: ${state}`)));
+    }, SCENARIO_MS);
+  });
+  late.catch(() => undefined); // a description finished after the work ended
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function describeState(job: BackupJob, attempts: Record<string, { sent: Sent[] }>): Promise<string> {
+  const reported = Object.entries(attempts).map(([name, a]) => `${name} reported [${types(a.sent).join(', ')}]`);
+  const place = { client, bucket, base: baseOf(job) };
+  const claims = await readClaims(place).then((all) => JSON.stringify(all), (error: Error) => `unreadable (${error.message})`);
+  const keys = await keysUnder(baseOf(job)).then((all) => all.map((k) => k.slice(baseOf(job).length)).join(', '), (error: Error) => `unlistable (${error.message})`);
+  return `${reported.join('; ')}; claims ${claims}; keys [${keys}]; at ${new Date().toISOString()}`;
+}
+
+/** Until the attempt reaches its pause; an attempt that ends first (it failed before it started) fails the test at once. */
+async function reachesPause(attempt: { sent: Sent[]; paused: Promise<void> }, run: Promise<void>): Promise<void> {
+  const endedFirst = run.then(
+    () => Promise.reject(new Error(`the attempt ended before it paused, reporting [${types(attempt.sent).join(', ')}]: ${JSON.stringify(attempt.sent)}`)),
+    (error: Error) => Promise.reject(new Error(`the attempt threw before it paused: ${error.message}`)),
+  );
+  endedFirst.catch(() => undefined); // once paused, the run's later end is not this wait's business
+  await Promise.race([attempt.paused, endedFirst]);
+}
+
 describe('two attempts of one backup', () => {
   it('runs it once: the attempt that arrives while the first holds the backup waits, then ends reporting nothing', async () => {
     const job = backupJob('race');
@@ -133,12 +174,12 @@ describe('two attempts of one backup', () => {
     const first = recorder({ pauseAt: 'backup.started' });
     const second = recorder();
     const firstRun = runBackup(job, first, signal, { attempt: 'first', lease: FAST });
-    await first.paused; // the first attempt holds the backup and is about to dump
+    await within(job, { first }, reachesPause(first, firstRun)); // the first attempt holds the backup and is about to dump
     const waiting = deferred<Claim>();
     const secondRun = runBackup(job, second, signal, { attempt: 'second', lease: FAST, onWaiting: waiting.resolve });
-    const waitedFor = await Promise.race([waiting.promise, secondRun.then(() => undefined)]);
+    const waitedFor = await within(job, { first, second }, Promise.race([waiting.promise, secondRun.then(() => undefined)]));
     first.resume();
-    await Promise.all([firstRun, secondRun]);
+    await within(job, { first, second }, Promise.all([firstRun, secondRun]));
 
     const all = [...first.sent, ...second.sent];
     expect(types(all).filter((t) => t === 'backup.succeeded')).toHaveLength(1);
@@ -157,13 +198,13 @@ describe('two attempts of one backup', () => {
     const second = recorder();
     const stopFirst = new AbortController();
     const firstRun = runBackup(job, first, stopFirst.signal, { attempt: 'first', lease: FAST });
-    await first.paused;
+    await within(job, { first }, reachesPause(first, firstRun));
     const waiting = deferred<Claim>();
     const secondRun = runBackup(job, second, new AbortController().signal, { attempt: 'second', lease: FAST, onWaiting: waiting.resolve });
-    await Promise.race([waiting.promise, secondRun]);
+    await within(job, { first, second }, Promise.race([waiting.promise, secondRun]));
     stopFirst.abort(new Error('the mover is shutting down'));
     first.resume();
-    await Promise.all([firstRun, secondRun]);
+    await within(job, { first, second }, Promise.all([firstRun, secondRun]));
 
     expect(types(first.sent)).toEqual(['backup.started', 'backup.failed']);
     expect(first.sent[1]!.data).toMatchObject({ message: expect.stringMatching(/shutting down/) });
@@ -179,7 +220,7 @@ describe('two attempts of one backup', () => {
     await client.putObject(bucket, `${leasePrefix(base)}dead.json`, JSON.stringify(dead));
     await client.putObject(bucket, `${base}data/half-written.sql.zst.age`, 'partial');
     const reporter = recorder();
-    await runBackup(job, reporter, new AbortController().signal, { attempt: 'next', lease: FAST });
+    await within(job, { next: reporter }, runBackup(job, reporter, new AbortController().signal, { attempt: 'next', lease: FAST }));
 
     expect(types(reporter.sent), JSON.stringify(reporter.sent)).toEqual(['backup.started', 'backup.succeeded']);
     await expectWholeBackup(job);
@@ -195,7 +236,7 @@ describe('the end of a failed attempt', () => {
     const manifest = await expectWholeBackup(job);
 
     const again = recorder();
-    await runBackup(job, again, new AbortController().signal, { lease: FAST });
+    await within(job, { again }, runBackup(job, again, new AbortController().signal, { lease: FAST }));
     expect(again.sent).toEqual([{ type: 'backup.succeeded', data: { backupId: job.backupId, manifestKey: manifestKey(baseOf(job)), manifest } }]);
   });
 
@@ -204,7 +245,7 @@ describe('the end of a failed attempt', () => {
     const base = baseOf(job);
     const reporter = recorder({ pauseAt: 'backup.started' });
     const run = runBackup(job, reporter, new AbortController().signal, { lease: FAST });
-    await reporter.paused;
+    await within(job, { attempt: reporter }, reachesPause(reporter, run));
     // Not this attempt's: written under the prefix while it runs (what an attempt that lost its lease could leave).
     const foreign = `${base}data/other.sql.zst.age`;
     await client.putObject(bucket, foreign, 'not ours');

@@ -284,10 +284,12 @@ export async function readClaims(place: LeasePlace, ttlMs = LEASE_TIMING.ttlMs):
 }
 
 const CLAIM_READS = 3;
+/** A claim is a few hundred bytes: a read that stalls this long is broken, and is tried again instead of waited for. */
+const CLAIM_READ_IDLE_MS = 5_000;
 
 async function readClaim(place: LeasePlace, key: string, attempt: string): Promise<Claim | 'gone' | undefined> {
   for (let read = 1; read <= CLAIM_READS; read++) {
-    const bytes = await readSmallObject(place.client, place.bucket, key, 64 * 1024).catch(() => null);
+    const bytes = await readSmallObject(place.client, place.bucket, key, 64 * 1024, CLAIM_READ_IDLE_MS).catch(() => null);
     if (bytes === undefined) return 'gone';
     const claim = bytes && parseClaim(bytes, attempt);
     if (claim) return claim;
