@@ -1,9 +1,10 @@
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import type { FakeKubeApi, RecordedCall } from '@sigil/kube-fake';
+import { startFakeKubeApi } from '@sigil/kube-fake';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubernetesRuntimeOptions } from '../src/runtime/kubernetes.ts';
 import { createKubernetesRuntime, podFailure } from '../src/runtime/kubernetes.ts';
 import type { RuntimeState, ServerSpec } from '../src/runtime/types.ts';
-import type { FakeKubeApi, RecordedCall } from './fake-kube-api.ts';
-import { startFakeKubeApi } from './fake-kube-api.ts';
 
 const NS = 'sandboxes';
 const GIB = 1024 ** 3;
@@ -28,6 +29,19 @@ async function setup(options: Partial<KubernetesRuntimeOptions> = {}) {
 }
 
 const podPath = (name: string) => `/api/v1/namespaces/${NS}/pods/${name}`;
+const secretPath = (name: string) => `/api/v1/namespaces/${NS}/secrets/${name}`;
+const servicePath = (name: string) => `/api/v1/namespaces/${NS}/services/${name}`;
+const claimPath = (name: string) => `/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}-data`;
+/** The reference every object of a sandbox carries to its Secret, which owns them. */
+const ownedBySecret = (api: FakeKubeApi, name: string) => [{ apiVersion: 'v1', kind: 'Secret', name, uid: api.get(secretPath(name))!.metadata.uid }];
+
+/** What the kubelet reports once the pod runs on a node. */
+function setPodStatus(api: FakeKubeApi, name: string, status: Record<string, unknown>) {
+  api.mutate(podPath(name), (pod) => {
+    pod.status = status;
+    pod.spec = { ...(pod.spec as object), nodeName: 'node-1' };
+  });
+}
 const isPodRead = (name: string) => (call: RecordedCall) => call.method === 'GET' && call.path === podPath(name);
 const created = (api: FakeKubeApi, kind: string) => api.calls.find((c) => c.method === 'POST' && c.path === `/api/v1/namespaces/${NS}/${kind}`)?.body;
 const summary = (calls: RecordedCall[]) => calls.map((c) => `${c.method} ${c.path} ${c.status}`);
@@ -37,7 +51,7 @@ async function startReady(api: FakeKubeApi, runtime: ReturnType<typeof createKub
   const mark = api.calls.length;
   const starting = runtime.start(spec, previous);
   await api.waitForCall(isPodRead(name), mark);
-  api.setPodStatus(NS, name, READY);
+  setPodStatus(api, name, READY);
   return await starting;
 }
 
@@ -47,7 +61,7 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
     const starting = runtime.start(postgresSpec);
     await fake.waitForCall(isPodRead(PG_NAME));
     expect(await runtime.alive({ engine: 'postgres', dir: `${NS}/${PG_NAME}`, host: '', port: 5432 })).toBe(false);
-    fake.setPodStatus(NS, PG_NAME, READY);
+    setPodStatus(fake, PG_NAME, READY);
     const state = await starting;
 
     expect(state).toEqual({ engine: 'postgres', dir: `${NS}/${PG_NAME}`, host: `${PG_NAME}.${NS}.svc`, port: 5432 });
@@ -58,11 +72,11 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
       stringData: { username: 'sandbox_admin', password: 'pw-1', POSTGRES_USER: 'sandbox_admin', POSTGRES_PASSWORD: 'pw-1', POSTGRES_DB: 'postgres' },
     });
     expect(created(fake, 'services')).toEqual({
-      apiVersion: 'v1', kind: 'Service', metadata: { name: PG_NAME, labels: LABELS(postgresSpec.id) },
+      apiVersion: 'v1', kind: 'Service', metadata: { name: PG_NAME, labels: LABELS(postgresSpec.id), ownerReferences: ownedBySecret(fake, PG_NAME) },
       spec: { type: 'ClusterIP', selector: { 'backups.strata.dev/sandbox': postgresSpec.id }, ports: [{ name: 'postgres', port: 5432, targetPort: 5432, protocol: 'TCP' }] },
     });
     expect(created(fake, 'pods')).toEqual({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: PG_NAME, labels: LABELS(postgresSpec.id) },
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: PG_NAME, labels: LABELS(postgresSpec.id), ownerReferences: ownedBySecret(fake, PG_NAME) },
       spec: {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
@@ -79,8 +93,13 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
         volumes: [{ name: 'data', emptyDir: { sizeLimit: '2Gi' } }],
       },
     });
+    // The service exposes the pod: its selector picks the pod's labels, its port is the server's container port.
+    const service = fake.get(servicePath(PG_NAME)) as unknown as V1Service;
+    const pod = fake.get(podPath(PG_NAME)) as unknown as V1Pod;
+    expect(pod.metadata?.labels).toMatchObject(service.spec!.selector!);
+    expect(service.spec!.ports![0]!.targetPort).toBe(pod.spec!.containers[0]!.ports![0]!.containerPort);
     // The real API server keeps a secret's values as base64 data.
-    expect(fake.object('secrets', NS, PG_NAME)?.data).toMatchObject({ POSTGRES_PASSWORD: Buffer.from('pw-1').toString('base64') });
+    expect(fake.get(secretPath(PG_NAME))?.data).toMatchObject({ POSTGRES_PASSWORD: Buffer.from('pw-1').toString('base64') });
     expect(await runtime.alive(state)).toBe(true);
   });
 
@@ -97,9 +116,9 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
         'admin-grants.sql': "GRANT ALL PRIVILEGES ON *.* TO 'sandbox_admin'@'%' WITH GRANT OPTION;\n",
       },
     });
-    expect(created(fake, 'services')).toMatchObject({ spec: { type: 'ClusterIP', selector: { 'backups.strata.dev/sandbox': mysqlSpec.id }, ports: [{ name: 'mysql', port: 3306, targetPort: 3306 }] } });
+    expect(created(fake, 'services')).toMatchObject({ metadata: { ownerReferences: ownedBySecret(fake, MY_NAME) }, spec: { type: 'ClusterIP', selector: { 'backups.strata.dev/sandbox': mysqlSpec.id }, ports: [{ name: 'mysql', port: 3306, targetPort: 3306 }] } });
     expect(created(fake, 'pods')).toEqual({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: MY_NAME, labels: LABELS(mysqlSpec.id) },
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: MY_NAME, labels: LABELS(mysqlSpec.id), ownerReferences: ownedBySecret(fake, MY_NAME) },
       spec: {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
@@ -121,7 +140,7 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
     const { fake, runtime } = await setup({ storageClass: 'fast-ssd', sizeLimitBytes: () => 5 * GIB, images: { postgres: (major) => `postgres:${major}-alpine` } });
     const state = await startReady(fake, runtime, postgresSpec, PG_NAME);
     expect(created(fake, 'persistentvolumeclaims')).toEqual({
-      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${PG_NAME}-data`, labels: LABELS(postgresSpec.id) },
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `${PG_NAME}-data`, labels: LABELS(postgresSpec.id), ownerReferences: ownedBySecret(fake, PG_NAME) },
       spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast-ssd', resources: { requests: { storage: '5Gi' } } },
     });
     expect(created(fake, 'pods')).toMatchObject({ spec: { containers: [{ image: 'postgres:16-alpine' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `${PG_NAME}-data` } }] } });
@@ -135,16 +154,30 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
     mark = fake.calls.length;
     const again = runtime.start(postgresSpec, state);
     await fake.waitForCall((c) => c.method === 'GET' && c.path === podPath(PG_NAME), mark);
-    fake.finishDeletion(NS, PG_NAME);
+    fake.finishDeletion(podPath(PG_NAME));
     await fake.waitForCall((c) => c.method === 'POST' && c.path.endsWith('/pods') && c.status === 201, mark);
-    fake.setPodStatus(NS, PG_NAME, READY);
+    setPodStatus(fake, PG_NAME, READY);
     expect(await again).toEqual(state);
     expect(fake.calls.slice(mark).filter((c) => c.method === 'POST').map((c) => `${c.path} ${c.status}`)).toEqual([
       `/api/v1/namespaces/${NS}/secrets 409`, `/api/v1/namespaces/${NS}/persistentvolumeclaims 409`, `/api/v1/namespaces/${NS}/services 409`,
       `/api/v1/namespaces/${NS}/pods 409`, `/api/v1/namespaces/${NS}/pods 201`,
     ]);
 
+    // Wiping deletes the Secret only; the garbage collector deletes the pod, the service and the claim it owns.
     fake.holdPodDeletions(false);
+    mark = fake.calls.length;
+    await runtime.wipe(state);
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`]);
+    expect(new URLSearchParams(fake.calls.at(-1)?.query).get('propagationPolicy')).toBe('Background');
+    expect(fake.names()).toEqual([]);
+  });
+
+  it('sizes the claim to the sandbox size limit, and keeps the claim and its data through a stop', async () => {
+    const { fake, runtime } = await setup({ storageClass: 'standard', sizeLimitBytes: () => 1.5 * GIB });
+    const state = await startReady(fake, runtime, postgresSpec, PG_NAME);
+    expect(fake.get(claimPath(PG_NAME))).toMatchObject({ spec: { storageClassName: 'standard', resources: { requests: { storage: '1536Mi' } } } });
+    await runtime.stop(state);
+    expect(fake.names()).toEqual([claimPath(PG_NAME), secretPath(PG_NAME), servicePath(PG_NAME)]);
     await runtime.wipe(state);
     expect(fake.names()).toEqual([]);
   });
@@ -154,14 +187,14 @@ describe('kubernetes runtime: lifecycle', () => {
   it('adopts the objects that exist (409) and keeps their secret', async () => {
     const { fake, runtime } = await setup();
     const state = await startReady(fake, runtime, mysqlSpec, MY_NAME);
-    const rootPassword = fake.object('secrets', NS, MY_NAME)?.data;
+    const rootPassword = fake.get(secretPath(MY_NAME))?.data;
     const mark = fake.calls.length;
     expect(await runtime.start(mysqlSpec, state)).toEqual(state);
     expect(summary(fake.calls.slice(mark))).toEqual([
-      `POST /api/v1/namespaces/${NS}/secrets 409`, `POST /api/v1/namespaces/${NS}/services 409`, `POST /api/v1/namespaces/${NS}/pods 409`,
+      `POST /api/v1/namespaces/${NS}/secrets 409`, `GET ${secretPath(MY_NAME)} 200`, `POST /api/v1/namespaces/${NS}/services 409`, `POST /api/v1/namespaces/${NS}/pods 409`,
       `GET ${podPath(MY_NAME)} 200`, `GET ${podPath(MY_NAME)} 200`,
     ]);
-    expect(fake.object('secrets', NS, MY_NAME)?.data).toEqual(rootPassword);
+    expect(fake.get(secretPath(MY_NAME))?.data).toEqual(rootPassword);
     // A first start that a restart of the service interrupted finds its objects too.
     expect(await runtime.start(mysqlSpec)).toEqual(state);
   });
@@ -173,17 +206,16 @@ describe('kubernetes runtime: lifecycle', () => {
     let mark = fake.calls.length;
     await runtime.stop(state);
     expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${podPath(PG_NAME)} 200`]);
-    expect(fake.names()).toEqual([`secrets/${NS}/${PG_NAME}`, `services/${NS}/${PG_NAME}`]);
+    expect(fake.names()).toEqual([secretPath(PG_NAME), servicePath(PG_NAME)]);
     expect(await runtime.alive(state)).toBe(false);
 
     mark = fake.calls.length;
     await runtime.wipe(state);
-    expect(summary(fake.calls.slice(mark))).toEqual([
-      `DELETE ${podPath(PG_NAME)} 404`, `DELETE /api/v1/namespaces/${NS}/services/${PG_NAME} 200`,
-      `DELETE /api/v1/namespaces/${NS}/secrets/${PG_NAME} 200`, `DELETE /api/v1/namespaces/${NS}/persistentvolumeclaims/${PG_NAME}-data 404`,
-    ]);
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`]);
     expect(fake.names()).toEqual([]);
+    mark = fake.calls.length;
     await runtime.wipe(state);
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 404`]);
     await runtime.stop(state);
   });
 
@@ -210,7 +242,7 @@ describe('kubernetes runtime: failures', () => {
     const { fake, runtime } = await setup({ images: { postgres: () => 'postgres:99' } });
     const starting = runtime.start(postgresSpec);
     await fake.waitForCall(isPodRead(PG_NAME));
-    fake.setPodStatus(NS, PG_NAME, {
+    setPodStatus(fake, PG_NAME, {
       phase: 'Pending',
       containerStatuses: [{ name: 'server', ready: false, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "postgres:99"' } } }],
     });
@@ -221,7 +253,7 @@ describe('kubernetes runtime: failures', () => {
   it('keeps the objects of a start again that failed: the stored state still names them', async () => {
     const { fake, runtime } = await setup();
     const state = await startReady(fake, runtime, postgresSpec, PG_NAME);
-    fake.setPodStatus(NS, PG_NAME, { phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "data" exceeds the limit "2Gi".' });
+    setPodStatus(fake, PG_NAME, { phase: 'Failed', reason: 'Evicted', message: 'Usage of EmptyDir volume "data" exceeds the limit "2Gi".' });
     expect(await runtime.alive(state)).toBe(false);
     await expect(runtime.start(postgresSpec, state)).rejects.toThrow('failed: Evicted: Usage of EmptyDir volume "data" exceeds the limit "2Gi".');
     expect(fake.names()).toHaveLength(3);

@@ -2,9 +2,12 @@
  * The objects of one sandbox in Kubernetes: a Secret with the admin's credentials, a Pod running the official image
  * (`postgres:<major>` or `mariadb:11`) with its data on an `emptyDir` or on a claim of a storage class, and a
  * ClusterIP Service in front of it. All share one name, `strata-sbx-<id>`, and the sandbox label.
+ *
+ * The Secret owns the others (owner references): it lives as long as the sandbox, also while it is stopped, so
+ * deleting it is how a sandbox is wiped, and Kubernetes' garbage collector deletes the pod, service and claim.
  */
 import { randomBytes } from 'node:crypto';
-import type { V1EnvVar, V1PersistentVolumeClaim, V1Pod, V1Probe, V1ResourceRequirements, V1Secret, V1Service, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1EnvVar, V1OwnerReference, V1PersistentVolumeClaim, V1Pod, V1Probe, V1ResourceRequirements, V1Secret, V1Service, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { formatQuantity } from '../quantity.ts';
 import { quote } from './mariadb.ts';
 import type { ServerSpec } from './types.ts';
@@ -46,8 +49,19 @@ function labelsOf(spec: ServerSpec): Record<string, string> {
   return { [APP_LABEL]: 'strata-sandbox', [SANDBOX_LABEL]: spec.id };
 }
 
-function metadataOf(spec: ServerSpec, name = objectName(spec.id)) {
-  return { name, labels: labelsOf(spec) };
+function metadataOf(spec: ServerSpec, name = objectName(spec.id), owner?: V1OwnerReference) {
+  return { name, labels: labelsOf(spec), ...(owner ? { ownerReferences: [owner] } : {}) };
+}
+
+/**
+ * The reference each dependent object carries to the sandbox's Secret. No `blockOwnerDeletion`: the runtime deletes
+ * in the background, and setting it would need `update` on `secrets/finalizers` where the admission plugin
+ * OwnerReferencesPermissionEnforcement is on.
+ */
+export function ownerReference(secret: { metadata?: { name?: string; uid?: string } }): V1OwnerReference {
+  const { name, uid } = secret.metadata ?? {};
+  if (!name || !uid) throw new Error('the sandbox secret has no name or uid to own its objects by');
+  return { apiVersion: 'v1', kind: 'Secret', name, uid };
 }
 
 
@@ -67,21 +81,22 @@ export function secretManifest(spec: ServerSpec): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', metadata: metadataOf(spec), type: 'Opaque', stringData: { username: spec.username, password: spec.password, ...engineCredentials(spec) } };
 }
 
-export function serviceManifest(spec: ServerSpec): V1Service {
+export function serviceManifest(spec: ServerSpec, owner: V1OwnerReference): V1Service {
   const port = SERVER_PORTS[spec.engine];
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: metadataOf(spec),
+    metadata: metadataOf(spec, objectName(spec.id), owner),
     spec: { type: 'ClusterIP', selector: { [SANDBOX_LABEL]: spec.id }, ports: [{ name: spec.engine, port, targetPort: port, protocol: 'TCP' }] },
   };
 }
 
-export function claimManifest(spec: ServerSpec, settings: ObjectSettings & { storageClass: string }): V1PersistentVolumeClaim {
+/** The claim requests the sandbox's size limit: the volume the provisioner makes is that size (or rounded up). */
+export function claimManifest(spec: ServerSpec, settings: ObjectSettings & { storageClass: string }, owner: V1OwnerReference): V1PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: metadataOf(spec, claimName(objectName(spec.id))),
+    metadata: metadataOf(spec, claimName(objectName(spec.id)), owner),
     spec: { accessModes: ['ReadWriteOnce'], storageClassName: settings.storageClass, resources: { requests: { storage: formatQuantity(settings.sizeLimitBytes ?? DEFAULT_CLAIM_BYTES) } } },
   };
 }
@@ -139,14 +154,14 @@ function resourcesOf(settings: ObjectSettings): V1ResourceRequirements | undefin
   return Object.keys(amounts).length ? { requests: amounts, limits: amounts } : undefined;
 }
 
-export function podManifest(spec: ServerSpec, settings: ObjectSettings): V1Pod {
+export function podManifest(spec: ServerSpec, settings: ObjectSettings, owner: V1OwnerReference): V1Pod {
   const engine = spec.engine === 'postgres' ? postgresContainer(spec) : mysqlContainer(spec);
   const port = SERVER_PORTS[spec.engine];
   const resources = resourcesOf(settings);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: metadataOf(spec),
+    metadata: metadataOf(spec, objectName(spec.id), owner),
     spec: {
       automountServiceAccountToken: false,
       enableServiceLinks: false,

@@ -4,17 +4,20 @@
  * `<namespace>/<name>`) and the service's cluster DNS name, so whatever connects to a sandbox runs in the cluster.
  *
  * Data: without a storage class the data volume is an `emptyDir` (its `sizeLimit` makes the kubelet evict a pod that
- * outgrows it), and `stop` loses the data. With a storage class it is a claim of its own, which `stop` keeps: `start`
- * with the previous state creates the pod again on the same data. `wipe` deletes everything.
+ * outgrows it), and `stop` loses the data. With a storage class it is a claim of its own, sized to the sandbox's limit,
+ * which `stop` keeps: `start` with the previous state creates the pod again on the same data.
+ *
+ * Clean-up: the Secret owns the pod, the service and the claim. `stop` deletes the pod only; `wipe` deletes the Secret
+ * and Kubernetes' garbage collector deletes the rest (in the background, moments later).
  *
  * Usage: the core API has no volume usage; `usedBytes` reads the kubelet's stats summary through the API server's node
  * proxy (which needs `get` on `nodes/proxy`) and answers 0 whenever that is unavailable. Only the size limit of an
  * `emptyDir` is then enforced, by the kubelet.
  */
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import type { ObjectSettings } from './kubernetes-objects.ts';
-import { claimManifest, claimName, DATA_VOLUME, defaultImage, objectName, podManifest, secretManifest, SERVER_PORTS, serviceManifest } from './kubernetes-objects.ts';
+import { claimManifest, claimName, DATA_VOLUME, defaultImage, objectName, ownerReference, podManifest, secretManifest, SERVER_PORTS, serviceManifest } from './kubernetes-objects.ts';
 import type { RuntimeState, SandboxRuntime, ServerSpec } from './types.ts';
 
 export interface KubernetesRuntimeOptions {
@@ -120,23 +123,29 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Sand
     return await kubeCall(`read the pod ${namespace}/${name}`, () => core.readNamespacedPod({ namespace, name }), [404]);
   }
 
-  /** 409 means the objects exist (a start that stopped half-way, or a restart): they are adopted as they are. */
-  async function ensureSupportObjects(namespace: string, spec: ServerSpec, settings: ObjectSettings): Promise<void> {
+  /**
+   * 409 means the objects exist (a start that stopped half-way, or a restart): they are adopted as they are. Answers
+   * the reference to the Secret, which owns the other objects.
+   */
+  async function ensureSupportObjects(namespace: string, spec: ServerSpec, settings: ObjectSettings): Promise<V1OwnerReference> {
     const name = objectName(spec.id);
-    await kubeCall(`create the secret ${namespace}/${name}`, () => core.createNamespacedSecret({ namespace, body: secretManifest(spec) }), [409]);
+    const secret = (await kubeCall(`create the secret ${namespace}/${name}`, () => core.createNamespacedSecret({ namespace, body: secretManifest(spec) }), [409]))
+      ?? (await kubeCall(`read the secret ${namespace}/${name}`, () => core.readNamespacedSecret({ namespace, name })));
+    const owner = ownerReference(secret ?? {});
     const { storageClass } = settings;
-    if (storageClass) await kubeCall(`create the claim ${namespace}/${claimName(name)}`, () => core.createNamespacedPersistentVolumeClaim({ namespace, body: claimManifest(spec, { ...settings, storageClass }) }), [409]);
-    await kubeCall(`create the service ${namespace}/${name}`, () => core.createNamespacedService({ namespace, body: serviceManifest(spec) }), [409]);
+    if (storageClass) await kubeCall(`create the claim ${namespace}/${claimName(name)}`, () => core.createNamespacedPersistentVolumeClaim({ namespace, body: claimManifest(spec, { ...settings, storageClass }, owner) }), [409]);
+    await kubeCall(`create the service ${namespace}/${name}`, () => core.createNamespacedService({ namespace, body: serviceManifest(spec, owner) }), [409]);
+    return owner;
   }
 
   /**
    * A pod deleted by `stop` keeps its name until it has terminated; the new one is created once it is gone. Tried at
    * least once, also when creating the other objects used up the time.
    */
-  async function ensurePod(namespace: string, spec: ServerSpec, settings: ObjectSettings, deadline: number): Promise<void> {
+  async function ensurePod(namespace: string, spec: ServerSpec, settings: ObjectSettings, owner: V1OwnerReference, deadline: number): Promise<void> {
     const name = objectName(spec.id);
     for (;;) {
-      const created = await kubeCall(`create the pod ${namespace}/${name}`, () => core.createNamespacedPod({ namespace, body: podManifest(spec, settings) }), [409]);
+      const created = await kubeCall(`create the pod ${namespace}/${name}`, () => core.createNamespacedPod({ namespace, body: podManifest(spec, settings, owner) }), [409]);
       if (created) return;
       const existing = await readPod(namespace, name);
       if (existing && !existing.metadata?.deletionTimestamp) return;
@@ -158,12 +167,9 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Sand
     }
   }
 
+  /** Deletes the owner; the garbage collector deletes the pod, service and claim it owns. */
   async function deleteAll(namespace: string, name: string): Promise<void> {
-    const tolerated = [404];
-    await kubeCall(`delete the pod ${namespace}/${name}`, () => core.deleteNamespacedPod({ namespace, name }), tolerated);
-    await kubeCall(`delete the service ${namespace}/${name}`, () => core.deleteNamespacedService({ namespace, name }), tolerated);
-    await kubeCall(`delete the secret ${namespace}/${name}`, () => core.deleteNamespacedSecret({ namespace, name }), tolerated);
-    await kubeCall(`delete the claim ${namespace}/${claimName(name)}`, () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name: claimName(name) }), tolerated);
+    await kubeCall(`delete the secret ${namespace}/${name}`, () => core.deleteNamespacedSecret({ namespace, name, propagationPolicy: 'Background' }), [404]);
   }
 
   async function start(spec: ServerSpec, previous?: RuntimeState): Promise<RuntimeState> {
@@ -171,8 +177,8 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Sand
     const settings = settingsOf(spec);
     const deadline = Date.now() + readyTimeoutMs;
     try {
-      await ensureSupportObjects(namespace, spec, settings);
-      await ensurePod(namespace, spec, settings, deadline);
+      const owner = await ensureSupportObjects(namespace, spec, settings);
+      await ensurePod(namespace, spec, settings, owner, deadline);
       await waitUntilReady(namespace, name, deadline);
     } catch (error) {
       // Nothing records a first start that failed, so nothing else would ever delete its objects.

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { loadControllerConfig } from '../src/config.ts';
+import { startHealthServer } from '../src/health.ts';
+
+describe('configuration', () => {
+  const required = { STRATA_API_URL: 'http://gateway:8080', STRATA_API_TOKEN: 'token', POD_NAME: 'strata-controller-7d9f-abcde' };
+
+  it('needs the API, its token and the pod name, and lists every problem at once', () => {
+    expect(() => loadControllerConfig({})).toThrow(/STRATA_API_URL[\s\S]*STRATA_API_TOKEN[\s\S]*POD_NAME/);
+    expect(() => loadControllerConfig({ ...required, WATCH_NAMESPACES: 'shop,Bad_NS' })).toThrow(/WATCH_NAMESPACES/);
+  });
+
+  it('reads the namespaces to watch as a list (empty: all) and has client-go-like Lease timings', () => {
+    const config = loadControllerConfig({ ...required, WATCH_NAMESPACES: ' shop , billing,' });
+    expect(config.WATCH_NAMESPACES).toEqual(['shop', 'billing']);
+    expect(loadControllerConfig(required)).toMatchObject({ WATCH_NAMESPACES: [], LEASE_NAME: 'strata-controller', LEASE_DURATION_SECONDS: 15, LEASE_RENEW_SECONDS: 5, PORT: 8080 });
+  });
+});
+
+describe('health endpoints', () => {
+  it('answers /healthz always and /readyz once the informers have listed', async () => {
+    let synced = false;
+    const health = await startHealthServer({ host: '127.0.0.1', port: 0, synced: () => synced });
+    try {
+      expect((await fetch(`${health.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${health.url}/readyz`)).status).toBe(503);
+      synced = true;
+      expect((await fetch(`${health.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${health.url}/metrics`)).status).toBe(404);
+    } finally {
+      await health.close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { createLogger } from '@sigil/kit/log';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLeaderElection, type LeaderElection, type LeaseApi } from '../src/lease.ts';
+
+/** Leases in memory with the API server's optimistic concurrency (a write with an old resourceVersion: 409). */
+function memoryLeases() {
+  const leases = new Map<string, V1Lease>();
+  let version = 0;
+  let failing = false;
+  const conflict = () => Object.assign(new Error('Conflict'), { code: 409 });
+  const check = () => {
+    if (failing) throw Object.assign(new Error('connection refused'), { code: 0 });
+  };
+  const store = (key: string, lease: V1Lease) => {
+    const copy = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: String(++version) } });
+    leases.set(key, copy);
+    return structuredClone(copy);
+  };
+  const api: LeaseApi = {
+    async read(ns, name) {
+      check();
+      const lease = leases.get(`${ns}/${name}`);
+      return lease && structuredClone(lease);
+    },
+    async create(ns, lease) {
+      check();
+      if (leases.has(`${ns}/${lease.metadata?.name}`)) throw conflict();
+      return store(`${ns}/${lease.metadata?.name}`, lease);
+    },
+    async replace(ns, name, lease) {
+      check();
+      if (leases.get(`${ns}/${name}`)?.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw conflict();
+      return store(`${ns}/${name}`, lease);
+    },
+  };
+  return {
+    api,
+    holder: () => leases.get('strata/ctl')?.spec?.holderIdentity,
+    setHolder(identity: string) {
+      const lease = leases.get('strata/ctl') as V1Lease;
+      store('strata/ctl', { ...lease, spec: { ...lease.spec, holderIdentity: identity, renewTime: new V1MicroTime() } });
+    },
+    fail: (value: boolean) => (failing = value),
+  };
+}
+
+const log = createLogger('lease-test', 'silent');
+const electors: LeaderElection[] = [];
+afterEach(async () => {
+  await Promise.all(electors.splice(0).map((e) => e.stop()));
+});
+
+function elector(api: LeaseApi, identity: string, events: string[], durationSeconds = 2) {
+  const election = createLeaderElection({
+    leases: api,
+    namespace: 'strata',
+    name: 'ctl',
+    identity,
+    durationSeconds,
+    renewMs: 50,
+    log,
+    onStartedLeading: () => events.push(`${identity} leads`),
+    onStoppedLeading: () => events.push(`${identity} stops`),
+  });
+  electors.push(election);
+  return election;
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('leader election on a Lease', () => {
+  it('lets one replica of two lead, and the other take over when it leaves', async () => {
+    const leases = memoryLeases();
+    const events: string[] = [];
+    const a = elector(leases.api, 'a', events);
+    const b = elector(leases.api, 'b', events);
+    a.start();
+    await until(() => a.isLeader());
+    b.start();
+    // b reads a's renewals for a while and never leads.
+    await until(() => events.length === 1 && leases.holder() === 'a');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(b.isLeader()).toBe(false);
+    await a.stop();
+    await until(() => b.isLeader());
+    expect(events).toEqual(['a leads', 'a stops', 'b leads']);
+  });
+
+  it('stops leading when another holder takes the Lease, and leads again when it is free', async () => {
+    const leases = memoryLeases();
+    const events: string[] = [];
+    const a = elector(leases.api, 'a', events);
+    a.start();
+    await until(() => a.isLeader());
+    leases.setHolder('intruder');
+    await until(() => !a.isLeader());
+    leases.setHolder('');
+    await until(() => a.isLeader());
+    expect(events).toEqual(['a leads', 'a stops', 'a leads']);
+  });
+
+  it('stops leading once renewals have failed for longer than the duration allows', async () => {
+    const leases = memoryLeases();
+    const events: string[] = [];
+    const a = elector(leases.api, 'a', events, 1);
+    a.start();
+    await until(() => a.isLeader());
+    const failedAt = Date.now();
+    leases.fail(true);
+    await until(() => !a.isLeader());
+    // Not at the first failed renewal: at the renew deadline (duration minus one interval), before the Lease expires.
+    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(800);
+    expect(Date.now() - failedAt).toBeLessThan(5000);
+    leases.fail(false);
+    await until(() => a.isLeader());
+  });
+
+  it('waits out a foreign holder that stopped renewing before it takes the Lease', async () => {
+    const leases = memoryLeases();
+    const events: string[] = [];
+    const a = elector(leases.api, 'a', events, 1);
+    a.start();
+    await until(() => a.isLeader());
+    await a.stop();
+    leases.setHolder('crashed');
+    const b = elector(leases.api, 'b', events, 1);
+    const startedAt = Date.now();
+    b.start();
+    await until(() => b.isLeader());
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+  });
+});
