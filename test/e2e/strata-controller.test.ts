@@ -137,7 +137,7 @@ beforeAll(async () => {
     namespaces: [NS],
     lease: { ...LEASE, identity: 'strata-controller-0', durationSeconds: 2, renewMs: 200 },
     backoff: { baseMs: 200, maxMs: 2000 },
-    resyncMs: 60_000,
+    resyncMs: 600_000,
     log: createLogger('strata-controller', process.env.TEST_LOG_LEVEL ?? 'warn'),
   });
   controller.start();
@@ -179,6 +179,9 @@ describe('the strata-controller between a fake cluster and the real Strata servi
   }, 30_000);
 
   it('stops writing while another holder has its Lease, and catches up when the Lease is free', async () => {
+    // Nothing queued, backing off or running (earlier tests' retries): no write can pass its leadership check just
+    // before the Lease is taken and land after `from`. The resync (10 min here) cannot start any meanwhile.
+    await controller.idle();
     await setLeaseHolder('strata-controller-1', 30);
     await controller.leading(false);
     const from = fake.calls.length;

@@ -23,9 +23,9 @@ const CONTROLLER_LEASE = 'strata-controller';
 
 /** Exactly the calls its runtime makes (a test reads them from services/sandbox/src/runtime and compares). */
 export const sandboxRules: IPolicyRule[] = [
-  { apiGroups: [''], resources: ['pods', 'secrets'], verbs: ['get', 'create', 'delete'] },
-  // Deleted by the garbage collector with the sandbox's Secret, which owns them.
-  { apiGroups: [''], resources: ['services', 'persistentvolumeclaims'], verbs: ['create'] },
+  // Services and claims go with the sandbox's Secret, which owns them; read and deleted by name only when an older
+  // release left them without an owner.
+  { apiGroups: [''], resources: ['pods', 'secrets', 'services', 'persistentvolumeclaims'], verbs: ['get', 'create', 'delete'] },
 ];
 export const sandboxClusterRules: IPolicyRule[] = [{ apiGroups: [''], resources: ['nodes/proxy'], verbs: ['get'] }];
 

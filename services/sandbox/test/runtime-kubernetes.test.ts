@@ -1,3 +1,4 @@
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { FakeKubeApi, RecordedCall } from '@sigil/kube-fake';
 import { startFakeKubeApi } from '@sigil/kube-fake';
@@ -45,6 +46,8 @@ function setPodStatus(api: FakeKubeApi, name: string, status: Record<string, unk
 const isPodRead = (name: string) => (call: RecordedCall) => call.method === 'GET' && call.path === podPath(name);
 const created = (api: FakeKubeApi, kind: string) => api.calls.find((c) => c.method === 'POST' && c.path === `/api/v1/namespaces/${NS}/${kind}`)?.body;
 const summary = (calls: RecordedCall[]) => calls.map((c) => `${c.method} ${c.path} ${c.status}`);
+/** Wipe's reads after the Secret's deletion, looking for objects without an owner (none left: all were owned). */
+const afterSecretDeleted = (name: string) => [`GET ${podPath(name)} 404`, `GET ${servicePath(name)} 404`, `GET ${claimPath(name)} 404`];
 
 /** Starts a sandbox and makes its pod Ready once `start` is polling it. */
 async function startReady(api: FakeKubeApi, runtime: ReturnType<typeof createKubernetesRuntime>, spec: ServerSpec, name: string, previous?: RuntimeState) {
@@ -163,12 +166,13 @@ describe('kubernetes runtime: the objects of a sandbox', () => {
       `/api/v1/namespaces/${NS}/pods 409`, `/api/v1/namespaces/${NS}/pods 201`,
     ]);
 
-    // Wiping deletes the Secret only; the garbage collector deletes the pod, the service and the claim it owns.
+    // Wiping deletes the Secret only; the garbage collector deletes the pod, the service and the claim it owns (the
+    // reads find nothing left without an owner).
     fake.holdPodDeletions(false);
     mark = fake.calls.length;
     await runtime.wipe(state);
-    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`]);
-    expect(new URLSearchParams(fake.calls.at(-1)?.query).get('propagationPolicy')).toBe('Background');
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`, ...afterSecretDeleted(PG_NAME)]);
+    expect(new URLSearchParams(fake.calls[mark]?.query).get('propagationPolicy')).toBe('Background');
     expect(fake.names()).toEqual([]);
   });
 
@@ -211,12 +215,31 @@ describe('kubernetes runtime: lifecycle', () => {
 
     mark = fake.calls.length;
     await runtime.wipe(state);
-    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`]);
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 200`, ...afterSecretDeleted(PG_NAME)]);
     expect(fake.names()).toEqual([]);
     mark = fake.calls.length;
     await runtime.wipe(state);
-    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 404`]);
+    expect(summary(fake.calls.slice(mark))).toEqual([`DELETE ${secretPath(PG_NAME)} 404`, ...afterSecretDeleted(PG_NAME)]);
     await runtime.stop(state);
+  });
+
+  it('wipe deletes by name the objects an earlier runtime version made without an owner reference', async () => {
+    const { fake, runtime } = await setup();
+    const core = fake.kubeConfig().makeApiClient(CoreV1Api);
+    const metadata = { name: PG_NAME, labels: LABELS(postgresSpec.id) };
+    await core.createNamespacedSecret({ namespace: NS, body: { metadata, stringData: { password: 'pw' } } });
+    await core.createNamespacedPod({ namespace: NS, body: { metadata, spec: { containers: [{ name: 'server', image: 'postgres:16' }] } } });
+    await core.createNamespacedService({ namespace: NS, body: { metadata, spec: { ports: [{ port: 5432 }] } } });
+    await core.createNamespacedPersistentVolumeClaim({ namespace: NS, body: { metadata: { ...metadata, name: `${PG_NAME}-data` }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } });
+    const mark = fake.calls.length;
+    await runtime.wipe({ engine: 'postgres', dir: `${NS}/${PG_NAME}`, host: `${PG_NAME}.${NS}.svc`, port: 5432 });
+    expect(summary(fake.calls.slice(mark))).toEqual([
+      `DELETE ${secretPath(PG_NAME)} 200`,
+      `GET ${podPath(PG_NAME)} 200`, `DELETE ${podPath(PG_NAME)} 200`,
+      `GET ${servicePath(PG_NAME)} 200`, `DELETE ${servicePath(PG_NAME)} 200`,
+      `GET ${claimPath(PG_NAME)} 200`, `DELETE ${claimPath(PG_NAME)} 200`,
+    ]);
+    expect(fake.names()).toEqual([]);
   });
 
   it('reads the data volume usage from the kubelet summary through the node proxy, and 0 when there is none', async () => {

@@ -10,7 +10,7 @@
 #                   Strata's secret store with `strata apply` (the controller never reads Kubernetes Secrets);
 #                   the others are applied with kubectl, in the namespaces their metadata names.
 # Environment:
-#   CONTROLLER_NAMESPACE  where the controller runs and holds its Lease (default: strata)
+#   CONTROLLER_NAMESPACE  where the controller runs and holds its Lease (default: sigil, as rendered by infra/k8s)
 #   LEASE_NAME            its Lease (default: strata-controller)
 #   SERVICE_ACCOUNT       its service account (default: strata-controller)
 #   TIMEOUT               how long to wait for Ready (default: 180s)
@@ -20,7 +20,7 @@
 set -euo pipefail
 
 FILE=${1:?usage: check-on-cluster.sh RESOURCES.yaml}
-CONTROLLER_NAMESPACE=${CONTROLLER_NAMESPACE:-strata}
+CONTROLLER_NAMESPACE=${CONTROLLER_NAMESPACE:-sigil}
 LEASE_NAME=${LEASE_NAME:-strata-controller}
 SERVICE_ACCOUNT=${SERVICE_ACCOUNT:-strata-controller}
 TIMEOUT=${TIMEOUT:-180s}

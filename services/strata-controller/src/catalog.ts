@@ -30,57 +30,81 @@ export interface ApplyAnswer {
   warnings?: Array<{ path: string; message: string }>;
 }
 
+/** Every call also takes a signal: the controller aborts what is in flight when it loses the Lease. */
 export interface Catalog {
-  apply(document: object): Promise<ApplyAnswer>;
-  get(kind: string, namespace: string, name: string): Promise<CatalogDocument | undefined>;
-  /** The catalog's answer (for a target it names the replication slot released); undefined when it had no such resource. */
-  remove(kind: string, namespace: string, name: string): Promise<string | undefined>;
+  apply(document: object, signal?: AbortSignal): Promise<ApplyAnswer>;
+  get(kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<CatalogDocument | undefined>;
+  /**
+   * The catalog's answer (for a target it says whether the replication slot was released, or names the SQL that
+   * drops it when it could not be); undefined when it had no such resource.
+   */
+  remove(kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<string | undefined>;
 }
 
-export function createCatalog(options: { url: string; token: string; fetch?: typeof fetch; timeoutMs?: number }): Catalog {
+export interface CatalogOptions {
+  url: string;
+  /** The token, or a function answering it at each call (read from a mounted Secret's file). */
+  token: string | (() => string | Promise<string>);
+  fetch?: typeof fetch;
+  /** Each call's limit; the controller keeps it below the Lease's renew deadline. */
+  timeoutMs?: number;
+  /** Called on a 401 (the token expired or was revoked): the process exits so its pod restarts with the Secret's token. */
+  onUnauthorized?: () => void;
+}
+
+export function createCatalog(options: CatalogOptions): Catalog {
   const send = options.fetch ?? fetch;
   const base = options.url.replace(/\/+$/, '') + API_PREFIX;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const path = (kind: string, namespace: string, name: string) => `/resources/${encodeURIComponent(kind)}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
 
-  async function call(method: string, route: string, body?: object): Promise<{ status: number; body: unknown }> {
+  async function call(method: string, route: string, body?: object, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let token: string;
+    try {
+      token = typeof options.token === 'string' ? options.token : await options.token();
+    } catch (error) {
+      throw new CatalogError(0, `the API token could not be read: ${(error as Error).message}`);
+    }
     let res: Response;
+    let text: string;
     try {
       res = await send(base + route, {
         method,
-        headers: { accept: 'application/json', [TOKEN_HEADER]: options.token, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { accept: 'application/json', [TOKEN_HEADER]: token, ...(body ? { 'content-type': 'application/json' } : {}) },
         ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
+      text = await res.text();
     } catch (error) {
       throw new CatalogError(0, `Strata's API at ${options.url} did not answer: ${(error as Error).message}`);
     }
-    const text = await res.text();
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: the text is the message
     }
+    if (res.status === 401) options.onUnauthorized?.();
     return { status: res.status, body: parsed };
   }
 
   const fail = (answer: { status: number; body: unknown }) => new CatalogError(answer.status, errorText(answer));
 
   return {
-    async apply(document) {
-      const answer = await call('POST', '/resources', document);
+    async apply(document, signal) {
+      const answer = await call('POST', '/resources', document, signal);
       if (answer.status !== 200) throw fail(answer);
       return answer.body as ApplyAnswer;
     },
-    async get(kind, namespace, name) {
-      const answer = await call('GET', path(kind, namespace, name));
+    async get(kind, namespace, name, signal) {
+      const answer = await call('GET', path(kind, namespace, name), undefined, signal);
       if (answer.status === 404) return undefined;
       if (answer.status !== 200) throw fail(answer);
       return answer.body as CatalogDocument;
     },
-    async remove(kind, namespace, name) {
-      const answer = await call('DELETE', path(kind, namespace, name));
+    async remove(kind, namespace, name, signal) {
+      const answer = await call('DELETE', path(kind, namespace, name), undefined, signal);
       if (answer.status === 404) return undefined;
       if (answer.status !== 200) throw fail(answer);
       return String((answer.body as { message?: unknown } | undefined)?.message ?? 'deleted');

@@ -4,8 +4,13 @@ import { loadConfig, z } from '@sigil/kit/config';
 export const controllerConfigSchema = z.object({
   /** Where Strata's console API answers (the gateway, or the catalog behind it): `<url>/api/v1/resources`. */
   STRATA_API_URL: z.string().url(),
-  /** An access token with the `restorer-admin` role, sent as `cf-access-token` (from a Secret in a cluster). */
-  STRATA_API_TOKEN: z.string().min(1),
+  /**
+   * An access token with the `restorer-admin` role, sent as `cf-access-token` (from a Secret in a cluster). Read
+   * once: a 401 ends the process so that the restarted pod reads the Secret again.
+   */
+  STRATA_API_TOKEN: z.string().min(1).optional(),
+  /** A file holding the token (a mounted Secret): read again at every call, so a rotated Secret is used at once. */
+  STRATA_API_TOKEN_FILE: z.string().min(1).optional(),
   /** Namespaces whose custom resources are reconciled, comma-separated; empty: every namespace (needs a ClusterRole). */
   WATCH_NAMESPACES: z
     .string()
@@ -29,6 +34,12 @@ export const controllerConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+})
+  // zod checks these once every field is valid on its own.
+  .refine((c) => Boolean(c.STRATA_API_TOKEN || c.STRATA_API_TOKEN_FILE), { message: 'set STRATA_API_TOKEN or STRATA_API_TOKEN_FILE', path: ['STRATA_API_TOKEN'] })
+  .refine((c) => c.LEASE_RENEW_SECONDS < c.LEASE_DURATION_SECONDS, {
+  message: 'LEASE_RENEW_SECONDS must be less than LEASE_DURATION_SECONDS (the holder renews well inside the duration; client-go: 10 s of 15 s)',
+  path: ['LEASE_RENEW_SECONDS'],
 });
 
 export type ControllerConfig = z.infer<typeof controllerConfigSchema>;

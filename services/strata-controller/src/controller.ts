@@ -43,10 +43,15 @@ export function createController(options: ControllerOptions): Controller {
   const { kubeConfig, log } = options;
   const objects = createCustomObjects(kubeConfig);
   const failures = new Map<string, number>();
+  /** Per key: the generation and deletionTimestamp of the last event seen. */
+  const lastSeen = new Map<string, string>();
   const informers: Array<{ info: KindInfo; informer: CachedInformer; listed: boolean }> = [];
   const leadershipWaiters: Array<{ value: boolean; resolve: () => void }> = [];
   let stopped = false;
   let resyncTimer: NodeJS.Timeout | undefined;
+  // One per leadership term: aborted when it ends, so catalog calls in flight do not outlive the Lease.
+  let term = new AbortController();
+  term.abort();
 
   const election = createLeaderElection({
     leases: options.lease.api ?? kubeLeaseApi(kubeConfig),
@@ -57,17 +62,19 @@ export function createController(options: ControllerOptions): Controller {
     renewMs: options.lease.renewMs,
     log,
     onStartedLeading: () => {
+      term = new AbortController();
       queue.resume();
       // What changed while another replica led (or none did) is found by reconciling everything once.
       enqueueAll();
       notifyLeadership();
     },
     onStoppedLeading: () => {
+      term.abort();
       queue.pause();
       notifyLeadership();
     },
   });
-  const reconcile = createReconciler({ objects, catalog: options.catalog, isLeader: () => election.isLeader() && !stopped, log });
+  const reconcile = createReconciler({ objects, catalog: options.catalog, isLeader: () => election.isLeader() && !stopped, signal: () => term.signal, log });
 
   const queue = createWorkQueue(
     async (key) => {
@@ -118,13 +125,25 @@ export function createController(options: ControllerOptions): Controller {
     });
     const entry = { info, informer, listed: false };
     const key = (object: KubernetesObject) => keyOf(info.kind, object.metadata?.namespace ?? '', object.metadata?.name ?? '');
-    informer.on('add', (object) => queue.add(key(object)));
+    const seenOf = (object: KubernetesObject) => `${asResource(object).metadata.generation ?? 1}|${asResource(object).metadata.deletionTimestamp ?? ''}`;
+    informer.on('add', (object) => {
+      lastSeen.set(key(object), seenOf(object));
+      queue.add(key(object));
+    });
     informer.on('update', (object) => {
+      const seen = seenOf(object);
+      const unchanged = lastSeen.get(key(object)) === seen;
+      lastSeen.set(key(object), seen);
+      // The key is already queued, running or waiting out its back-off, and this event (e.g. of the controller's
+      // own finalizer write) changes neither generation nor deletion: that run reads the object anyway. Queuing it
+      // again would run it twice, once without its back-off.
+      if (unchanged && queue.has(key(object))) return;
       if (needsReconcile(info, asResource(object))) queue.add(key(object));
     });
     informer.on('delete', (object) => {
       queue.forget(key(object));
       failures.delete(key(object));
+      lastSeen.delete(key(object));
     });
     // The informer re-lists by itself after 410 Gone; any other error ends its watch: start it again.
     informer.on('error', (error: unknown) => {
@@ -151,7 +170,11 @@ export function createController(options: ControllerOptions): Controller {
     async stop() {
       stopped = true;
       if (resyncTimer) clearInterval(resyncTimer);
+      term.abort();
       queue.close();
+      // Work in flight ends (its writes are refused once stopped) before the Lease is released: the next replica
+      // starts at once after the release, and must not meet this one's last writes.
+      await queue.idle();
       await Promise.all(informers.map(({ informer }) => informer.stop()));
       await election.stop();
     },

@@ -17,8 +17,9 @@ export interface CustomObjects {
   /**
    * Read-modify-write with optimistic concurrency: `change` gets the newest object and answers the one to write
    * (undefined: nothing to write). A 409 Conflict reads it again and retries. Undefined when the object is gone.
+   * `beforeWrite` runs before every attempt (the controller checks it still holds the Lease; throwing stops).
    */
-  update(info: KindInfo, object: CustomResource, change: (current: CustomResource) => CustomResource | undefined, target: 'object' | 'status'): Promise<CustomResource | undefined>;
+  update(info: KindInfo, object: CustomResource, change: (current: CustomResource) => CustomResource | undefined, target: 'object' | 'status', beforeWrite?: () => void): Promise<CustomResource | undefined>;
 }
 
 export function createCustomObjects(kubeConfig: KubeConfig): CustomObjects {
@@ -42,12 +43,13 @@ export function createCustomObjects(kubeConfig: KubeConfig): CustomObjects {
         : await api.listClusterCustomObject({ group: GROUP, version: VERSION, plural: info.plural });
       return list as { items: CustomResource[]; metadata?: { resourceVersion?: string } };
     },
-    async update(info, object, change, target) {
+    async update(info, object, change, target, beforeWrite) {
       let current: CustomResource | undefined = object;
       for (let attempt = 0; ; attempt++) {
         if (!current) return undefined;
         const next = change(current);
         if (!next) return current;
+        beforeWrite?.();
         const { namespace, name } = current.metadata;
         try {
           const body = { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } };

@@ -7,8 +7,10 @@ import { statusOf } from './kube.ts';
  * has none): the holder renews `renewTime` every `renewMs`; another replica takes the Lease only when it is free
  * (no holder) or its record has not changed for `leaseDurationSeconds` of this replica's own clock (so clocks of
  * different nodes never need to agree). Every write carries the resourceVersion read, so two replicas racing for a
- * free Lease cannot both win (one gets 409 Conflict). A holder whose renewals fail stops leading once its last
- * successful renewal is older than the duration minus one renewal interval: before any other replica may take over.
+ * free Lease cannot both win (one gets 409 Conflict). A holder stops leading once its last successful renewal is
+ * older than the renew deadline (the duration minus one renewal interval), before any other replica may take over:
+ * `isLeader()` answers false from that moment even while a Lease call still hangs (each call is cut off at the
+ * renew deadline), and a timer tells the controller at the deadline so its queue pauses.
  */
 export interface LeaseApi {
   read(namespace: string, name: string): Promise<V1Lease | undefined>;
@@ -52,6 +54,15 @@ export interface LeaderElection {
   isLeader(): boolean;
 }
 
+/** A Lease call that has not answered within `ms` counts as failed (a hanging API server must not extend leadership). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`the Lease call did not answer in ${ms} ms`), { code: 0 })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function createLeaderElection(options: LeaderElectionOptions): LeaderElection {
   const { leases, namespace, name, identity, log } = options;
   const now = options.now ?? Date.now;
@@ -62,15 +73,38 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
   let lastRenewed = 0;
   let observed = { record: '', at: 0 };
   let timer: NodeJS.Timeout | undefined;
+  let deadlineTimer: NodeJS.Timeout | undefined;
   let stopped = true;
   let round: Promise<void> = Promise.resolve();
 
+  const withinDeadline = () => now() - lastRenewed < renewDeadlineMs;
+
+  /** At the renew deadline (on `now`'s clock, checked again when the timer fires) leadership ends without a renewal. */
+  const armDeadline = () => {
+    if (deadlineTimer) clearTimeout(deadlineTimer);
+    if (!leading) return;
+    deadlineTimer = setTimeout(() => {
+      if (!leading) return;
+      if (withinDeadline()) armDeadline();
+      else {
+        log.warn({ lease: `${namespace}/${name}`, renewDeadlineMs }, 'no renewal of the Lease within the renew deadline');
+        setLeading(false);
+      }
+    }, Math.max(1, lastRenewed + renewDeadlineMs - now()));
+  };
+
   const setLeading = (value: boolean) => {
+    if (value) armDeadline();
     if (value === leading) return;
     leading = value;
     log.info({ lease: `${namespace}/${name}`, identity }, value ? 'became the leader' : 'stopped leading');
-    if (value) options.onStartedLeading();
-    else options.onStoppedLeading();
+    if (value) {
+      armDeadline();
+      options.onStartedLeading();
+    } else {
+      if (deadlineTimer) clearTimeout(deadlineTimer);
+      options.onStoppedLeading();
+    }
   };
 
   const spec = (previous: V1Lease | undefined) => {
@@ -86,9 +120,9 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
 
   /** One attempt to acquire or renew (client-go's tryAcquireOrRenew); true when this replica holds the Lease. */
   async function tryAcquireOrRenew(): Promise<boolean> {
-    const current = await leases.read(namespace, name);
+    const current = await withTimeout(leases.read(namespace, name), renewDeadlineMs);
     if (!current) {
-      await leases.create(namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { ...spec(undefined), leaseTransitions: 0 } });
+      await withTimeout(leases.create(namespace, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { ...spec(undefined), leaseTransitions: 0 } }), renewDeadlineMs);
       return true;
     }
     const holder = current.spec?.holderIdentity ?? '';
@@ -96,21 +130,23 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
     if (record !== observed.record) observed = { record, at: now() };
     const duration = (current.spec?.leaseDurationSeconds ?? options.durationSeconds) * 1000;
     if (holder && holder !== identity && now() < observed.at + duration) return false;
-    await leases.replace(namespace, name, { ...current, spec: { ...current.spec, ...spec(current) } });
+    await withTimeout(leases.replace(namespace, name, { ...current, spec: { ...current.spec, ...spec(current) } }), renewDeadlineMs);
     return true;
   }
 
   async function tick() {
     try {
+      const started = now();
       const held = await tryAcquireOrRenew();
-      if (held) lastRenewed = now();
-      setLeading(held);
+      // The renewal counts from when it was sent: the API server may have answered late.
+      if (held) lastRenewed = started;
+      setLeading(held && withinDeadline());
     } catch (error) {
       const status = statusOf(error);
       // 409: another replica wrote the Lease first; it holds it now.
       if (status === 409) setLeading(false);
       else log.warn({ err: error, lease: `${namespace}/${name}` }, 'could not renew the Lease');
-      if (leading && now() - lastRenewed >= renewDeadlineMs) setLeading(false);
+      if (leading && !withinDeadline()) setLeading(false);
     }
   }
 
@@ -131,18 +167,19 @@ export function createLeaderElection(options: LeaderElectionOptions): LeaderElec
       stopped = true;
       if (timer) clearTimeout(timer);
       await round;
+      if (deadlineTimer) clearTimeout(deadlineTimer);
       if (!leading) return;
       setLeading(false);
       try {
-        const current = await leases.read(namespace, name);
+        const current = await withTimeout(leases.read(namespace, name), renewDeadlineMs);
         if (current?.spec?.holderIdentity === identity) {
           // client-go's ReleaseOnCancel: no holder, so the next replica need not wait out the duration.
-          await leases.replace(namespace, name, { ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new V1MicroTime(now()) } });
+          await withTimeout(leases.replace(namespace, name, { ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new V1MicroTime(now()) } }), renewDeadlineMs);
         }
       } catch (error) {
         log.warn({ err: error }, 'could not release the Lease; it expires on its own');
       }
     },
-    isLeader: () => leading,
+    isLeader: () => leading && withinDeadline(),
   };
 }

@@ -26,8 +26,10 @@ export class NotLeaderError extends Error {}
 export interface ReconcilerDeps {
   objects: CustomObjects;
   catalog: Catalog;
-  /** Checked before every write, to the catalog or to the cluster. */
+  /** Checked before every write, to the catalog or to the cluster (each attempt of a retried write too). */
   isLeader: () => boolean;
+  /** Aborted when this replica loses the Lease (or stops): the catalog calls in flight end at once. */
+  signal?: () => AbortSignal | undefined;
   log: Logger;
   now?: () => Date;
 }
@@ -44,17 +46,35 @@ export function createReconciler(deps: ReconcilerDeps) {
     if (!deps.isLeader()) throw new NotLeaderError('this replica does not hold the Lease');
   };
   const hasFinalizer = (object: CustomResource) => object.metadata.finalizers?.includes(FINALIZER) ?? false;
+  const signal = () => deps.signal?.();
+
+  /**
+   * Per object: the last status written and the status the API server stored from it. The CRDs' status schemas
+   * prune some of the catalog's fields (e.g. parts of a target's pitr), so the stored status never equals the one
+   * computed; the same computed status over the same stored one is not written again (no event, no loop).
+   */
+  const lastWritten = new Map<string, { computed: string; stored: string }>();
 
   async function writeStatus(info: KindInfo, object: CustomResource, status: Status): Promise<void> {
     const generation = object.metadata.generation ?? 1;
+    const key = keyOf(info.kind, object.metadata.namespace, object.metadata.name);
+    const computed = canonical(status);
+    const unchanged = (current: CustomResource) => {
+      const stored = canonical(current.status ?? {});
+      const last = lastWritten.get(key);
+      return stored === computed || (last?.computed === computed && last.stored === stored);
+    };
     guard();
-    await objects.update(
+    const written = await objects.update(
       info,
       object,
-      // A newer generation has a reconcile of its own; an unchanged status is not written (no event, no loop).
-      (current) => ((current.metadata.generation ?? 1) !== generation || canonical(current.status ?? {}) === canonical(status) ? undefined : { ...current, status }),
+      // A newer generation has a reconcile of its own; an unchanged status is not written.
+      (current) => ((current.metadata.generation ?? 1) !== generation || unchanged(current) ? undefined : { ...current, status }),
       'status',
+      guard,
     );
+    if (written) lastWritten.set(key, { computed, stored: canonical(written.status ?? {}) });
+    else lastWritten.delete(key);
   }
 
   async function finalize(info: KindInfo, object: CustomResource): Promise<Outcome> {
@@ -63,8 +83,11 @@ export function createReconciler(deps: ReconcilerDeps) {
     if (info.stored) {
       try {
         guard();
-        const answer = await catalog.remove(info.kind, namespace, name);
-        log.info({ kind: info.kind, namespace, name, answer: answer ?? 'the catalog did not have it' }, 'deleted from the catalog');
+        const answer = await catalog.remove(info.kind, namespace, name, signal());
+        // The catalog deletes the row first and answers 200 even when a target's replication slot could not be
+        // released; its answer then names the SQL that drops it. The object is going: a warning is where it shows.
+        if (answer && SLOT_NOT_RELEASED.test(answer)) log.warn({ kind: info.kind, namespace, name, answer }, 'deleted from the catalog, but its replication slot was not released: drop it on the server');
+        else log.info({ kind: info.kind, namespace, name, answer: answer ?? 'the catalog did not have it' }, 'deleted from the catalog');
       } catch (error) {
         if (!(error instanceof CatalogError)) throw error;
         log.warn({ kind: info.kind, namespace, name, err: error.message }, 'the catalog did not delete it; the finalizer stays');
@@ -73,7 +96,8 @@ export function createReconciler(deps: ReconcilerDeps) {
       }
     }
     guard();
-    await objects.update(info, object, (current) => (hasFinalizer(current) ? { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== FINALIZER) } } : undefined), 'object');
+    lastWritten.delete(keyOf(info.kind, namespace, name));
+    await objects.update(info, object, (current) => (hasFinalizer(current) ? { ...current, metadata: { ...current.metadata, finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== FINALIZER) } } : undefined), 'object', guard);
     return 'done';
   }
 
@@ -84,6 +108,7 @@ export function createReconciler(deps: ReconcilerDeps) {
       object,
       (current) => (current.metadata.deletionTimestamp || hasFinalizer(current) ? undefined : { ...current, metadata: { ...current.metadata, finalizers: [...(current.metadata.finalizers ?? []), FINALIZER] } }),
       'object',
+      guard,
     );
   }
 
@@ -97,7 +122,7 @@ export function createReconciler(deps: ReconcilerDeps) {
     const status = object.status;
     const reason = status?.conditions?.find((c) => c.type === 'Ready')?.reason ?? '';
     if (status?.observedGeneration !== (object.metadata.generation ?? 1) || CONTROLLER_REASONS.has(reason)) return undefined;
-    const document = await catalog.get(info.kind, object.metadata.namespace, object.metadata.name);
+    const document = await catalog.get(info.kind, object.metadata.namespace, object.metadata.name, signal());
     const wanted = (catalogDocument(object) as { spec: unknown }).spec;
     return document && canonical(document.spec ?? {}) === canonical(wanted) ? document : undefined;
   }
@@ -110,8 +135,8 @@ export function createReconciler(deps: ReconcilerDeps) {
       let document = await readIfCurrent(info, object);
       if (!document) {
         guard();
-        await catalog.apply(catalogDocument(object));
-        document = await catalog.get(info.kind, namespace, name);
+        await catalog.apply(catalogDocument(object), signal());
+        document = await catalog.get(info.kind, namespace, name, signal());
       }
       const status = document && statusFromCatalog(document, generation);
       if (!status) return { status: pendingStatus(object.status, generation, now()), outcome: 'retry' };
@@ -140,6 +165,9 @@ export function createReconciler(deps: ReconcilerDeps) {
     return outcome;
   };
 }
+
+/** The catalog's answer to a DELETE whose replication slot it could not drop (resource-admin.ts's wording). */
+const SLOT_NOT_RELEASED = /could not be released/;
 
 /** A stored resource is settled when Ready; a run when it finished (Succeeded True or False). */
 function settled(info: KindInfo, status: Status): boolean {

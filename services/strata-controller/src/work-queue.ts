@@ -9,6 +9,8 @@ export interface WorkQueue {
   /** Adds `key` only when it is neither waiting nor delayed (periodic resyncs must not cut a back-off short). */
   addIfIdle(key: string): void;
   forget(key: string): void;
+  /** Whether `key` is waiting, delayed or running. */
+  has(key: string): boolean;
   pause(): void;
   resume(): void;
   /** Stops the timers; running work finishes on its own. */
@@ -90,6 +92,7 @@ export function createWorkQueue(work: (key: string) => Promise<void>, options: {
       delayed.delete(key);
       settleWaiters();
     },
+    has: (key) => queued.has(key) || delayed.has(key) || running.has(key),
     pause() {
       paused = true;
     },

@@ -5,8 +5,11 @@ import { startHealthServer } from '../src/health.ts';
 describe('configuration', () => {
   const required = { STRATA_API_URL: 'http://gateway:8080', STRATA_API_TOKEN: 'token', POD_NAME: 'strata-controller-7d9f-abcde' };
 
-  it('needs the API, its token and the pod name, and lists every problem at once', () => {
-    expect(() => loadControllerConfig({})).toThrow(/STRATA_API_URL[\s\S]*STRATA_API_TOKEN[\s\S]*POD_NAME/);
+  it('needs the API, its token (or a file holding it) and the pod name, and lists every field problem at once', () => {
+    expect(() => loadControllerConfig({})).toThrow(/STRATA_API_URL[\s\S]*POD_NAME/);
+    const { STRATA_API_TOKEN: _token, ...withoutToken } = required;
+    expect(() => loadControllerConfig(withoutToken)).toThrow(/STRATA_API_TOKEN: set STRATA_API_TOKEN or STRATA_API_TOKEN_FILE/);
+    expect(loadControllerConfig({ ...withoutToken, STRATA_API_TOKEN_FILE: '/var/run/secrets/strata/token' }).STRATA_API_TOKEN_FILE).toBe('/var/run/secrets/strata/token');
     expect(() => loadControllerConfig({ ...required, WATCH_NAMESPACES: 'shop,Bad_NS' })).toThrow(/WATCH_NAMESPACES/);
   });
 
@@ -14,6 +17,13 @@ describe('configuration', () => {
     const config = loadControllerConfig({ ...required, WATCH_NAMESPACES: ' shop , billing,' });
     expect(config.WATCH_NAMESPACES).toEqual(['shop', 'billing']);
     expect(loadControllerConfig(required)).toMatchObject({ WATCH_NAMESPACES: [], LEASE_NAME: 'strata-controller', LEASE_DURATION_SECONDS: 15, LEASE_RENEW_SECONDS: 5, PORT: 8080 });
+  });
+
+  it('refuses a renewal interval that is not shorter than the Lease duration', () => {
+    for (const renew of ['15', '20']) {
+      expect(() => loadControllerConfig({ ...required, LEASE_DURATION_SECONDS: '15', LEASE_RENEW_SECONDS: renew })).toThrow(/LEASE_RENEW_SECONDS: LEASE_RENEW_SECONDS must be less than LEASE_DURATION_SECONDS/);
+    }
+    expect(loadControllerConfig({ ...required, LEASE_DURATION_SECONDS: '15', LEASE_RENEW_SECONDS: '14' }).LEASE_RENEW_SECONDS).toBe(14);
   });
 });
 

@@ -45,10 +45,10 @@ afterEach(async () => {
   controller = undefined;
 });
 
-function startController(identity = 'controller-0'): Controller {
+function startController(identity = 'controller-0', send: typeof fetch = fetch): Controller {
   const started = createController({
     kubeConfig: fake.kubeConfig(),
-    catalog: createCatalog({ url: catalog.url, token: catalog.token }),
+    catalog: createCatalog({ url: catalog.url, token: catalog.token, fetch: send }),
     namespaces: [NS],
     lease: { ...LEASE, identity, renewMs: 100 },
     backoff: { baseMs: 50, maxMs: 400 },
@@ -100,6 +100,11 @@ describe('the controller against the fake API server', () => {
     expect(failed[0]).toMatchObject({ status: 'False', reason: 'ApplyFailed', message: 'the catalog database is unavailable', observedGeneration: 1 });
     // Three refusals, then the apply that worked: four POSTs, not a tight loop.
     expect(catalog.requests.slice(requestsFrom).filter((r) => r === 'POST BackupStore/default/flaky')).toHaveLength(4);
+    // Each retry waited out its back-off (at least half of 50, 100, 200 ms), the first one too: the event of the
+    // controller's own finalizer write, which arrives while the first attempt runs, does not run it again at once.
+    const postTimes = catalog.requests.flatMap((r, i) => (i >= requestsFrom && r === 'POST BackupStore/default/flaky' ? [catalog.requestTimes[i] as number] : []));
+    const gaps = postTimes.slice(1).map((at, i) => at - (postTimes[i] as number));
+    expect(gaps.map((gap, i) => gap >= [25, 50, 100][i]! - 2)).toEqual([true, true, true]);
   });
 
   it('re-reads and retries a status write that lost a resourceVersion race (409)', async () => {
@@ -123,7 +128,7 @@ describe('the controller against the fake API server', () => {
     const from = fake.calls.length;
     fake.expireHistory();
     // The informers list again from scratch…
-    await fake.waitForCall((c) => c.method === 'GET' && c.path.includes('/backupstores') && !c.query.includes('watch=') && !c.path.endsWith('/before-expiry'), from);
+    await fake.waitForCall((c) => c.method === 'GET' && c.path.endsWith('/backupstores') && !c.query.includes('watch='), from);
     // …and what is created or changed afterwards is still reconciled.
     await kubectl(fake.kubeConfig()).create(store('after-expiry'));
     await waitReady('BackupStore', 'after-expiry');
@@ -183,6 +188,56 @@ describe('the controller against the fake API server', () => {
     const caughtUp = catalog.requests.slice(requestsFrom);
     expect(caughtUp).toContain('GET BackupStore/default/local');
     expect(caughtUp).not.toContain('POST BackupStore/default/local');
+  });
+
+  it('aborts a catalog call in flight when it loses the Lease, and writes nothing after', async () => {
+    controller = startController('controller-a');
+    await controller.leading(true);
+    await until('informers listed', () => controller?.synced(), Boolean);
+    await controller.idle();
+    const release = catalog.hold((r) => r === 'POST BackupStore/default/held-at-loss');
+    await kubectl(fake.kubeConfig()).create(store('held-at-loss'));
+    await until('the apply is in flight', () => catalog.requests.includes('POST BackupStore/default/held-at-loss'), Boolean);
+    await setLeaseHolder(fake.kubeConfig(), LEASE.namespace, LEASE.name, 'controller-b', 30);
+    await controller.leading(false);
+    const from = fake.calls.length;
+    // The catalog never answers: only the end of the leadership term ends the call (the catalog timeout is 60 s).
+    await until('the apply aborted', () => catalog.aborted.includes('POST BackupStore/default/held-at-loss'), Boolean);
+    // Stopping waits for that reconcile to end; it wrote nothing once the Lease was gone.
+    await controller.stop();
+    expect(statusWrites(from)).toEqual([]);
+    expect(catalog.stored.has('BackupStore/default/held-at-loss')).toBe(false);
+    release();
+    await setLeaseHolder(fake.kubeConfig(), LEASE.namespace, LEASE.name, '', 1);
+  });
+
+  it('on stop, ends the work in flight before it releases the Lease', async () => {
+    // When the controller's own call to the catalog settles (the server may notice the abort later).
+    let applyEnded = false;
+    const send: typeof fetch = (input, init) => {
+      const call = fetch(input, init);
+      if (init?.method === 'POST' && String(init.body).includes('"held-at-stop"')) void call.finally(() => (applyEnded = true)).catch(() => undefined);
+      return call;
+    };
+    controller = startController('controller-a', send);
+    await controller.leading(true);
+    await until('informers listed', () => controller?.synced(), Boolean);
+    await controller.idle();
+    const release = catalog.hold((r) => r === 'POST BackupStore/default/held-at-stop');
+    await kubectl(fake.kubeConfig()).create(store('held-at-stop'));
+    await until('the apply is in flight', () => catalog.requests.includes('POST BackupStore/default/held-at-stop'), Boolean);
+    const order: string[] = [];
+    fake.onRequest((call) => {
+      const body = call.body as { spec?: { holderIdentity?: string } } | undefined;
+      if (call.method === 'PUT' && call.path.endsWith(`/leases/${LEASE.name}`) && body?.spec?.holderIdentity === '') {
+        order.push(applyEnded ? 'released after the apply ended' : 'released while the apply ran');
+      }
+    });
+    const from = fake.calls.length;
+    await controller.stop();
+    expect(order).toEqual(['released after the apply ended']);
+    expect(statusWrites(from).filter((c) => c.path.includes('held-at-stop'))).toEqual([]);
+    release();
   });
 
   it('applies again what the catalog lost or holds differently (found at a resync or a new leader)', async () => {

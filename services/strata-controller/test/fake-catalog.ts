@@ -12,9 +12,18 @@ export interface FakeCatalog {
   token: string;
   /** Every request, in order: `POST BackupStore/default/local`, `GET …`, `DELETE …`. */
   requests: string[];
+  /** When each of `requests` arrived (Date.now()). */
+  requestTimes: number[];
   stored: Map<string, StoredDoc>;
   /** Answers the next `count` requests matching `match` with this status and error. */
   failNext(match: (request: string) => boolean, count: number, status: number, error: string): void;
+  /**
+   * Never answers the requests matching `match` (a hanging catalog); they end only when the client aborts them.
+   * Answers a function that stops holding further requests.
+   */
+  hold(match: (request: string) => boolean): () => void;
+  /** Held requests whose client gave up (aborted), by label. */
+  aborted: string[];
   close(): Promise<void>;
 }
 
@@ -30,8 +39,11 @@ const STORED = ['BackupStore', 'BackupPolicy', 'BackupTarget'];
 export async function startFakeCatalog(): Promise<FakeCatalog> {
   const token = 'controller-token';
   const requests: string[] = [];
+  const requestTimes: number[] = [];
   const stored = new Map<string, StoredDoc>();
   const failures: Array<{ match: (request: string) => boolean; left: number; status: number; error: string }> = [];
+  const held: Array<(request: string) => boolean> = [];
+  const aborted: string[] = [];
 
   const readyOf = (doc: StoredDoc): { ok: boolean; reason: string; message: string } => {
     const ns = doc.metadata.namespace;
@@ -61,6 +73,11 @@ export async function startFakeCatalog(): Promise<FakeCatalog> {
     const body = req.method === 'POST' ? JSON.parse(await text(req)) : undefined;
     const label = req.method === 'POST' ? `POST ${body.kind}/${body.metadata.namespace}/${body.metadata.name}` : `${req.method} ${url.pathname.replace('/api/v1/resources/', '')}`;
     requests.push(label);
+    requestTimes.push(Date.now());
+    if (held.some((match) => match(label))) {
+      res.on('close', () => aborted.push(label));
+      return;
+    }
     const failure = failures.find((f) => f.left > 0 && f.match(label));
     if (failure) {
       failure.left -= 1;
@@ -89,11 +106,21 @@ export async function startFakeCatalog(): Promise<FakeCatalog> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     token,
     requests,
+    requestTimes,
     stored,
+    aborted,
+    hold(match) {
+      held.push(match);
+      return () => held.splice(held.indexOf(match), 1);
+    },
     failNext(match, count, status, error) {
       failures.push({ match, left: count, status, error });
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // held requests included
+      }),
   };
 }
 

@@ -8,9 +8,15 @@ function memoryLeases() {
   const leases = new Map<string, V1Lease>();
   let version = 0;
   let failing = false;
+  let hanging = false;
+  let failedCalls = 0;
   const conflict = () => Object.assign(new Error('Conflict'), { code: 409 });
-  const check = () => {
-    if (failing) throw Object.assign(new Error('connection refused'), { code: 0 });
+  const check = async () => {
+    if (hanging) await new Promise(() => {}); // an API server that never answers
+    if (failing) {
+      failedCalls += 1;
+      throw Object.assign(new Error('connection refused'), { code: 0 });
+    }
   };
   const store = (key: string, lease: V1Lease) => {
     const copy = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: String(++version) } });
@@ -19,17 +25,17 @@ function memoryLeases() {
   };
   const api: LeaseApi = {
     async read(ns, name) {
-      check();
+      await check();
       const lease = leases.get(`${ns}/${name}`);
       return lease && structuredClone(lease);
     },
     async create(ns, lease) {
-      check();
+      await check();
       if (leases.has(`${ns}/${lease.metadata?.name}`)) throw conflict();
       return store(`${ns}/${lease.metadata?.name}`, lease);
     },
     async replace(ns, name, lease) {
-      check();
+      await check();
       if (leases.get(`${ns}/${name}`)?.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw conflict();
       return store(`${ns}/${name}`, lease);
     },
@@ -42,6 +48,8 @@ function memoryLeases() {
       store('strata/ctl', { ...lease, spec: { ...lease.spec, holderIdentity: identity, renewTime: new V1MicroTime() } });
     },
     fail: (value: boolean) => (failing = value),
+    hang: (value: boolean) => (hanging = value),
+    failedCalls: () => failedCalls,
   };
 }
 
@@ -51,8 +59,9 @@ afterEach(async () => {
   await Promise.all(electors.splice(0).map((e) => e.stop()));
 });
 
-function elector(api: LeaseApi, identity: string, events: string[], durationSeconds = 2) {
+function elector(api: LeaseApi, identity: string, events: string[], durationSeconds = 2, now?: () => number) {
   const election = createLeaderElection({
+    now,
     leases: api,
     namespace: 'strata',
     name: 'ctl',
@@ -106,20 +115,44 @@ describe('leader election on a Lease', () => {
     expect(events).toEqual(['a leads', 'a stops', 'a leads']);
   });
 
-  it('stops leading once renewals have failed for longer than the duration allows', async () => {
+  it('stops leading once renewals have failed for longer than the renew deadline, not at the first failure', async () => {
+    // A clock the test moves: the deadline is counted from the last renewal on the elector's own clock, so no
+    // wall-clock bound (which CPU load can break) is needed.
+    let clock = Date.now();
     const leases = memoryLeases();
     const events: string[] = [];
-    const a = elector(leases.api, 'a', events, 1);
+    const a = elector(leases.api, 'a', events, 1, () => clock);
     a.start();
     await until(() => a.isLeader());
-    const failedAt = Date.now();
     leases.fail(true);
-    await until(() => !a.isLeader());
-    // Not at the first failed renewal: at the renew deadline (duration minus one interval), before the Lease expires.
-    expect(Date.now() - failedAt).toBeGreaterThanOrEqual(800);
-    expect(Date.now() - failedAt).toBeLessThan(5000);
+    await until(() => leases.failedCalls() >= 3);
+    // Failed renewals alone do not end leadership while the clock is inside the deadline.
+    expect(a.isLeader()).toBe(true);
+    // The renew deadline is the duration minus one renewal interval: 1000 - 50 ms after the last renewal.
+    clock += 949;
+    expect(a.isLeader()).toBe(true);
+    clock += 1;
+    expect(a.isLeader()).toBe(false);
+    await until(() => events.includes('a stops'));
     leases.fail(false);
     await until(() => a.isLeader());
+    expect(events).toEqual(['a leads', 'a stops', 'a leads']);
+  });
+
+  it('stops leading by the renew deadline while the API server hangs, and tells the controller', async () => {
+    let clock = Date.now();
+    const leases = memoryLeases();
+    const events: string[] = [];
+    const a = elector(leases.api, 'a', events, 1, () => clock);
+    a.start();
+    await until(() => a.isLeader());
+    leases.hang(true);
+    // No call answers, none fails: leadership still ends at the deadline, and the deadline's timer says so.
+    clock += 950;
+    expect(a.isLeader()).toBe(false);
+    await until(() => events.includes('a stops'));
+    expect(events).toEqual(['a leads', 'a stops']);
+    leases.hang(false);
   });
 
   it('waits out a foreign holder that stopped renewing before it takes the Lease', async () => {

@@ -87,7 +87,8 @@ export const gatewaySettings: Setting[] = [
 
 export const controllerSettings: Setting[] = [
   { name: 'STRATA_API_URL', doc: "Strata's console API (the gateway's Service): `<url>/api/v1/resources`.", source: config((overlay) => serviceUrlOf(overlay, 'gateway')) },
-  { name: 'STRATA_API_TOKEN', doc: 'An access token with the `restorer-admin` role, sent as `cf-access-token`.', source: secret(SECRETS.controllerToken, 'token', 'REPLACE_WITH_ACCESS_TOKEN') },
+  { name: 'STRATA_API_TOKEN', doc: 'An access token with the `restorer-admin` role, sent as `cf-access-token` (read once: a 401 restarts the pod).', source: secret(SECRETS.controllerToken, 'token', 'REPLACE_WITH_ACCESS_TOKEN') },
+  { name: 'STRATA_API_TOKEN_FILE', doc: 'Instead of STRATA_API_TOKEN: a file holding the token (a mounted Secret), read at every call. Unset here.', source: config(() => undefined) },
   { name: 'WATCH_NAMESPACES', doc: 'Namespaces whose custom resources are reconciled (comma-separated).', source: config((overlay) => overlay.controllerWatchNamespaces.join(',')) },
   { name: 'LEASE_NAME', doc: 'The Lease one replica holds to reconcile.', source: keep('strata-controller') },
   { name: 'LEASE_NAMESPACE', doc: "The controller's own namespace, where its Lease lives.", source: { kind: 'field', fieldPath: 'metadata.namespace' } },

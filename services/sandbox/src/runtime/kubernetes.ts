@@ -8,7 +8,8 @@
  * which `stop` keeps: `start` with the previous state creates the pod again on the same data.
  *
  * Clean-up: the Secret owns the pod, the service and the claim. `stop` deletes the pod only; `wipe` deletes the Secret
- * and Kubernetes' garbage collector deletes the rest (in the background, moments later).
+ * and Kubernetes' garbage collector deletes the rest (in the background, moments later); objects of an earlier
+ * runtime version, which have no owner reference, are deleted by name.
  *
  * Usage: the core API has no volume usage; `usedBytes` reads the kubelet's stats summary through the API server's node
  * proxy (which needs `get` on `nodes/proxy`) and answers 0 whenever that is unavailable. Only the size limit of an
@@ -167,9 +168,21 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Sand
     }
   }
 
-  /** Deletes the owner; the garbage collector deletes the pod, service and claim it owns. */
+  /**
+   * Deletes the owner; the garbage collector deletes the pod, service and claim it owns. Objects without an owner
+   * reference (made by a runtime version before the Secret owned them, and adopted as they were on a 409) are
+   * deleted by name; what is gone already is fine.
+   */
   async function deleteAll(namespace: string, name: string): Promise<void> {
     await kubeCall(`delete the secret ${namespace}/${name}`, () => core.deleteNamespacedSecret({ namespace, name, propagationPolicy: 'Background' }), [404]);
+    const unowned = (object: { metadata?: { ownerReferences?: unknown[] } } | undefined) => object !== undefined && !object.metadata?.ownerReferences?.length;
+    const pod = await readPod(namespace, name);
+    if (unowned(pod)) await kubeCall(`delete the pod ${namespace}/${name}`, () => core.deleteNamespacedPod({ namespace, name }), [404]);
+    const service = await kubeCall(`read the service ${namespace}/${name}`, () => core.readNamespacedService({ namespace, name }), [404]);
+    if (unowned(service)) await kubeCall(`delete the service ${namespace}/${name}`, () => core.deleteNamespacedService({ namespace, name }), [404]);
+    const claim = claimName(name);
+    const volume = await kubeCall(`read the claim ${namespace}/${claim}`, () => core.readNamespacedPersistentVolumeClaim({ namespace, name: claim }), [404]);
+    if (unowned(volume)) await kubeCall(`delete the claim ${namespace}/${claim}`, () => core.deleteNamespacedPersistentVolumeClaim({ namespace, name: claim }), [404]);
   }
 
   async function start(spec: ServerSpec, previous?: RuntimeState): Promise<RuntimeState> {
