@@ -139,6 +139,38 @@ describe.each([
     expect(most).toBeLessThanOrEqual(2);
   });
 
+  it('handles an in-order durable one message at a time across its consumers, in the stream\'s order, a failure holding the rest back', async () => {
+    const { bus, subject, durable } = await fresh();
+    let running = 0;
+    let most = 0;
+    let failedOnce = false;
+    const done: number[] = [];
+    const handle = async (m: BusMessage<{ n: number }>) => {
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, (m.data.n * 7) % 5)); // later messages are sometimes quicker
+        if (m.data.n === 3 && !failedOnce) {
+          failedOnce = true;
+          throw new Error('the database is away for a moment');
+        }
+        done.push(m.data.n);
+      } finally {
+        running -= 1;
+      }
+    };
+    // Two replicas of one consumer.
+    const options = { stream: 'SIGIL_EVENTS', durable, subjects: [subject], log, inOrder: true, retryDelaysMs: [20], handle };
+    const [a, b] = [await bus.consume(options), await bus.consume(options)];
+    for (let n = 0; n < 12; n++) await bus.publish(subject, { n });
+    await until(() => done.length >= 12, 15_000);
+    await Promise.all([a.idle(), b.idle()]);
+    await Promise.all([a.stop(), b.stop()]);
+    expect(done).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(most).toBe(1);
+    expect(failedOnce).toBe(true);
+  });
+
   it('fans notifications out to every listener of a matching subject', async () => {
     const { bus, subject } = await fresh();
     const got: Array<[unknown, string]> = [];

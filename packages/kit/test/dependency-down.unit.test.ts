@@ -9,6 +9,7 @@ describe('a dependency that cannot be reached', () => {
     expect(isDependencyUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
     expect(isDependencyUnavailable(new Error('wrapped', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) }))).toBe(true);
     expect(isDependencyUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDependencyUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
     expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);

@@ -115,6 +115,11 @@ function runGroup<T>(group: Group, options: ConsumeOptions<T>): RunningConsumer 
 
   const take = (): Pending | undefined => {
     const now = Date.now();
+    if (options.inOrder) {
+      // The head only, and only while no consumer of the group handles one (as the broker's max_ack_pending of 1).
+      const head = group.queue[0];
+      return group.inFlight === 0 && head && head.dueAt <= now ? group.queue.shift() : undefined;
+    }
     const index = group.queue.findIndex((pending) => pending.dueAt <= now);
     return index === -1 ? undefined : group.queue.splice(index, 1)[0];
   };
@@ -139,11 +144,12 @@ function runGroup<T>(group: Group, options: ConsumeOptions<T>): RunningConsumer 
       const delay = retryDelay(delays, pending.deliveries);
       log.warn({ err: error, subject: message.subject, attempt: pending.deliveries, retryInMs: delay }, 'message handling failed; it will be redelivered');
       pending.dueAt = Date.now() + delay;
-      group.queue.push(pending);
+      if (options.inOrder) group.queue.unshift(pending); // it holds the ones after it back
+      else group.queue.push(pending);
       if (delay > 0) void sleep(delay, undefined, { signal: stopping.signal }).then(() => group.wake(), () => undefined);
     }
   };
-  const loops = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, async () => {
+  const loops = Array.from({ length: options.inOrder ? 1 : Math.max(1, options.concurrency ?? 1) }, async () => {
     while (!stopping.signal.aborted) {
       const pending = take();
       if (!pending) {

@@ -123,16 +123,18 @@ export async function ensureStreams(jsm: JetStreamManager, streams = STREAMS): P
 /** One durable per subject, each pulled by `concurrency` loops; a failing broker is retried with back-off, never spun on. */
 async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, options: ConsumeOptions<T>): Promise<RunningConsumer> {
   const { stream, log, maxDeliver = 20, ackWaitMs = 30_000 } = options;
-  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const concurrency = options.inOrder ? 1 : Math.max(1, options.concurrency ?? 1);
+  // -1 is the broker's default (its own limit); 1 serialises the durable across replicas.
+  const maxAckPending = options.inOrder ? 1 : -1;
   const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const stopping = new AbortController();
   const names = options.subjects.map((subject) => durableNameFor(options.durable, subject));
   for (const [index, subject] of options.subjects.entries()) {
     const name = names[index] as string;
-    const config = { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: options.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All, filter_subject: subject, max_deliver: maxDeliver, ack_wait: ackWaitMs * 1e6 };
+    const config = { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: options.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All, filter_subject: subject, max_deliver: maxDeliver, ack_wait: ackWaitMs * 1e6, max_ack_pending: maxAckPending };
     try {
       await jsm.consumers.info(stream, name);
-      await jsm.consumers.update(stream, name, { max_deliver: maxDeliver, ack_wait: config.ack_wait });
+      await jsm.consumers.update(stream, name, { max_deliver: maxDeliver, ack_wait: config.ack_wait, max_ack_pending: maxAckPending });
     } catch {
       await jsm.consumers.add(stream, config);
     }

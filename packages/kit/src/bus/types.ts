@@ -20,8 +20,15 @@ export interface ConsumeOptions<T> {
   handle(message: BusMessage<T>): Promise<void>;
   /** Turns the raw payload into T (and validates it). A throw terminates the message: no retry can fix it. */
   decode?: (payload: unknown, subject: string) => T;
-  /** Messages handled at once (default 1). */
+  /** Messages handled at once in this process (default 1). */
   concurrency?: number;
+  /**
+   * One message at a time across every replica, in the stream's order (the durable's `max_ack_pending` is 1): for a
+   * consumer whose result depends on the order, like a hash chain. Without it each replica pulls its own messages and
+   * two replicas handle two messages at once, in either order. A message that fails holds the ones after it back
+   * until it is handled. Implies a `concurrency` of 1.
+   */
+  inOrder?: boolean;
   /** Deliveries before the broker gives up on a message (default 20). */
   maxDeliver?: number;
   /** How long a delivered message may go without an ack or `working()` before it is handed out again (default 30 s). */

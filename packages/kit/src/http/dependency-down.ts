@@ -2,9 +2,10 @@
  * Whether an error says something the service depends on cannot be reached right now: its database restarting,
  * failing over or out of connections (as Prisma, its Postgres driver adapter and `pg` report it), or a connection
  * refused or reset under a call. Such a request did not fail on its own merits: the caller gets 503 with
- * `Retry-After`, not 500.
+ * `Retry-After`, not 500. P2028 is a transaction that could not start in time or outlived its timeout (the database
+ * overloaded: seen when two replicas of every service shared two cores); it was rolled back, so trying again is safe.
  */
-const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 /** Postgres: admin shutdown, crash shutdown, cannot connect now, too many connections. */
 const POSTGRES_CODES = new Set(['57P01', '57P02', '57P03', '53300']);

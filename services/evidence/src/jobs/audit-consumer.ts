@@ -8,8 +8,8 @@ const AUDITED = new Set<string>(AUDITED_EVENTS);
 
 /**
  * Every envelope event into its envelope's hash chain, exactly once. One durable over the whole events subject, one
- * message at a time: the chain follows the order the services published their events in (a consumer per event type
- * would let a view overtake the creation). Events the trail does not record are acknowledged without touching the
+ * message at a time across every replica (`inOrder`): the chain follows the order the services published their events
+ * in (a consumer per event type would let a view overtake the creation, and two replicas pulling at once did the same). Events the trail does not record are acknowledged without touching the
  * database, so a new replica catches up on a long stream quickly; recorded ones note their id in
  * `processed_messages` in the transaction of the entry (and the entry's source id is unique besides).
  */
@@ -19,6 +19,7 @@ export function startAuditConsumer(bus: Bus, db: Db, log: Logger, prefix = ''): 
     stream: EVENTS_STREAM,
     durable,
     subjects: [EVENTS_SUBJECTS],
+    inOrder: true,
     log,
     decode: decodeDomainEvent,
     handle: async ({ data: event }) => {
