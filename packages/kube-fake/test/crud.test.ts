@@ -1,22 +1,9 @@
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeKubeApi } from '../src/index.ts';
-import { startFakeKubeApi } from '../src/index.ts';
+import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import type { Json } from './helpers.ts';
-import { GROUP, NS, projectCrds, raw, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
+import { fakeForEachTest, GROUP, NS, raw, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
 
-let fake: FakeKubeApi | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-async function setup() {
-  fake = await startFakeKubeApi({ crds: projectCrds() });
-  const custom = fake.kubeConfig().makeApiClient(CustomObjectsApi);
-  const target = { group: GROUP, version: VERSION, namespace: NS, plural: 'backuptargets' };
-  return { fake, custom, target };
-}
+const setup = fakeForEachTest();
 
 const targetBody = (name: string, spec: object = targetSpec()) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'BackupTarget', metadata: { name, labels: { tier: 'gold' } }, spec, status: { phase: 'Forged' } });
 

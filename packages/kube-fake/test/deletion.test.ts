@@ -1,22 +1,10 @@
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeKubeApi, KubeObject } from '../src/index.ts';
-import { startFakeKubeApi } from '../src/index.ts';
-import { GROUP, NS, openWatch, projectCrds, raw, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/index.ts';
+import { fakeForEachTest, GROUP, NS, openWatch, raw, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
 
-let fake: FakeKubeApi | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-async function setup() {
-  fake = await startFakeKubeApi({ crds: projectCrds() });
-  const custom = fake.kubeConfig().makeApiClient(CustomObjectsApi);
-  const core = fake.kubeConfig().makeApiClient(CoreV1Api);
-  const target = { group: GROUP, version: VERSION, namespace: NS, plural: 'backuptargets' };
-  return { fake, custom, core, target };
-}
+const setup = fakeForEachTest();
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const FINALIZER = 'backups.strata.dev/replication-slot';

@@ -2,9 +2,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { afterEach } from 'vitest';
 import { parse } from 'yaml';
 import type { FakeKubeApi } from '../src/index.ts';
+import { startFakeKubeApi } from '../src/index.ts';
 
 const CRD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../infra/k8s/crds');
 
@@ -16,6 +18,24 @@ export const GROUP = 'backups.strata.dev';
 export const VERSION = 'v1alpha1';
 export const NS = 'strata';
 export const targetsPath = `/apis/${GROUP}/${VERSION}/namespaces/${NS}/backuptargets`;
+/**
+ * A fake with the project's CRDs per test, closed after it: call once at a file's top level, then `await setup()` in a
+ * test for the fake and its clients (`target` names the BackupTarget collection for CustomObjectsApi).
+ */
+export function fakeForEachTest() {
+  let fake: FakeKubeApi | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+  return async () => {
+    fake = await startFakeKubeApi({ crds: projectCrds() });
+    const config = fake.kubeConfig();
+    const target = { group: GROUP, version: VERSION, namespace: NS, plural: 'backuptargets' };
+    return { fake, custom: config.makeApiClient(CustomObjectsApi), core: config.makeApiClient(CoreV1Api), target };
+  };
+}
+
 /** A BackupTarget spec its CRD's schema accepts. */
 export const targetSpec = (overrides: Record<string, unknown> = {}) => ({ engine: 'postgres', endpoint: { host: 'db.example' }, credentials: { secretRef: { name: 'db' } }, policy: 'daily', ...overrides });
 

@@ -1,23 +1,11 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FakeKubeApi } from '../src/index.ts';
-import { startFakeKubeApi } from '../src/index.ts';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import type { Json } from './helpers.ts';
-import { GROUP, NS, projectCrds, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
+import { fakeForEachTest, GROUP, rejection, targetSpec, targetsPath, VERSION } from './helpers.ts';
 
-let fake: FakeKubeApi | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-async function setup() {
-  fake = await startFakeKubeApi({ crds: projectCrds() });
-  const custom = fake.kubeConfig().makeApiClient(CustomObjectsApi);
-  const target = { group: GROUP, version: VERSION, namespace: NS, plural: 'backuptargets' };
-  const body = (name: string, spec: object) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'BackupTarget', metadata: { name }, spec });
-  return { fake, custom, target, body };
-}
+const start = fakeForEachTest();
+const body = (name: string, spec: object) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'BackupTarget', metadata: { name }, spec });
+const setup = async () => ({ ...(await start()), body });
 
 const causesOf = (status: Json) => (status.details.causes as Array<{ reason: string; message: string; field: string }>).map((c) => `${c.field} ${c.reason}: ${c.message}`).sort();
 
