@@ -169,6 +169,11 @@ describe(`faults under load (${RELIABILITY_MODE} mode)`, () => {
   }, 200_000);
 
   it('leaves every envelope in the state its signer drove it to, sealed once, with a valid audit chain', async () => {
+    // The trail is written by one consumer, one event at a time in the stream's order: let it catch up first.
+    await waitUntil('the audit trail to catch up', async () => {
+      const audit = (await jetStreamBacklog(faults.nats().url)).filter((c) => c.consumer.includes('evidence-audit'));
+      return audit.every((c) => c.pending === 0 && c.ackPending === 0) || undefined;
+    }, 60_000).catch(() => undefined);
     expect(await envelopeProblems(client, faults, runs)).toEqual([]);
   }, 120_000);
 

@@ -85,10 +85,12 @@ describe('two replicas of every service', () => {
     const addresses = Array.from({ length: ENVELOPES }, (_, i) => `signer-${tag}-${i}@example.com`);
     const envelopeIds = await Promise.all(addresses.map((address, i) => sendSignAndSeal(address, i)));
 
-    // One seal each: one `envelope.sealed` in the trail, two leaves (sealed copy, certificate) in the log.
+    // One seal each: one `envelope.sealed` in the trail, two leaves (sealed copy, certificate) in the log. The trail is
+    // written by its own consumer, one event at a time in the stream's order: it may come a moment after the seal.
+    const sealedIn = (trail: { data: Array<{ type: string }> }) => trail.data.filter((e) => e.type === 'envelope.sealed');
     for (const id of envelopeIds) {
-      const trail = (await call(stack.gatewayUrl, 'GET', `/v1/envelopes/${id}/events?limit=100`, { headers: live })).body;
-      expect(trail.data.filter((e: { type: string }) => e.type === 'envelope.sealed')).toHaveLength(1);
+      const trail = (await until(() => call(stack.gatewayUrl, 'GET', `/v1/envelopes/${id}/events?limit=100`, { headers: live }), (r) => sealedIn(r.body).length > 0)).body;
+      expect(sealedIn(trail)).toHaveLength(1);
       expect(trail.data.filter((e: { type: string }) => e.type === 'envelope.completed')).toHaveLength(1);
       expect(trail.chain.valid).toBe(true);
     }
