@@ -31,9 +31,30 @@ export async function mintToken(tx: Tx, input: { envelopeId: string; recipientId
   return token;
 }
 
-/** Every unused token of a recipient stops working (a resend, a decline, the end of the envelope). */
-export async function revokeTokens(tx: Tx, recipientId: string, now: Date, purpose?: 'link' | 'session'): Promise<void> {
-  await tx.signingToken.updateMany({ where: { recipientId, usedAt: null, revokedAt: null, ...(purpose ? { purpose } : {}) }, data: { revokedAt: now } });
+/**
+ * Mints a token committed at once, in its own short transaction: the e-mail that carries it can be opened the moment it
+ * is sent, before the caller's transaction commits (a fast reader would otherwise exchange a token nobody can see yet).
+ * Waiting for a lock (the recipient's row held `FOR UPDATE` by another transaction) gives up after 5 s rather than
+ * waiting on its own caller.
+ */
+export async function mintCommittedToken(db: Db, input: { envelopeId: string; recipientId: string; purpose: 'link' | 'session'; expiresAt: Date }): Promise<string> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '5s'`);
+    return mintToken(tx, input);
+  });
+}
+
+/** A committed token whose e-mail could not be sent: it never worked for anyone, so it goes. */
+export async function discardToken(db: Db, token: string): Promise<void> {
+  await db.signingToken.deleteMany({ where: { tokenHash: sha256Hex(token) } });
+}
+
+/** Every unused token of a recipient stops working (a resend, a decline, the end of the envelope), except `keep`. */
+export async function revokeTokens(tx: Tx, recipientId: string, now: Date, purpose?: 'link' | 'session', keep?: string): Promise<void> {
+  await tx.signingToken.updateMany({
+    where: { recipientId, usedAt: null, revokedAt: null, ...(purpose ? { purpose } : {}), ...(keep ? { tokenHash: { not: sha256Hex(keep) } } : {}) },
+    data: { revokedAt: now },
+  });
 }
 
 export function createTokenService(deps: TokenDeps) {

@@ -7,6 +7,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { newId } from '@sigil/kit/ids';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
+import type { Mailer } from '@sigil/mail';
 import type { DomainEvent } from '@sigil/proto/events';
 import { EXCHANGE_TOKEN_PATH, certificateDocumentPath, sealFailurePath, sealedDocumentPath, signerSubmitPath } from '@sigil/proto/internal-envelopes';
 import { renderEnvelope } from '../src/jobs/render.ts';
@@ -151,6 +152,33 @@ describe('e-mail', () => {
     const signing: Principal = { kind: 'service', organizationId: live.organizationId, actorId: 'signing', mode: 'live', permissions: [] };
     await request(h.app).post(signerSubmitPath(env.id, env.client)).set(await h.auth.headers(signing)).send({ fields: { client_signature: { kind: 'typed', text: 'Ada' } }, consent: true });
     expect(await remindDue(h.mail, new Date(start + 10 * 3_600_000))).not.toContain(env.client);
+  });
+
+  it('commits a link before its e-mail leaves, so it works the moment it is read; a failed send leaves the earlier link working', async () => {
+    const live = await organization('live', []);
+    const client = `ada-${unique()}@example.com`;
+    const env = await sent(live, client, `grace-${unique()}@example.com`, { reminders: { firstAfterHours: 1 } });
+    const due = new Date(h.clock.now.getTime() + 3_600_000);
+    const first = linkOf((await inbox(client))[0]!)!;
+    const linkTokens = () => h.db.signingToken.count({ where: { recipientId: env.client, purpose: 'link' } });
+
+    const failing: Mailer = { ...h.mailer, send: async () => Promise.reject(new Error('SMTP 451 try again later')) };
+    await expect(remindDue({ ...h.mail, mailer: failing }, due)).rejects.toThrow(/451/);
+    expect(await linkTokens()).toBe(1);
+    expect((await h.db.recipient.findUniqueOrThrow({ where: { id: env.client } })).nextReminderAt).toEqual(due);
+
+    // A reader as fast as the mail server: the link is opened, on another connection, while the e-mail is being sent.
+    const openedWhileSending: number[] = [];
+    const eager: Mailer = {
+      ...h.mailer,
+      send: async (input) => {
+        openedWhileSending.push((await exchange(/token=(sgls_[A-Za-z0-9]+)/.exec(input.message.text)![1]!, live.organizationId)).status);
+        return h.mailer.send(input);
+      },
+    };
+    expect(await remindDue({ ...h.mail, mailer: eager }, due)).toContain(env.client);
+    expect(openedWhileSending).toEqual([200]);
+    expect((await exchange(first, live.organizationId)).status).toBe(401);
   });
 
   it('tells the recipients reached of a void, and sends everyone and the CC the sealed document and its certificate once sealed', async () => {

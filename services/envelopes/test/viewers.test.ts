@@ -8,6 +8,7 @@ import { sha256Hex } from '@sigil/kit/crypto';
 import { newId, randomBase62 } from '@sigil/kit/ids';
 import { apiKeyPrincipal, silentLogger } from '@sigil/kit/testing';
 import type { Principal } from '@sigil/kit/auth';
+import type { Mailer } from '@sigil/mail';
 import type { DomainEvent } from '@sigil/proto/events';
 import { VIEWER_EXCHANGE_PATH, VIEWER_RESOLVE_PATH, viewerDocumentPath, viewerEnvelopePath, viewerOpenedPath } from '@sigil/proto/internal-viewers';
 import { renderEnvelope } from '../src/jobs/render.ts';
@@ -179,6 +180,30 @@ describe('the viewer e-mail and the internal endpoints', () => {
     expect((await internal(principal, 'post', VIEWER_RESOLVE_PATH, { accessTokenHash: accessHash })).status).toBe(401);
     expect((await internal(principal, 'post', VIEWER_EXCHANGE_PATH, { linkTokenHash: linkHash, accessTokenHash: sha256Hex('third') })).status).toBe(401);
     expect((await internal(principal, 'get', viewerEnvelopePath(envelopeId, viewerId))).status).toBe(401);
+  });
+
+  it('commits a status link before its e-mail leaves, so it works the moment it is read; a failed send takes it back', async () => {
+    const principal = await workspace(business);
+    const created = await send(principal, [{ email: `viewer-${randomBase62(8).toLowerCase()}@example.com` }]);
+    const [added] = await events(created.body.id, 'viewer.added');
+    handled.add(added!.id);
+    const viewerId = created.body.viewers[0].id as string;
+    const handle = (mailer: Mailer) => h.db.$transaction((tx) => createNotifier({ ...h.mail, mailer })(added!, tx));
+
+    await expect(handle({ ...h.mailer, send: async () => Promise.reject(new Error('SMTP 451 try again later')) })).rejects.toThrow(/451/);
+    expect((await h.db.envelopeViewer.findUniqueOrThrow({ where: { id: viewerId } })).linkTokenHash).toBeNull();
+
+    // A reader as fast as the mail server: the link is opened, on another connection, while the e-mail is being sent.
+    const openedWhileSending: number[] = [];
+    await handle({
+      ...h.mailer,
+      send: async (input) => {
+        const token = /view#token=(sglv_[A-Za-z0-9]{40})/.exec(input.message.text)![1]!;
+        openedWhileSending.push((await internal(principal, 'post', VIEWER_EXCHANGE_PATH, { linkTokenHash: sha256Hex(token), accessTokenHash: sha256Hex(`sglva_${randomBase62(40)}`) })).status);
+        return h.mailer.send(input);
+      },
+    });
+    expect(openedWhileSending).toEqual([200]);
   });
 
   it('answers 403 for the document of a viewer without access, and stops viewers 30 days after the envelope ended', async () => {

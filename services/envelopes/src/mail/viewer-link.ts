@@ -10,20 +10,30 @@ export const viewerPageUrl = (publicUrl: string, token: string): string => `${pu
 
 /**
  * E-mails a new viewer its status link (`viewer.added`): the `sglv_` token is minted here, as the e-mail goes out, and
- * only its SHA-256 is kept. A viewer revoked before its e-mail, or already sent its link (a redelivery), gets nothing.
+ * only its SHA-256 is kept, committed before the e-mail leaves so the link works the moment it can be read. A viewer
+ * revoked before its e-mail gets nothing; a failed send puts the earlier hash back (the event is delivered again).
  */
 export async function sendViewerLink(tx: Tx, deps: MailDeps, envelope: EnvelopeRow, viewerId: string): Promise<void> {
   const viewer = envelope.viewers.find((v) => v.id === viewerId);
-  if (!viewer || viewer.revokedAt || viewer.linkTokenHash) return;
+  if (!viewer || viewer.revokedAt) return;
   const token = `${SIGIL.viewerLinkTokenPrefix}${randomBase62(40)}`;
-  await tx.envelopeViewer.update({ where: { id: viewer.id }, data: { linkTokenHash: sha256Hex(token) } });
-  await deliver(tx, deps, envelope, { address: viewer.email }, {
-    kind: 'viewer_link',
-    url: viewerPageUrl(deps.publicUrl, token),
-    documentAccess: viewer.documentAccess,
-    organizationName: await organizationName(tx, envelope.organizationId),
-    envelopeTitle: envelope.templateName,
-    recipientName: viewer.name ?? viewer.email,
-    testMode: envelope.testMode,
-  });
+  const linkTokenHash = sha256Hex(token);
+  const claimed = await deps.db.envelopeViewer.updateMany({ where: { id: viewer.id, revokedAt: null, linkTokenHash: viewer.linkTokenHash }, data: { linkTokenHash } });
+  if (claimed.count === 0) return; // revoked, or sent by another delivery of the event, since it was read
+  try {
+    await deliver(tx, deps, envelope, { address: viewer.email }, {
+      kind: 'viewer_link',
+      url: viewerPageUrl(deps.publicUrl, token),
+      documentAccess: viewer.documentAccess,
+      organizationName: await organizationName(tx, envelope.organizationId),
+      envelopeTitle: envelope.templateName,
+      recipientName: viewer.name ?? viewer.email,
+      testMode: envelope.testMode,
+    });
+  } catch (error) {
+    await deps.db.envelopeViewer
+      .updateMany({ where: { id: viewer.id, linkTokenHash }, data: { linkTokenHash: viewer.linkTokenHash } })
+      .catch((cause: unknown) => deps.log?.warn({ err: cause, viewerId }, 'an unsent viewer link could not be put back'));
+    throw error;
+  }
 }
