@@ -51,30 +51,41 @@ export async function enqueueInvitationMail(tx: Tx, invitationId: string, cell?:
 
 /**
  * E-mails a pending invitation a link of its own: a fresh token, stored as its SHA-256 beside the one the API returned
- * (either one accepts the invitation), so no token ever rests anywhere in clear. The token, `emailedAt` and the send
- * share one transaction: a failed send stores nothing and throws (the job is retried), and a job delivered again after
- * its e-mail committed finds `emailedAt` and sends nothing. Revoked, accepted or expired invitations get no e-mail.
+ * (either one accepts the invitation), so no token ever rests anywhere in clear. The token's hash is committed before
+ * the e-mail leaves (an invitee who opens it at once can accept); `emailedAt` commits after the send. A failed send
+ * puts the earlier hash back and throws (the job is retried); a job delivered again after its e-mail committed finds
+ * `emailedAt` and sends nothing. Revoked, accepted or expired invitations get no e-mail.
  */
 export async function sendInvitationMail(deps: InvitationMailDeps, invitationId: string): Promise<'sent' | 'skipped'> {
   return deps.db.$transaction(
     async (tx) => {
-      // Two deliveries of one job (an acknowledgement that came too late) wait for each other here.
-      await tx.$queryRaw`SELECT id FROM invitations WHERE id = ${invitationId} FOR UPDATE`;
+      // Two deliveries of one job (an acknowledgement that came too late) wait for each other here: an advisory lock,
+      // not the row's, so the token's hash can commit on another connection while this transaction is open.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('accounts.invitation-mail'), hashtext(${invitationId}))`;
       const invitation = await tx.invitation.findUnique({ where: { id: invitationId }, include: { organization: true } });
       const now = deps.clock();
       if (!invitation || invitation.emailedAt || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) return 'skipped';
       const token = randomToken();
-      await tx.invitation.update({ where: { id: invitationId }, data: { emailTokenHash: sha256Hex(token), emailedAt: now } });
-      const inviter = await tx.user.findUnique({ where: { id: invitation.invitedBy }, select: { name: true } });
-      const message = composeMessage({
-        kind: 'invitation',
-        organizationName: invitation.organization.name,
-        inviterName: inviter?.name ?? `Someone at ${invitation.organization.name}`,
-        role: ROLE_WITH_ARTICLE[asRole(invitation.role)],
-        url: acceptInvitationUrl(deps.publicUrl, token),
-        expiresAt: invitation.expiresAt.toISOString(),
-      }, await brandingOf(deps, invitation.organizationId));
-      await deps.mailer.send({ to: invitation.email, message });
+      const emailTokenHash = sha256Hex(token);
+      await deps.db.invitation.update({ where: { id: invitationId }, data: { emailTokenHash } });
+      try {
+        const inviter = await tx.user.findUnique({ where: { id: invitation.invitedBy }, select: { name: true } });
+        const message = composeMessage({
+          kind: 'invitation',
+          organizationName: invitation.organization.name,
+          inviterName: inviter?.name ?? `Someone at ${invitation.organization.name}`,
+          role: ROLE_WITH_ARTICLE[asRole(invitation.role)],
+          url: acceptInvitationUrl(deps.publicUrl, token),
+          expiresAt: invitation.expiresAt.toISOString(),
+        }, await brandingOf(deps, invitation.organizationId));
+        await deps.mailer.send({ to: invitation.email, message });
+      } catch (error) {
+        await deps.db.invitation
+          .updateMany({ where: { id: invitationId, emailTokenHash }, data: { emailTokenHash: invitation.emailTokenHash } })
+          .catch((cause: unknown) => deps.log?.warn({ err: cause, invitationId }, 'an unsent invitation link could not be taken back'));
+        throw error;
+      }
+      await tx.invitation.update({ where: { id: invitationId }, data: { emailedAt: now } });
       return 'sent';
     },
     // The SMTP exchange happens inside the transaction.

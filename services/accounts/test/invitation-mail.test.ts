@@ -124,6 +124,26 @@ describe('invitation e-mails', () => {
     expect(accepted.body.role).toBe('member');
   });
 
+  it('commits the link before its e-mail leaves, so it accepts the moment it is read; a failed send takes it back', async () => {
+    const owner = await signUp(h);
+    const invitation = await invite(owner, uniqueEmail('eager'), 'member');
+    const failing: Mailer = { send: async () => Promise.reject(new Error('421 Service not available')), close: () => undefined };
+    await expect(sendInvitationMail(deps(failing), invitation.id)).rejects.toThrow(/421/);
+    expect(await h.db.invitation.findUniqueOrThrow({ where: { id: invitation.id } })).toMatchObject({ emailTokenHash: null, emailedAt: null });
+
+    // An invitee as fast as the mail server: the link is used, on another connection, while the e-mail is being sent.
+    const acceptedWhileSending: number[] = [];
+    const eager: Mailer = {
+      async send(input) {
+        acceptedWhileSending.push((await accept(decodeURIComponent(LINK.exec(input.message.text)![1]!))).status);
+        return smtp.send(input);
+      },
+      close: () => undefined,
+    };
+    expect(await sendInvitationMail(deps(eager), invitation.id)).toBe('sent');
+    expect(acceptedWhileSending).toEqual([201]);
+  });
+
   it('sends nothing for a revoked invitation, nor again for one already e-mailed', async () => {
     const owner = await signUp(h);
     const revokedEmail = uniqueEmail('revoked');
