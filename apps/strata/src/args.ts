@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import YAML from 'yaml';
-import type { Schema } from './client.ts';
+import type { Schema } from '@strata/client';
 import { isDuration, isTimestamp } from './format.ts';
 import type { CliIo, MODES } from './cli-types.ts';
 import { KINDS, UsageError } from './cli-types.ts';

@@ -1,6 +1,6 @@
 // The `strata` command-line client of the Strata console API (docs/strata-cli.md).
 import { Command, CommanderError, Option } from 'commander';
-import { ApiError } from './client.ts';
+import { ApiError } from '@strata/client';
 import { ExitCode, OUTPUTS, UsageError, VERSION, type CliIo, type RunState } from './cli-types.ts';
 import { createContext } from './context.ts';
 import { examples } from './help.ts';

@@ -1,7 +1,7 @@
 /** The strata CLI: what every command module shares (I/O, the API client, output, watching a run). */
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { API_PREFIX, createStrataClient, type StrataClient } from './client.ts';
+import { API_PREFIX, createStrataClient, type StrataClient } from '@strata/client';
 import { configPath, normalizeServer, readConfig, type StoredConfig } from './config.ts';
 import { eventOf, streamEvents, type StrataEvent } from './events.ts';
 import { humanDuration, parseDuration } from './format.ts';

@@ -1,6 +1,6 @@
 // The local stack's dev issuer: the gateway mints access tokens at `POST /api/dev/token`. It stands in for the
 // access proxy beside the console API and is not part of strata.v1.yaml, so its answer is checked here.
-import { ApiError, errorMessage, parseJson, sendOrExplain, type ClientOptions, type Schema } from './client.ts';
+import { ApiError, errorMessage, parseJson, sendOrExplain, type ClientOptions, type Schema } from '@strata/client';
 
 export const DEV_TOKEN_PATH = '/api/dev/token';
 

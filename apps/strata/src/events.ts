@@ -1,6 +1,6 @@
 // The server-sent event stream (`GET /api/v1/events`): openapi-fetch opens it, eventsource-parser reads it.
 import { createParser } from 'eventsource-parser';
-import { ApiError, errorMessage, parseJson, type Schema, type StrataClient } from './client.ts';
+import { ApiError, errorMessage, parseJson, type Schema, type StrataClient } from '@strata/client';
 import { everyOf } from './cli-types.ts';
 
 /** The `data:` of a frame. */

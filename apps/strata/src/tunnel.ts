@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { WebSocket, createWebSocketStream } from 'ws';
 import { sandboxTunnelPath } from '@sigil/proto/routes';
-import { TOKEN_HEADER } from './client.ts';
+import { TOKEN_HEADER } from '@strata/client';
 
 export interface TunnelOptions {
   server: string;

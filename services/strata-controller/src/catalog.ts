@@ -1,20 +1,12 @@
 /**
  * Strata's console API as the controller uses it: apply a document exactly as `strata apply` does
- * (`POST /api/v1/resources`), read it back with its status, delete it. Authenticated with an access token in the
- * access proxy's header, like the CLI (apps/strata/src/client.ts).
+ * (`POST /api/v1/resources`), read it back with its status, delete it. Through the CLI's typed client
+ * (`@strata/client`), authenticated with an access token in the access proxy's header.
  */
-export const TOKEN_HEADER = 'cf-access-token';
-const API_PREFIX = '/api/v1';
+import { ApiError, createStrataClient, errorMessage, type Schema, type StrataClient } from '@strata/client';
 
 /** A failed call: the HTTP status (0 when no answer came) and the catalog's own error text. */
-export class CatalogError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = 'CatalogError';
-    this.status = status;
-  }
-}
+export { ApiError as CatalogError };
 
 export interface CatalogDocument {
   apiVersion: string;
@@ -24,11 +16,7 @@ export interface CatalogDocument {
   status?: Record<string, unknown>;
 }
 
-export interface ApplyAnswer {
-  applied: Array<{ kind: string; namespace: string; name: string; action: 'created' | 'updated' | 'unchanged' }>;
-  message: string;
-  warnings?: Array<{ path: string; message: string }>;
-}
+export type ApplyAnswer = Schema<'ApplyResult'>;
 
 /** Every call also takes a signal: the controller aborts what is in flight when it loses the Lease. */
 export interface Catalog {
@@ -52,75 +40,76 @@ export interface CatalogOptions {
   onUnauthorized?: () => void;
 }
 
-export function createCatalog(options: CatalogOptions): Catalog {
-  const send = options.fetch ?? fetch;
-  const base = options.url.replace(/\/+$/, '') + API_PREFIX;
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  const path = (kind: string, namespace: string, name: string) => `/resources/${encodeURIComponent(kind)}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+const USER_AGENT = 'strata-controller';
 
-  async function call(method: string, route: string, body?: object, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let token: string;
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+export function createCatalog(options: CatalogOptions): Catalog {
+  const server = options.url.replace(/\/+$/, '');
+  const send = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const notAnswered = (error: unknown) => new ApiError(0, `Strata's API at ${options.url} did not answer: ${(error as Error).message}`);
+
+  async function readToken(): Promise<string> {
     try {
-      token = typeof options.token === 'string' ? options.token : await options.token();
+      return typeof options.token === 'string' ? options.token : await options.token();
     } catch (error) {
-      throw new CatalogError(0, `the API token could not be read: ${(error as Error).message}`);
+      throw new ApiError(0, `the API token could not be read: ${(error as Error).message}`);
     }
-    let res: Response;
-    let text: string;
-    try {
-      res = await send(base + route, {
-        method,
-        headers: { accept: 'application/json', [TOKEN_HEADER]: token, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      });
-      text = await res.text();
-    } catch (error) {
-      throw new CatalogError(0, `Strata's API at ${options.url} did not answer: ${(error as Error).message}`);
-    }
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: the text is the message
-    }
-    if (res.status === 401) options.onUnauthorized?.();
-    return { status: res.status, body: parsed };
   }
 
-  const fail = (answer: { status: number; body: unknown }) => new CatalogError(answer.status, errorText(answer));
+  // The `fetch` option is called as `fetch(url, init)` with a string body, as callers wrapping it expect.
+  async function sendRequest(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const request = input instanceof Request ? input : new Request(input, init);
+    try {
+      const body = request.body ? await request.text() : undefined;
+      return await send(request.url, { method: request.method, headers: request.headers, signal: request.signal, ...(body === undefined ? {} : { body }) });
+    } catch (error) {
+      throw notAnswered(error);
+    }
+  }
+
+  /** One call with the token of the moment, ended by the timeout or the caller's signal. */
+  async function call<A extends Answer>(signal: AbortSignal | undefined, operation: (api: StrataClient['api']) => Promise<A>): Promise<A> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const token = await readToken();
+    const client = createStrataClient({ server, token, fetch: sendRequest, userAgent: USER_AGENT, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+    let answer: A;
+    try {
+      answer = await operation(client.api);
+    } catch (error) {
+      // Reading the answer can fail too (aborted half-way, a success that is not JSON).
+      throw error instanceof ApiError ? error : notAnswered(error);
+    }
+    if (answer.response.status === 401) options.onUnauthorized?.();
+    return answer;
+  }
+
+  const resource = (kind: string, namespace: string, name: string) => ({ params: { path: { kind: kind as Schema<'ResourceKind'>, ns: namespace, name } } });
 
   return {
     async apply(document, signal) {
-      const answer = await call('POST', '/resources', document, signal);
-      if (answer.status !== 200) throw fail(answer);
-      return answer.body as ApplyAnswer;
+      const answer = await call(signal, (api) => api.POST('/resources', { body: document as Record<string, never> }));
+      return dataOf(answer) as ApplyAnswer;
     },
     async get(kind, namespace, name, signal) {
-      const answer = await call('GET', path(kind, namespace, name), undefined, signal);
-      if (answer.status === 404) return undefined;
-      if (answer.status !== 200) throw fail(answer);
-      return answer.body as CatalogDocument;
+      const answer = await call(signal, (api) => api.GET('/resources/{kind}/{ns}/{name}', resource(kind, namespace, name)));
+      return answer.response.status === 404 ? undefined : (dataOf(answer) as CatalogDocument);
     },
     async remove(kind, namespace, name, signal) {
-      const answer = await call('DELETE', path(kind, namespace, name), undefined, signal);
-      if (answer.status === 404) return undefined;
-      if (answer.status !== 200) throw fail(answer);
-      return String((answer.body as { message?: unknown } | undefined)?.message ?? 'deleted');
+      const answer = await call(signal, (api) => api.DELETE('/resources/{kind}/{ns}/{name}', resource(kind, namespace, name)));
+      return answer.response.status === 404 ? undefined : (dataOf(answer)?.message ?? 'deleted');
     },
   };
 }
 
-/** The catalog's error (`{ error }`, or a problem document's `detail`), else the status line. */
-function errorText(answer: { status: number; body: unknown }): string {
-  const body = answer.body as { error?: unknown; detail?: unknown; message?: unknown } | string | undefined;
-  if (typeof body === 'string' && body) return `${answer.status}: ${body.slice(0, 2000)}`;
-  if (body && typeof body === 'object') {
-    for (const field of ['error', 'detail', 'message'] as const) {
-      const value = body[field];
-      if (typeof value === 'string' && value) return value;
-    }
-  }
-  return `Strata's API answered ${answer.status}`;
+/** The data of a 200 answer; any other status is a CatalogError with the catalog's text. */
+function dataOf<A extends Answer>(answer: A): A['data'] {
+  const { response } = answer;
+  if (response.status !== 200) throw new ApiError(response.status, errorMessage(response, answer.error ?? answer.data));
+  return answer.data;
 }

@@ -1,6 +1,6 @@
 /** The strata CLI: `strata activity`, `audit` and `events`. */
 import type { Command } from 'commander';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import { eventOf, streamEvents } from '../events.ts';
 import * as render from '../render.ts';
 import { ExitCode } from '../cli-types.ts';

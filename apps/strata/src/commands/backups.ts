@@ -1,6 +1,6 @@
 /** The strata CLI: One backup: detail, inventory, the diff of two, pin and unpin; a store's garbage collection. */
 import type { Command } from 'commander';
-import { expectData, type Schema } from '../client.ts';
+import { expectData, type Schema } from '@strata/client';
 import { isDate, isDuration, isTimestamp } from '../format.ts';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';

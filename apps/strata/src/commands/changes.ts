@@ -1,6 +1,6 @@
 /** The strata CLI: `strata changes`, what a target's change log did, segment by segment. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import { isDuration, isTimestamp } from '../format.ts';
 import * as render from '../render.ts';
 import { parseRef, refParams } from '../args.ts';

@@ -1,6 +1,6 @@
 /** The strata CLI: `strata connect` (also `strata sandbox connect`), a local port forwarded to an exposed sandbox through the gateway. */
 import type { Command } from 'commander';
-import { ApiError, expectData } from '../client.ts';
+import { ApiError, expectData } from '@strata/client';
 import { ExitCode, UsageError, VERSION } from '../cli-types.ts';
 import { examples } from '../help.ts';
 import { intArg } from '../args.ts';

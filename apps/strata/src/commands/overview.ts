@@ -1,6 +1,6 @@
 /** The strata CLI: `strata whoami` and `strata settings`. */
 import type { Command } from 'commander';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import * as render from '../render.ts';
 import type { CommandContext } from '../context.ts';
 import { examples } from '../help.ts';

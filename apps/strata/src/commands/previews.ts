@@ -1,6 +1,6 @@
 /** The strata CLI: `strata previews`, the masked sample rows of one change-log segment. */
 import type { Command } from 'commander';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import * as render from '../render.ts';
 import { parseRef, refParams } from '../args.ts';
 import type { CommandContext } from '../context.ts';

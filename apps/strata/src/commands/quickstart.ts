@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { generateAgeIdentity } from '@strata/stream/age';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import { UsageError } from '../cli-types.ts';
 import type { CommandContext } from '../context.ts';
 import * as render from '../render.ts';

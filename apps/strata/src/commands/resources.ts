@@ -1,7 +1,7 @@
 /** The strata CLI: `strata apply`, `get` and `delete` of declarative resources. */
 import type { Command } from 'commander';
 import YAML from 'yaml';
-import { ApiError, expectData, type Schema, type StrataClient } from '../client.ts';
+import { ApiError, expectData, type Schema, type StrataClient } from '@strata/client';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
 import { parseRef, parseKind, refParams, collect, readInput, checkDocument } from '../args.ts';

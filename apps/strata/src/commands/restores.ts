@@ -1,7 +1,7 @@
 /** The strata CLI: `strata restore`, `restores` and `restore-status`. */
 import type { Command} from 'commander';
 import { Option } from 'commander';
-import { expectData, type Schema, type StrataClient } from '../client.ts';
+import { expectData, type Schema, type StrataClient } from '@strata/client';
 import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';

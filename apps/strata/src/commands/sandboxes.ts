@@ -1,7 +1,7 @@
 /** The strata CLI: `strata sandbox create|list|get|extend|reset|credentials|delete|query|tables|browse`. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { ApiError, errorMessage, expectData, type Schema, type StrataClient } from '../client.ts';
+import { ApiError, errorMessage, expectData, type Schema, type StrataClient } from '@strata/client';
 import { humanDuration, parseDuration } from '../format.ts';
 import * as render from '../render.ts';
 import { ExitCode, UsageError } from '../cli-types.ts';

@@ -1,6 +1,6 @@
 /** The strata CLI: `strata secret set|list|delete` (values are never shown). */
 import type { Command } from 'commander';
-import { expectData } from '../client.ts';
+import { expectData } from '@strata/client';
 import * as render from '../render.ts';
 import { UsageError } from '../cli-types.ts';
 import { parseRef, refParams, collect, parsePair, readInput } from '../args.ts';

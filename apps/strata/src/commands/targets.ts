@@ -1,7 +1,7 @@
 /** The strata CLI: Targets: list, detail, suspend/resume, `backup-now` and a target's backups. */
 import { Option, type Command } from 'commander';
 import type { operations } from '@sigil/proto/api/strata';
-import { expectData, type Schema, type StrataClient } from '../client.ts';
+import { expectData, type Schema, type StrataClient } from '@strata/client';
 import type { StrataEvent } from '../events.ts';
 import * as render from '../render.ts';
 import type { Action } from '../render.ts';

@@ -1,5 +1,5 @@
 // Text renderings of the console API objects (docs/strata-api.md, spec part 2.1).
-import type { Schema } from '../client.ts';
+import type { Schema } from '@strata/client';
 import type { StrataEvent } from '../events.ts';
 import { humanBytes, humanDuration, table, time } from '../format.ts';
 import { nsName, targetRef } from './common.ts';

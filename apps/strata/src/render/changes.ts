@@ -1,5 +1,5 @@
 // Text rendering of a target's change summaries (getTargetChanges).
-import type { Schema } from '../client.ts';
+import type { Schema } from '@strata/client';
 import { table, time } from '../format.ts';
 
 const count = new Intl.NumberFormat('en-US');

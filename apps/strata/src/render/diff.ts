@@ -1,5 +1,5 @@
 // Text rendering of a DiffResult (`strata diff`): a summary of what changed between two backups, then the schema diff.
-import type { Schema } from '../client.ts';
+import type { Schema } from '@strata/client';
 import { humanBytes, keyValues, table, time } from '../format.ts';
 
 type Diff = Schema<'Diff'>;

@@ -1,5 +1,5 @@
 // Text rendering of a segment's masked row previews (getSegmentPreviews).
-import type { Schema } from '../client.ts';
+import type { Schema } from '@strata/client';
 
 type Row = Record<string, string | null>;
 interface TablePreviews {

@@ -1,5 +1,5 @@
 // Text renderings of the sandbox answers of the console API (docs/strata-api.md, "sandboxes").
-import type { Schema } from '../client.ts';
+import type { Schema } from '@strata/client';
 import { humanBytes, humanDuration, keyValues, list, table, time } from '../format.ts';
 
 type Sandbox = Schema<'Sandbox'>;

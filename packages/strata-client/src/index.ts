@@ -1,4 +1,5 @@
-// The console API client: openapi-fetch typed by the generated `paths` of proto/openapi/strata.v1.yaml.
+// The console API client: openapi-fetch typed by the generated `paths` of proto/openapi/strata.v1.yaml, used by the
+// `strata` CLI and by strata-controller.
 import createClient, { createQuerySerializer, type Client } from 'openapi-fetch';
 import type { components, paths } from '@sigil/proto/api/strata';
 
@@ -86,13 +87,26 @@ export async function expectData<A extends Answer>(pending: Promise<A>): Promise
   return data;
 }
 
-/** The `error` of an `{ error }` answer, else the status with a short plain-text body. */
+/** The text an error answer states, else the status with a short plain-text body. */
 export function errorMessage(res: Response, body: unknown): string {
-  if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string' && body.error) return body.error;
+  const stated = statedMessage(body);
+  if (stated) return stated;
   const text = (typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)).trim();
   const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   if (text && text.length <= 300 && !text.startsWith('<')) return `${status}: ${text}`;
   return status;
+}
+
+/** The members an error answer states its text in: `{ error }`, a problem document's `detail`, `{ message }`. */
+const STATED_FIELDS = ['error', 'detail', 'message'];
+
+function statedMessage(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  for (const field of STATED_FIELDS) {
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value) return value;
+  }
+  return undefined;
 }
 
 /** `text` parsed as JSON, or undefined when it is not JSON. */
