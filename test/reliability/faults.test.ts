@@ -217,6 +217,7 @@ describe(`faults under load (${RELIABILITY_MODE} mode)`, () => {
     expect(backlog.filter((c) => c.pending > 0 || c.ackPending > 0)).toEqual([]);
     const failed = client.tally.failedAttempts;
     log(`figures: ${JSON.stringify({ mode: RELIABILITY_MODE, ...figures, requests: client.tally.requests, failedAttempts: failed, envelopes: runs.length, byIntent: countBy(runs.map((r) => r.intent)), consumers: backlog.length, committedRows: writer.committed })}`);
+    for (const error of client.tally.internalErrors) log(`500 at ${error.at}: ${error.request} → ${error.body}`);
   }, 200_000);
 });
 

@@ -9,10 +9,12 @@ export interface Tally {
   requests: number;
   /** Attempts that got no answer (connection refused or reset) or a 5xx, by status ('network' for none). */
   failedAttempts: Record<string, number>;
+  /** The first answers of 500 (a fault not recognised as a dependency being down is a 500, not a 503): which and when. */
+  internalErrors: Array<{ at: string; request: string; body: string }>;
 }
 
 export function newTally(): Tally {
-  return { requests: 0, failedAttempts: {} };
+  return { requests: 0, failedAttempts: {}, internalErrors: [] };
 }
 
 /** An answer the load got: the end-to-end suite's Reply. */
@@ -54,6 +56,7 @@ export class LoadClient {
         if (answer.status < 500) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         last = `${answer.status} ${JSON.stringify(answer.body)}`;
         this.fail(String(answer.status));
+        if (answer.status === 500 && this.tally.internalErrors.length < 20) this.tally.internalErrors.push({ at: new Date().toISOString(), request: `${method} ${pathName}`, body: last.slice(0, 500) });
       }
       if (Date.now() > deadline) throw new Error(`${method} ${pathName} got no usable answer within ${options.withinMs ?? 120_000} ms; last: ${last}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
