@@ -1,4 +1,4 @@
-import { PrismaPg } from '@prisma/adapter-pg';
+import { prismaClientOptions } from '@sigil/kit/db';
 import { PrismaClient } from './generated/prisma/client.ts';
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -6,7 +6,7 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export function createDb(databaseUrl: string): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  return new PrismaClient(prismaClientOptions(databaseUrl));
 }
 
 /** Bumps the catalog version (every change listeners should see) and returns the new value. */

@@ -19,8 +19,6 @@ import { ENVELOPE_INCLUDE, toEnvelopeView, type EnvelopeView } from './views.ts'
  */
 export const renderJobName = (cell = ''): string => `${cell ? `${cell.toLowerCase()}.` : ''}envelopes.render`;
 
-const CREATE_TRANSACTION = { maxWait: 15_000, timeout: 20_000 } as const;
-
 type CreateEnvelope = components['schemas']['CreateEnvelope'];
 
 export interface CreateDeps {
@@ -161,9 +159,7 @@ export function createEnvelopeCreator(deps: CreateDeps) {
         const envelope = await insert(tx, principal, id, input, snapshot, plan, testMode);
         await options.afterInsert?.(tx, envelope);
         return { kind: 'created', envelope };
-        // Under a burst of creations every transaction waits for a pooled connection, and deduplicated ones for the
-        // first one's commit: Prisma's defaults (2 s to start, 5 s to finish) would fail them.
-      }, CREATE_TRANSACTION);
+      });
     },
   };
 }

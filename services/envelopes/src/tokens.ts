@@ -9,9 +9,6 @@ import { visibleTo } from './caller.ts';
 import type { Db, Tx } from './db.ts';
 import { isRecipientsTurn } from './state.ts';
 
-/** Concurrent exchanges of one token queue for pooled connections: more patience than Prisma's 2 s / 5 s defaults. */
-const BURST_TRANSACTION = { maxWait: 15_000, timeout: 20_000 } as const;
-
 export const TOKEN_PATTERN = new RegExp(`^${SIGIL.sessionTokenPrefix}[A-Za-z0-9]{40}$`);
 
 export interface TokenDeps {
@@ -96,7 +93,7 @@ export function createTokenService(deps: TokenDeps) {
           purpose: token.purpose as ExchangedSession['purpose'],
           envelopeExpiresAt: envelope.expiresAt.toISOString(),
         };
-      }, BURST_TRANSACTION);
+      });
     },
   };
 }

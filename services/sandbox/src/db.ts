@@ -1,4 +1,4 @@
-import { PrismaPg } from '@prisma/adapter-pg';
+import { prismaClientOptions } from '@sigil/kit/db';
 import { PrismaClient } from './generated/prisma/client.ts';
 
 export type Db = InstanceType<typeof PrismaClient>;
@@ -7,5 +7,5 @@ export type DbOrTx = Db | Tx;
 export type SandboxRow = NonNullable<Awaited<ReturnType<Db['sandbox']['findUnique']>>>;
 
 export function createDb(databaseUrl: string): Db {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  return new PrismaClient(prismaClientOptions(databaseUrl));
 }

@@ -102,7 +102,7 @@ export function createTemplateService({ db }: { db: Db }) {
         }
         await tx.template.delete({ where: { id } });
         await enqueueEvent(tx, { type: 'template.deleted', organizationId, data: { templateId: id } });
-      }, { maxWait: 15_000, timeout: 20_000 });
+      });
     },
   };
 }

@@ -2,3 +2,4 @@ export * from './migrate.ts';
 export * from './sql.ts';
 export * from './listen.ts';
 export * from './exclusive.ts';
+export * from './prisma.ts';

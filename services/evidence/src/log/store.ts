@@ -80,7 +80,6 @@ export async function appendToLog(db: Db, mode: LogMode, entries: LogEntry[]): P
       await tx.$executeRawUnsafe('UPDATE log_heads SET size = $2, frontier = $3 WHERE mode = $1', mode, head.size, head.frontier);
       return indexes;
     },
-    { maxWait: 15_000, timeout: 20_000 },
   );
 }
 

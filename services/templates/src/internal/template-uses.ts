@@ -60,7 +60,7 @@ export function createTemplateUses({ db, store }: { db: Db; store: FileStore }) 
         const found = await snapshot(tx, organizationId, templateId, use.version);
         await insertTemplateUsage(tx, { templateId, organizationId, kind: use.usedBy.kind, id: use.usedBy.id, at: new Date() });
         return found;
-      }, { maxWait: 15_000, timeout: 20_000 });
+      });
     },
 
     async document(organizationId: string, templateId: string, ref: number | 'latest'): Promise<Buffer> {
