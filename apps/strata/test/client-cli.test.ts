@@ -7,23 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, VERSION } from '../src/cli.ts';
 import { everyOf } from '../src/cli-types.ts';
 import { eventOf } from '../src/events.ts';
+import { fakeFetch, jsonAnswer } from '@strata/client/testing';
 
 const SERVER = 'https://strata.example.com';
-
-/** A fetch that records each request and answers with `answer(request)`. */
-function fakeFetch(answer: (request: Request) => Response | Promise<Response>): { fetch: typeof fetch; requests: Request[] } {
-  const requests: Request[] = [];
-  const fetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? input : new Request(input, init);
-    requests.push(request);
-    return answer(request);
-  };
-  return { fetch: fetchImpl, requests };
-}
-
-function jsonAnswer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
 
 describe('as the CLI prints it', () => {
   let dir: string;

@@ -1,23 +1,9 @@
 // Unit tests of the typed console API client: requests built from the document, answers and errors.
 import { describe, expect, it } from 'vitest';
 import { ApiError, createStrataClient, expectData } from '../src/index.ts';
+import { fakeFetch, jsonAnswer } from '../src/testing.ts';
 
 const SERVER = 'https://strata.example.com';
-
-/** A fetch that records each request and answers with `answer(request)`. */
-function fakeFetch(answer: (request: Request) => Response | Promise<Response>): { fetch: typeof fetch; requests: Request[] } {
-  const requests: Request[] = [];
-  const fetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? input : new Request(input, init);
-    requests.push(request);
-    return answer(request);
-  };
-  return { fetch: fetchImpl, requests };
-}
-
-function jsonAnswer(status: number, body: unknown, statusText = ''): Response {
-  return new Response(JSON.stringify(body), { status, statusText, headers: { 'content-type': 'application/json' } });
-}
 
 function clientWith(answer: (request: Request) => Response | Promise<Response>, { anonymous = false } = {}) {
   const fake = fakeFetch(answer);
