@@ -38,6 +38,16 @@ export interface FieldError {
   detail: string;
 }
 
+/** One reference token of a JSON Pointer (RFC 6901): `~` and `/` escaped, as a member name chosen by a caller needs. */
+export function escapePointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** A JSON Pointer into the request from its part and tokens: `pointerTo('body', 'variables', name)`. */
+export function pointerTo(part: 'body' | 'query' | 'path' | 'header', ...tokens: Array<string | number>): string {
+  return ['', part, ...tokens.map((token) => escapePointer(String(token)))].join('/');
+}
+
 export interface AppErrorOptions {
   errors?: FieldError[];
   headers?: Record<string, string>;

@@ -115,6 +115,14 @@ describe('the contract app builder', () => {
     expect(open.body.errors).toEqual([{ pointer: '/query/q', detail: 'must not contain the NUL character (U+0000)' }]);
   });
 
+  it('refuses an unpaired surrogate (not Unicode; jsonb refuses its escape) as invalid input, not a 500', async () => {
+    const res = await request(app).post('/things').set(admin).set('content-type', 'application/json').send('{"name":"a\\ud800b"}');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ detail: 'Field name must be well-formed Unicode (it holds an unpaired surrogate).', errors: [{ pointer: '/body/name' }] });
+    const paired = await request(app).post('/things').set(admin).set('content-type', 'application/json').send('{"name":"a\\ud83d\\ude00"}');
+    expect(paired.status).not.toBe(400);
+  });
+
   it('says how large a body may be', async () => {
     const res = await request(app).post('/things').set(admin).send({ name: 'x'.repeat(1_100_000) });
     expect(res.status).toBe(413);

@@ -16,6 +16,9 @@ describe('the range of a change summary', () => {
     expect(() => changeRange('2x', undefined, now)).toThrow(/neither an RFC 3339 time nor a duration/);
     expect(() => changeRange(undefined, 'soon', now)).toThrow(/until: "soon" is not an RFC 3339 time .* or latest/);
     expect(() => changeRange('2026-03-02T00:00:00Z', undefined, now)).toThrow(/is after until/);
+    // Times the database cannot hold (a fuzzed since of 25 million days gave a 500).
+    expect(() => changeRange('25000000d', undefined, now)).toThrow(/since: "25000000d" is outside the years 0001 to 9999/);
+    expect(() => changeRange('0000-06-01T00:00:00Z', undefined, now)).toThrow(/outside the years 0001 to 9999/);
   });
 });
 

@@ -207,6 +207,19 @@ describe('audit', () => {
     expect(filtered.body.events.every((e: { action: string }) => e.action === 'resumeTarget')).toBe(true);
     expect((await h.call('viewer', 'get', '/api/v1/audit')).status).toBe(403);
   });
+  it('records a write refused for text PostgreSQL cannot store, with that text replaced', async () => {
+    const reason = `nul\u0000 and \ud800 ${Date.now()}`;
+    const refused = await request(h.app).post('/api/v1/targets/default/postgres-main/backup-now').set(await h.as('operator')).set('content-type', 'application/json').send(JSON.stringify({ reason }));
+    expect(refused.status).toBe(400);
+    const stored = reason.replace('\u0000', '\uFFFD').replace('\ud800', '\uFFFD');
+    type Event = { action: string; outcome: string; detail: { reason?: string } };
+    let found: Event | undefined;
+    for (let i = 0; i < 50 && !found; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 50));
+      found = ((await h.call('operator', 'get', '/api/v1/audit?action=backupNow&limit=50')).body.events as Event[]).find((e) => e.detail.reason === stored);
+    }
+    expect(found).toMatchObject({ outcome: 'invalid', detail: { status: 400, reason: stored } });
+  });
 });
 
 describe('settings', () => {

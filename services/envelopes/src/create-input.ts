@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '@sigil/kit/errors';
+import { AppError, pointerTo, type FieldError } from '@sigil/kit/errors';
 import type { components } from '@sigil/proto/api/sigil';
 import type { TemplateVersionSnapshot } from '@sigil/proto/internal-templates';
 
@@ -78,12 +78,12 @@ function planRecipients(input: EnvelopeRecipientInput[], version: TemplateVersio
 function checkVariables(given: Record<string, unknown>, version: TemplateVersionSnapshot, errors: FieldError[]): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(given)) {
-    if (!version.variables.some((v) => v.name === name)) errors.push({ pointer: `/body/variables/${name}`, detail: 'is not a variable of this template version' });
-    else if (value !== null && typeof value === 'object') errors.push({ pointer: `/body/variables/${name}`, detail: 'must be a string, number or boolean' });
+    if (!version.variables.some((v) => v.name === name)) errors.push({ pointer: pointerTo('body', 'variables', name), detail: 'is not a variable of this template version' });
+    else if (value !== null && typeof value === 'object') errors.push({ pointer: pointerTo('body', 'variables', name), detail: 'must be a string, number or boolean' });
     else if (value !== null && value !== undefined) values[name] = String(value);
   }
   for (const variable of version.variables) {
-    if (variable.required && !values[variable.name]?.trim()) errors.push({ pointer: `/body/variables/${variable.name}`, detail: 'is required' });
+    if (variable.required && !values[variable.name]?.trim()) errors.push({ pointer: pointerTo('body', 'variables', variable.name), detail: 'is required' });
   }
   return values;
 }

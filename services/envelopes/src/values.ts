@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FieldError } from '@sigil/kit/errors';
+import { pointerTo, type FieldError } from '@sigil/kit/errors';
 import type { TemplateField } from '@sigil/proto/internal-templates';
 import { invalid } from './create-input.ts';
 
@@ -24,7 +24,7 @@ export function checkSubmission(fields: TemplateField[], role: string, input: { 
   const mine = fields.filter((f) => fillable(f, role));
   const values: Record<string, FieldValue> = {};
   for (const id of Object.keys(input.fields)) {
-    if (!mine.some((f) => f.id === id)) errors.push({ pointer: `/body/fields/${id}`, detail: 'is not a field this recipient fills' });
+    if (!mine.some((f) => f.id === id)) errors.push({ pointer: pointerTo('body', 'fields', id), detail: 'is not a field this recipient fills' });
   }
   for (const field of mine) {
     const given = input.fields[field.id];

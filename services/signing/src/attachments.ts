@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { enqueueEvent } from '@sigil/kit/bus';
-import { AppError } from '@sigil/kit/errors';
-import type { FieldError } from '@sigil/kit/errors';
+import { AppError, pointerTo, type FieldError } from '@sigil/kit/errors';
 import { newId } from '@sigil/kit/ids';
 import type { UploadedFile } from '@sigil/kit/api';
 import type { FileStore } from '@strata/stream/file-store';
@@ -68,7 +67,7 @@ export function createAttachmentService(deps: AttachmentDeps) {
       const rows = await deps.db.attachment.findMany({ where: { id: { in: given.map(([, id]) => id) }, recipientId: signer.recipientId } });
       const errors: FieldError[] = given
         .filter(([fieldId, id]) => !rows.some((r) => r.id === id && r.fieldId === fieldId))
-        .map(([fieldId]) => ({ pointer: `/body/fields/${fieldId}`, detail: 'is not an attachment this recipient uploaded for this field' }));
+        .map(([fieldId]) => ({ pointer: pointerTo('body', 'fields', fieldId), detail: 'is not an attachment this recipient uploaded for this field' }));
       if (errors.length > 0) throw new AppError('validation-failed', `${errors.length} attachment(s) were not uploaded by this recipient for their field.`, { errors });
     },
   };

@@ -91,6 +91,9 @@ describe('POST /v1/templates/{id}/versions/{version}/render', () => {
       { pointer: '/body/variables/colour', detail: 'is not a variable of this version' },
       { pointer: '/body/variables/company', detail: 'is required' },
     ]);
+    // A name is one token of the pointer, escaped (RFC 6901), whatever it holds.
+    const odd = await request(h.app).post(`/v1/templates/${fileTemplate}/versions/1/render`).set(await h.auth.headers(testKey)).send({ variables: { company: 'Acme', 'a/b~c': 'x' } });
+    expect(odd.body.errors).toEqual([{ pointer: '/body/variables/a~1b~0c', detail: 'is not a variable of this version' }]);
   });
 
   it('replays an idempotent render with the same bytes', async () => {

@@ -9,7 +9,7 @@ import { clientAddress } from '../http/client-address.ts';
 import { bodyRules, checkBody } from './media-types.ts';
 import { createOpenApiBackend, precompileRouting, sendReply, type Reply } from './openapi-backend.ts';
 import type { RequestShape } from './operation-types.ts';
-import { findNulCharacter, type ValidationIssue } from './validation.ts';
+import { findUnstorableText, type ValidationIssue } from './validation.ts';
 
 /** What the builder needs to know of an operation besides the document: who serves it. */
 export interface ContractOperation {
@@ -170,7 +170,7 @@ export async function createContractApp<P, Op extends ContractOperation>(options
       const op = operationOf(c);
       if (!op) return;
       // An operation open to anyone (`security: []`) is never "authorized" in openapi-backend's sense; its input is
-      // still checked for NUL characters below.
+      // still checked for text PostgreSQL cannot store below.
       const open = ((c.operation as { security?: unknown[] } | undefined)?.security ?? (options.document.security as unknown[] | undefined) ?? []).length === 0;
       if (c.security?.authorized) {
         const principal = await principalOf(req).catch(() => undefined);
@@ -180,8 +180,8 @@ export async function createContractApp<P, Op extends ContractOperation>(options
       } else if (!open) {
         return;
       }
-      const nul = findNulCharacter({ path: c.request.params, query: c.request.query, body: req.body });
-      if (nul) throw errors.validation([{ keyword: 'nul', instancePath: nul.pointer, params: {}, message: nul.detail }]);
+      const unstorable = findUnstorableText({ path: c.request.params, query: c.request.query, body: req.body });
+      if (unstorable) throw errors.validation([{ keyword: 'unstorable', instancePath: unstorable.pointer, params: {}, message: unstorable.detail }]);
     },
     validationFail: async (c: Context) => {
       throw errors.validation((c.validation.errors ?? []) as unknown as ValidationIssue[]);

@@ -1,4 +1,5 @@
-import type { FieldError } from '../errors.ts';
+import { escapePointer, type FieldError } from '../errors.ts';
+import { unstorableReason } from '../db/storable-text.ts';
 
 /** The part of an ajv error the API turns into a field error. */
 export interface ValidationIssue {
@@ -22,10 +23,6 @@ export function toFieldError(error: ValidationIssue): FieldError {
   return { pointer, detail: error.message ?? 'is invalid' };
 }
 
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** `/body/name` → `Field name`, `/query/limit` → `Query parameter limit`, … */
 export function describePointer(pointer: string): string {
   const [, part, ...rest] = pointer.split('/');
@@ -36,22 +33,24 @@ export function describePointer(pointer: string): string {
 }
 
 /**
- * The first value of a request holding U+0000 (NUL), as a field error, or undefined. PostgreSQL's `text` and `jsonb`
- * cannot store NUL, so such a value would fail its write with a 500; no field of either contract has a use for it, so
- * it is refused with the other invalid input. Bytes (file bodies) are not values and are not looked at.
+ * The first value (or member name) of a request that PostgreSQL could not store, as a field error, or undefined.
+ * Such a value would fail its write with a 500; no field of either contract has a use for it, so it is refused with
+ * the other invalid input. Bytes (file bodies) are not values and are not looked at.
  */
-export function findNulCharacter(parts: Record<'path' | 'query' | 'body', unknown>): FieldError | undefined {
+export function findUnstorableText(parts: Record<'path' | 'query' | 'body', unknown>): FieldError | undefined {
   const pending: Array<[string, unknown]> = Object.entries(parts).map(([part, value]) => [`/${part}`, value]);
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [pointer, value] = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { pointer, detail: 'must not contain the NUL character (U+0000)' };
+      const detail = unstorableReason(value);
+      if (detail) return { pointer, detail };
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => pending.push([`${pointer}/${index}`, item]));
     } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
       for (const [key, item] of Object.entries(value)) {
         const at = `${pointer}/${escapePointer(key)}`;
-        if (key.includes('\u0000')) return { pointer: at, detail: 'must not contain the NUL character (U+0000)' };
+        const detail = unstorableReason(key);
+        if (detail) return { pointer: at, detail };
         pending.push([at, item]);
       }
     }

@@ -3,3 +3,4 @@ export * from './sql.ts';
 export * from './listen.ts';
 export * from './exclusive.ts';
 export * from './prisma.ts';
+export * from './storable-text.ts';

@@ -7,6 +7,7 @@ import { findBackup } from './backup-queries.ts';
 import { bumpCatalogVersion, type Db } from '../db.ts';
 import type { ConsoleEvent } from '../console/events.ts';
 import { syncPin, type PinSyncDeps } from './pin-sync.ts';
+import { inputTime } from '../time-input.ts';
 
 export interface PinDeps extends PinSyncDeps {
   db: Db;
@@ -58,12 +59,13 @@ export function pinExpiry(expires: string, now: Date): Date {
   if (/^\d{4}-\d{2}-\d{2}$/.test(expires)) expires = `${expires}T00:00:00Z`;
   if (/^\d{4}-\d{2}-\d{2}T/.test(expires)) {
     const at = new Date(expires);
-    if (Number.isNaN(at.getTime())) throw new AppError('validation-failed', `expires: "${expires}" is not a valid time`);
-    return at;
+    return inputTime('expires', expires, at);
   }
+  let ms: number;
   try {
-    return new Date(now.getTime() + parseDuration(expires));
+    ms = parseDuration(expires);
   } catch {
     throw new AppError('validation-failed', `expires: "${expires}" is neither a duration nor an RFC 3339 time`);
   }
+  return inputTime('expires', expires, new Date(now.getTime() + ms));
 }

@@ -11,6 +11,7 @@ import type { TargetService } from '../console/targets.ts';
 import type { Db } from '../db.ts';
 import { segmentView } from './segments.ts';
 import { segmentsOverlapping, type TimeRange } from './segment-times.ts';
+import { inputTime } from '../time-input.ts';
 
 type TableChange = components['schemas']['TableChange'];
 type SegmentView = ReturnType<typeof segmentView>;
@@ -36,7 +37,7 @@ function sinceOf(since: string, now: Date): Date {
     } catch {
       throw new AppError('validation-failed', `since: "${since}" is neither an RFC 3339 time nor a duration such as 2h or 7d`);
     }
-    return new Date(now.getTime() - ms);
+    return inputTime('since', since, new Date(now.getTime() - ms));
   }
   return timeOf('since', since);
 }
@@ -44,7 +45,7 @@ function sinceOf(since: string, now: Date): Date {
 function timeOf(name: string, text: string): Date {
   const time = /^\d{4}-\d\d-\d\dT/.test(text) ? new Date(text) : new Date(Number.NaN);
   if (Number.isNaN(time.getTime())) throw new AppError('validation-failed', `${name}: "${text}" is not an RFC 3339 time (e.g. 2026-11-28T09:00:00Z)${name === 'until' ? ' or latest' : ''}`);
-  return time;
+  return inputTime(name, text, time);
 }
 
 /** Each file's newest upload: the finished one, else the partial that reached furthest. */

@@ -6,12 +6,13 @@ import type { ResourceRepository } from '../resources/resources.ts';
 import { listSegments } from './segments.ts';
 import type { TimeRange } from './segment-times.ts';
 import type { TargetService } from '../console/targets.ts';
+import { inputTime } from '../time-input.ts';
 
 function parseSince(since: string | undefined): Date | undefined {
   if (!since) return undefined;
   const time = new Date(since);
   if (Number.isNaN(time.getTime())) throw new AppError('validation-failed', `since: "${since}" is not an RFC 3339 time`);
-  return time;
+  return inputTime('since', since, time);
 }
 
 /** The change log as the console reads it: segments (all the caller may see, or one target's) and restore plans. */

@@ -1,11 +1,14 @@
 import type { WriteRecord } from '@sigil/kit/api/strata';
+import { storableCopy } from '@sigil/kit/db';
 import type { Db } from '../db.ts';
 
 /** The console's audit log: every write, whatever its outcome, newest first when read. */
 export function createAuditLog(db: Db) {
   return {
+    /** Recorded as sent, but for characters PostgreSQL cannot store (a refused request's NUL), which become U+FFFD. */
     async record(record: WriteRecord): Promise<void> {
-      await db.auditEvent.create({ data: { ...record, detail: record.detail as never } });
+      const { time, ...sent } = record;
+      await db.auditEvent.create({ data: { time, ...storableCopy(sent), detail: storableCopy(record.detail) as never } });
     },
     async list(filters: { action?: string; user?: string; limit: number }) {
       const rows = await db.auditEvent.findMany({

@@ -1,7 +1,7 @@
 import type { PDFDocument } from 'pdf-lib';
 // pdf-lib (~20 MiB once loaded) comes with the first use (`import()` is cached), not at start.
 
-import type { FieldError } from '@sigil/kit/errors';
+import { pointerTo, type FieldError } from '@sigil/kit/errors';
 import type { Db } from '../db.ts';
 import type { FileStore } from '../files/storage.ts';
 import { draftErrors, VARIABLE_TAG, type DraftField, type DraftInput, type DraftVariable } from './draft-input.ts';
@@ -23,12 +23,12 @@ function valuesOf(input: unknown, declared: DraftVariable[]): Values {
   const values: Values = {};
   if (typeof given !== 'object' || given === null || Array.isArray(given)) throw draftErrors([{ pointer: '/body/variables', detail: 'must be an object of variable values' }]);
   for (const [name, value] of Object.entries(given)) {
-    if (!declared.some((v) => v.name === name)) errors.push({ pointer: `/body/variables/${name}`, detail: 'is not a variable of this version' });
-    else if (value !== null && typeof value === 'object') errors.push({ pointer: `/body/variables/${name}`, detail: 'must be a string, number or boolean' });
+    if (!declared.some((v) => v.name === name)) errors.push({ pointer: pointerTo('body', 'variables', name), detail: 'is not a variable of this version' });
+    else if (value !== null && typeof value === 'object') errors.push({ pointer: pointerTo('body', 'variables', name), detail: 'must be a string, number or boolean' });
     else if (value !== null && value !== undefined) values[name] = String(value);
   }
   for (const variable of declared) {
-    if (variable.required && !values[variable.name]?.trim()) errors.push({ pointer: `/body/variables/${variable.name}`, detail: 'is required' });
+    if (variable.required && !values[variable.name]?.trim()) errors.push({ pointer: pointerTo('body', 'variables', variable.name), detail: 'is required' });
   }
   if (errors.length > 0) throw draftErrors(errors);
   return values;
