@@ -1,5 +1,5 @@
 import { escapePointer, type FieldError } from '../errors.ts';
-import { unstorableReason } from '../db/storable-text.ts';
+import { findUnstorable } from '../db/storable-text.ts';
 
 /** The part of an ajv error the API turns into a field error. */
 export interface ValidationIssue {
@@ -38,22 +38,9 @@ export function describePointer(pointer: string): string {
  * the other invalid input. Bytes (file bodies) are not values and are not looked at.
  */
 export function findUnstorableText(parts: Record<'path' | 'query' | 'body', unknown>): FieldError | undefined {
-  const pending: Array<[string, unknown]> = Object.entries(parts).map(([part, value]) => [`/${part}`, value]);
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [pointer, value] = next;
-    if (typeof value === 'string') {
-      const detail = unstorableReason(value);
-      if (detail) return { pointer, detail };
-    } else if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push([`${pointer}/${index}`, item]));
-    } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
-      for (const [key, item] of Object.entries(value)) {
-        const at = `${pointer}/${escapePointer(key)}`;
-        const detail = unstorableReason(key);
-        if (detail) return { pointer: at, detail };
-        pending.push([at, item]);
-      }
-    }
+  for (const [part, value] of Object.entries(parts)) {
+    const found = findUnstorable(value);
+    if (found) return { pointer: ['', part, ...found.path.map((token) => escapePointer(String(token)))].join('/'), detail: found.reason };
   }
   return undefined;
 }

@@ -22,3 +22,27 @@ export function storableCopy<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * The first string or member name under `value` that PostgreSQL could not store: the path to it (member names and
+ * array indexes) and why. Walked with a stack of its own, so a deeply nested body cannot overflow the call stack.
+ */
+export function findUnstorable(value: unknown): { path: Array<string | number>; reason: string } | undefined {
+  const pending: Array<[Array<string | number>, unknown]> = [[[], value]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [path, item] = next;
+    if (typeof item === 'string') {
+      const reason = unstorableReason(item);
+      if (reason) return { path, reason };
+    } else if (Array.isArray(item)) {
+      item.forEach((element, index) => pending.push([[...path, index], element]));
+    } else if (item !== null && typeof item === 'object' && !Buffer.isBuffer(item)) {
+      for (const [key, member] of Object.entries(item)) {
+        const reason = unstorableReason(key);
+        if (reason) return { path: [...path, key], reason };
+        pending.push([[...path, key], member]);
+      }
+    }
+  }
+  return undefined;
+}

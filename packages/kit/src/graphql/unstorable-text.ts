@@ -1,26 +1,14 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
-import { unstorableReason } from '../db/storable-text.ts';
+import { findUnstorable, unstorableReason } from '../db/storable-text.ts';
 
-/** The first string of the operation's variables (a path such as `$input.name`) PostgreSQL could not store. */
+/** The first string of the operation's variables (a path such as `$input.names[1]`) PostgreSQL could not store. */
 function inVariables(variables: Record<string, unknown>): { where: string; reason: string } | undefined {
-  const pending: Array<[string, unknown]> = Object.entries(variables).map(([name, value]) => [`$${name}`, value]);
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [where, value] = next;
-    if (typeof value === 'string') {
-      const reason = unstorableReason(value);
-      if (reason) return { where, reason };
-    } else if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push([`${where}[${index}]`, item]));
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const reason = unstorableReason(key);
-        if (reason) return { where: `${where}.${key.toWellFormed()}`, reason };
-        pending.push([`${where}.${key}`, item]);
-      }
-    }
-  }
-  return undefined;
+  const found = findUnstorable(variables);
+  if (!found) return undefined;
+  const [name, ...rest] = found.path;
+  const where = rest.map((token) => (typeof token === 'number' ? `[${token}]` : `.${token.toWellFormed()}`)).join('');
+  return { where: `$${String(name).toWellFormed()}${where}`, reason: found.reason };
 }
 
 /** The first string literal of the document PostgreSQL could not store. */
