@@ -48,7 +48,12 @@ export interface QueueRequest {
   skipLoadGuard?: boolean;
 }
 
-/** Records a Backup in phase Queued; the dispatcher starts it when the policy's limits allow. */
+/**
+ * Records a Backup in phase Queued; the dispatcher starts it when the policy's limits allow. The caller bumps the
+ * catalog version, last in its transaction: a pass that queues runs for several targets would otherwise hold the
+ * version's row while it waits for the next target's, the reverse of `backup-now`'s order, and Postgres would abort
+ * one of the two as a deadlock (test/lock-order.test.ts).
+ */
 export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRequest, now: Date): Promise<BackupRow> {
   const { target, policy, store } = bundle;
   const { namespace, name: targetName } = target.metadata;
@@ -85,7 +90,6 @@ export async function queueBackup(tx: Tx, bundle: TargetBundle, request: QueueRe
       skipLoadGuard: request.skipLoadGuard ?? false,
     },
   });
-  await bumpCatalogVersion(tx);
   return row;
 }
 
@@ -105,7 +109,6 @@ async function requeuePostponed(tx: Tx, postponed: BackupRow, request: QueueRequ
     where: { id: postponed.id },
     data: { phase: BACKUP_PHASES.queued, postponedUntil: null, skipLoadGuard: skip, message: `requested again by ${request.requestedBy}${skip ? ' without the load guard' : ''}` },
   });
-  await bumpCatalogVersion(tx);
   return row;
 }
 

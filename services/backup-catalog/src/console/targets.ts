@@ -128,12 +128,14 @@ export function createTargetService(deps: BackupDeps) {
             // A suspended target's slots pass without a run, and without a word: suspending says so already.
           } else if (decision.run) {
             try {
-              // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
+              // The target's row first; the catalog version's last, after every target (the order every writer takes them).
               await resources.lock(tx, 'BackupTarget', namespace, name);
               const bundle = await loadTargetBundle(tx, resources, namespace, name);
               queued.push(await queueBackup(tx, bundle, { reason: 'scheduled', requestedBy: 'scheduler' }, now));
               scheduled = { type: CONDITION.scheduled, status: 'True', reason: 'RunQueued', message: `the run of ${slot} was queued` };
             } catch (error) {
+              // A refusal (AppError) is the target's condition; a database error has aborted the pass's transaction.
+              if (!(error instanceof AppError)) throw error;
               scheduled = { type: CONDITION.scheduled, status: 'False', reason: 'RunNotStarted', message: `scheduled run at ${slot} not started: ${(error as Error).message}` };
             }
           } else {
@@ -208,10 +210,10 @@ export function createTargetService(deps: BackupDeps) {
       const now = deps.clock();
       const { row, version } = await db.$transaction(async (tx) => {
         const bundle = await loadTargetBundle(tx, resources, namespace, name);
-        // The target's row before the catalog version (queueBackup bumps it), in the order every writer takes them.
+        // The target's row before the catalog version's, in the order every writer takes them.
         await resources.patchStatus(tx, 'BackupTarget', namespace, name, { handledBackupNow: now.toISOString() });
         const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id, skipLoadGuard: options.skipLoadGuard === true }, now);
-        return { row, version: await catalogVersion(tx) };
+        return { row, version: await bumpCatalogVersion(tx) };
       });
       deps.notify(backupEvent(row, version));
       await dispatchQueued(deps);

@@ -45,15 +45,15 @@ export function createRestoreService(deps: RestoreDeps) {
   const { db, resources } = deps;
   const inPlace = createInPlaceRestores(deps);
 
-  async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<{ row: RestoreRow; version: bigint }> {
+  /** The restore's row; the caller bumps the catalog version, last in its transaction (an apply, after every document). */
+  async function create(tx: Tx, principal: StrataPrincipal, request: RestoreRequest, named?: { namespace: string; name: string }): Promise<RestoreRow> {
     // The mode's role (x-strata-mode-roles) is authorization: refused before the request is read, as x-strata-role is.
     if (request.mode === 'in-place' && !roleAtLeast(principal.role, 'restorer-admin')) throw new AppError('forbidden', `An in-place restore needs the role restorer-admin; you are ${principal.role}.`);
     const [targetNamespace, targetName] = splitTarget(request.target, named?.namespace);
     checkRequest(request);
     if (request.mode === 'in-place') {
       if (request.confirm !== targetName) throw new AppError('validation-failed', `confirm: must equal the target name ${targetName} for an in-place restore`);
-      const row = await inPlace.create(tx, principal, request, { namespace: named?.namespace ?? targetNamespace, ...(named?.name ? { name: named.name } : {}) });
-      return { row, version: await bumpCatalogVersion(tx) };
+      return inPlace.create(tx, principal, request, { namespace: named?.namespace ?? targetNamespace, ...(named?.name ? { name: named.name } : {}) });
     }
     if (request.mode === 'sandbox') throw new AppError('not-restorable', 'A Restore document in mode sandbox is not applied in this release; POST /api/v1/restores or /api/v1/sandboxes creates one.');
     const bundle = await loadTargetBundle(tx, resources, targetNamespace, targetName);
@@ -74,8 +74,7 @@ export function createRestoreService(deps: RestoreDeps) {
         ...(planRef ? { plan: planRef } : {}),
       },
     };
-    const row = request.mode === 'download' ? await download(tx, request, chosen) : await intoNewDatabase(tx, request, chosen);
-    return { row, version: await bumpCatalogVersion(tx) };
+    return request.mode === 'download' ? download(tx, request, chosen) : intoNewDatabase(tx, request, chosen);
   }
 
   /** A download succeeds at once: its URL is the artifact, or a README with the links and the commands. */
@@ -150,7 +149,10 @@ export function createRestoreService(deps: RestoreDeps) {
 
   return {
     async request(principal: StrataPrincipal, request: RestoreRequest) {
-      const { row, version } = await db.$transaction((tx) => create(tx, principal, request));
+      const { row, version } = await db.$transaction(async (tx) => {
+        const row = await create(tx, principal, request);
+        return { row, version: await bumpCatalogVersion(tx) };
+      });
       deps.notify(restoreEvent(row, version));
       return { message: `Restore ${row.name} of ${row.targetNamespace}/${row.targetName} from backup ${row.backupId} ${row.phase === 'Succeeded' ? 'is ready' : 'started'}.`, kind: 'Restore', namespace: row.namespace, name: row.name, link: `/restores/${row.namespace}/${row.name}` };
     },
@@ -184,8 +186,8 @@ export function createRestoreService(deps: RestoreDeps) {
       };
       const existing = await tx.restore.findUnique({ where: { namespace_name: { namespace, name } } });
       if (existing) return 'unchanged' as const;
-      const { row, version } = await create(tx, principal, request, { namespace, name });
-      deps.notify(restoreEvent(row, version));
+      // The apply bumps the catalog version after its last document and tells listeners then.
+      await create(tx, principal, request, { namespace, name });
       return 'created' as const;
     },
     afterSafetyBackup: (tx: Tx, backup: BackupRow) => inPlace.afterSafetyBackup(tx, backup),
