@@ -146,6 +146,15 @@ type Publish = (subject: string, payload: unknown, msgId: string) => Promise<voi
 
 async function publishBatch(pool: pg.Pool, publish: Publish, batchSize: number, log: Logger): Promise<number> {
   const client = await pool.connect();
+  // A checked-out client has no pool listener: a connection the server ends while the batch waits on JetStream
+  // (Postgres restarting) is an error event here, which would otherwise end the process. The batch then fails at its
+  // next statement; its rows stay unpublished (or are published again, dropped as duplicates by their Nats-Msg-Id).
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+    log.warn({ err: error }, 'outbox relay: database connection lost mid-batch');
+  };
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>(
@@ -173,6 +182,8 @@ async function publishBatch(pool: pg.Pool, publish: Publish, batchSize: number, 
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.removeListener('error', onLost);
+    // A broken connection is discarded, not handed to the next batch.
+    client.release(lost);
   }
 }

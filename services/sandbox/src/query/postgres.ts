@@ -45,6 +45,10 @@ async function withClient<T>(conn: SandboxConnection, fn: (client: pg.Client) =>
     throw new Error(`postgres ${conn.host}:${conn.port} database "${conn.database}": ${(error as Error).message}`, { cause: error });
   }
   let reusable = false;
+  // A checked-out session has no pool listener: the server ending it between two statements is an error event that
+  // would otherwise end the process. The next statement fails instead, and the session is not reused.
+  const onLost = () => {};
+  client.on('error', onLost);
   try {
     // A pool's sessions are pg.Client instances (the wire helpers drive the client's connection).
     const result = await fn(client as unknown as pg.Client);
@@ -54,6 +58,7 @@ async function withClient<T>(conn: SandboxConnection, fn: (client: pg.Client) =>
     reusable = await reset(client);
     throw error;
   } finally {
+    client.removeListener('error', onLost);
     client.release(!reusable);
   }
 }
