@@ -10,6 +10,15 @@ describe('a dependency that cannot be reached', () => {
     expect(isDependencyUnavailable(new Error('wrapped', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) }))).toBe(true);
     expect(isDependencyUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }))).toBe(true);
+    // A query cut off by a Postgres restart, as Prisma reports it through the pg driver adapter.
+    const adapterError = (originalCode: string, message: string) =>
+      Object.assign(new Error(`Invalid \`prisma.envelope.create()\` invocation: Database error. Code: \`${originalCode}\`. Message: \`${message}\``), {
+        code: 'P2039',
+        meta: { modelName: 'Envelope', driverAdapterError: { name: 'DriverAdapterError', cause: { originalCode, originalMessage: message, kind: 'postgres' } } },
+      });
+    expect(isDependencyUnavailable(adapterError('57P01', 'terminating connection due to administrator command'))).toBe(true);
+    expect(isDependencyUnavailable(adapterError('22P05', 'unsupported Unicode escape sequence'))).toBe(false);
+    expect(isDependencyUnavailable({ code: 'P2010', meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'ConnectionClosed' } } } })).toBe(true);
     expect(isDependencyUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDependencyUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
     expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);

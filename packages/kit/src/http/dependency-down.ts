@@ -9,14 +9,18 @@ const PRISMA_UNREACHABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024',
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 /** Postgres: admin shutdown, crash shutdown, cannot connect now, too many connections. */
 const POSTGRES_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+/** The driver adapter's own kinds for a database that went away under a query. */
+const ADAPTER_KINDS = new Set(['ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'DatabaseNotReachable']);
 const MESSAGES = [/Connection terminated/i, /Can't reach database server/i, /Server has closed the connection/i, /the database system is (starting up|shutting down|in recovery mode)/i, /Timed out fetching a new connection/i];
 
 export function isDependencyUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 4) return false;
-  const e = error as { code?: unknown; errorCode?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown };
+  const e = error as { code?: unknown; errorCode?: unknown; name?: unknown; message?: unknown; cause?: unknown; originalCode?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown } };
   const code = String(e.code ?? e.errorCode ?? e.originalCode ?? '');
   if (PRISMA_UNREACHABLE.has(code) || SOCKET_CODES.has(code) || POSTGRES_CODES.has(code) || code.startsWith('08')) return true;
-  if (e.name === 'PrismaClientInitializationError') return true;
+  if (e.name === 'PrismaClientInitializationError' || ADAPTER_KINDS.has(String(e.kind))) return true;
   if (typeof e.message === 'string' && MESSAGES.some((m) => m.test(e.message as string))) return true;
-  return isDependencyUnavailable(e.cause, depth + 1);
+  // A query the driver adapter failed is a Prisma error whose own code is generic (P2010, P2039): Postgres' code is
+  // in `meta.driverAdapterError.cause.originalCode`.
+  return isDependencyUnavailable(e.cause, depth + 1) || isDependencyUnavailable(e.meta?.driverAdapterError, depth + 1);
 }
