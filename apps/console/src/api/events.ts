@@ -1,4 +1,4 @@
-import { createLiveSource, useLiveSource } from '@sigil/web-ui';
+import { createLiveSource, useLiveSource, useRefetchWhenIdle } from '@sigil/web-ui';
 
 /** One update from the console API's `/api/v1/events` stream (spec part 6), or `resync` after the stream dropped. */
 export interface StrataEvent {
@@ -31,4 +31,12 @@ export function useStrataEvents(onEvent: (event: StrataEvent) => void, options: 
     if (options.kinds?.length && !options.kinds.includes(event.kind)) return false;
     return options.filter ? options.filter(event) : true;
   });
+}
+
+/**
+ * Reads a page's query again (network-only) when the events it shows arrive, never cutting off the read in flight:
+ * `fetching` is the query's (urql's `useQuery`), `refetch` its re-execute function.
+ */
+export function useStrataRefetch(fetching: boolean, refetch: (options: { requestPolicy: 'network-only' }) => void, options: Parameters<typeof useStrataEvents>[1] = {}): void {
+  useStrataEvents(useRefetchWhenIdle(fetching, () => refetch({ requestPolicy: 'network-only' })), options);
 }

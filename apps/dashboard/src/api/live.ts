@@ -1,4 +1,4 @@
-import { createLiveSource, useLiveSource } from '@sigil/web-ui';
+import { createLiveSource, useLiveSource, useRefetchWhenIdle } from '@sigil/web-ui';
 import type { Mode } from './mode.ts';
 
 /** One change to the signed-in organization, from the gateway's `/app/live` stream (gateway/src/dashboard.ts). */
@@ -45,4 +45,12 @@ export function useLive(onChange: (change: Change) => void, options: LiveOptions
     },
     options.debounceMs,
   );
+}
+
+/**
+ * Reads a page's query again (network-only) on the changes it shows, never cutting off the read in flight: `fetching`
+ * is the query's (urql's `useQuery`), `refetch` its re-execute function.
+ */
+export function useLiveRefetch(fetching: boolean, refetch: (options: { requestPolicy: 'network-only' }) => void, options: LiveOptions): void {
+  useLive(useRefetchWhenIdle(fetching, () => refetch({ requestPolicy: 'network-only' })), options);
 }

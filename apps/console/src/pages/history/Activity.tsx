@@ -1,6 +1,6 @@
 import { useQuery } from 'urql';
 import { FormError, Loading, Page } from '@sigil/web-ui';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { graphql } from '../../gql';
 import { BackupRunsTable, RestoresTable } from './ActivityTables.tsx';
 import { refusalOf } from '../../api/graphql-refusal.ts';
@@ -54,7 +54,7 @@ const LIMIT = 50;
 /** Running and recent backup runs and restores, newest first; live from the event stream. */
 export default function Activity() {
   const [{ data, fetching, error }, refetch] = useQuery({ query: ActivityQuery, variables: { limit: LIMIT } });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'restore', 'sandbox'] });
+  useStrataRefetch(fetching, refetch, { kinds: ['backup', 'restore', 'sandbox'] });
   const activity = data?.strataActivity;
   return (
     <Page title="Activity" description={`Backups and restores running now and the latest ${LIMIT} of each, newest first. Updates by itself.`}>

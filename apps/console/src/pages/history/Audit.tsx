@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page } from '@sigil/web-ui';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql';
 import { AuditFilters, auditFiltersFrom, auditSearchOf } from './AuditFilters.tsx';
@@ -36,7 +36,7 @@ export default function Audit() {
   const navigate = useNavigate();
   const filters = useMemo(() => auditFiltersFrom(params), [params]);
   const [{ data, fetching, error }, refetch] = useQuery({ query: AuditQuery, variables: filters });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }));
+  useStrataRefetch(fetching, refetch);
   const events = data?.strataAudit;
   return (
     <Page title="Audit log" description="Every write to the console API by anyone, whatever its outcome, newest first (the events this replica recorded).">

@@ -1,7 +1,7 @@
 import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { useSession } from '../../app/session.tsx';
 import { duration, formatMoment } from '../../format.ts';
 import { refusalOf } from '../../api/graphql-refusal.ts';
@@ -16,7 +16,7 @@ const LIMIT = 200;
 export default function RestoreList() {
   const { can } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: RestoresQuery, variables: { limit: LIMIT } });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['restore', 'sandbox'] });
+  useStrataRefetch(fetching, refetch, { kinds: ['restore', 'sandbox'] });
   const restores = data?.strataRestores;
   return (
     <Page

@@ -3,7 +3,7 @@ import { Link } from 'react-aria-components';
 import { useLocation } from 'react-router';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge } from '@sigil/web-ui';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { useSession } from '../../app/session.tsx';
 import { bytes, formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
@@ -39,7 +39,7 @@ type SandboxRow = ConsoleSandboxesQuery['strataSandboxes'][number];
 export default function SandboxList() {
   const { can } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: SandboxesQuery });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['sandbox', 'restore'] });
+  useStrataRefetch(fetching, refetch, { kinds: ['sandbox', 'restore'] });
   const sandboxes = data?.strataSandboxes;
   // What the sandbox page said when it deleted one (the list may still show it, Deleting, for a moment).
   const notice = (useLocation().state as { notice?: string } | null)?.notice;

@@ -4,7 +4,7 @@ import { useQuery } from 'urql';
 import { FormError, Loading, StatusBadge, When } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
 import { useSession } from '../../app/session.tsx';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { bytes, duration, formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
 import { PinButton, UnpinButton } from './PinControls.tsx';
@@ -46,7 +46,7 @@ export function BackupsTable({ namespace, name }: { namespace: string; name: str
   const { can } = useSession();
   const [limit, setLimit] = useState(PAGE);
   const [{ data, fetching, error }, refetch] = useQuery({ query: BackupsQuery, variables: { namespace, name, limit } });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup'], filter: (e) => e.namespace === namespace });
+  useStrataRefetch(fetching, refetch, { kinds: ['backup'], filter: (e) => e.namespace === namespace });
   const backups = data?.strataTarget?.backups;
   const operator = can('operator');
   const compare = useComparePicks();

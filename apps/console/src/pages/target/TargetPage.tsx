@@ -3,7 +3,7 @@ import { useParams } from 'react-router';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { bytes, count, duration, formatMoment } from '../../format.ts';
 import { graphql } from '../../gql';
 import { BackupsTable } from './BackupsTable.tsx';
@@ -66,7 +66,7 @@ const TargetQuery = graphql(`
 export default function TargetPage() {
   const { ns = '', name = '' } = useParams();
   const [{ data, fetching, error }, refetch] = useQuery({ query: TargetQuery, variables: { namespace: ns, name } });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'catalog'], filter: (e) => e.kind === 'catalog' || e.namespace === ns });
+  useStrataRefetch(fetching, refetch, { kinds: ['backup', 'target', 'catalog'], filter: (e) => e.kind === 'catalog' || e.namespace === ns });
   const target = data?.strataTarget;
   if (!target) {
     return (

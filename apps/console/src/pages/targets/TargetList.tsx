@@ -4,7 +4,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
 import { FormError, Loading, Page, StatusBadge, When } from '@sigil/web-ui';
 import { refusalOf } from '../../api/graphql-refusal.ts';
-import { useStrataEvents } from '../../api/events.ts';
+import { useStrataRefetch } from '../../api/events.ts';
 import { graphql } from '../../gql';
 import { TimeBar } from '../../components/timeline/TimeBar.tsx';
 import { Scroller } from '../../components/Scroller.tsx';
@@ -57,7 +57,7 @@ export default function TargetList() {
   const navigate = useNavigate();
   const filters = useMemo(() => filtersFrom(params), [params]);
   const [{ data, fetching, error }, refetch] = useQuery({ query: TargetsQuery, variables: filters });
-  useStrataEvents(() => refetch({ requestPolicy: 'network-only' }), { kinds: ['backup', 'target', 'catalog'] });
+  useStrataRefetch(fetching, refetch, { kinds: ['backup', 'target', 'catalog'] });
   const targets = data?.strataTargets;
   // One scale for every row, so the bars compare: the last week, or less when no window is older; it moves with each refetch.
   const barRange = useMemo(() => {

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { Button, Link } from 'react-aria-components';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useQuery } from 'urql';
-import { useLive } from '../../api/live.ts';
+import { useLiveRefetch } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { EnvelopeTable } from './EnvelopeTable.tsx';
@@ -44,7 +44,7 @@ export default function EnvelopeList() {
     query: EnvelopeListQuery,
     variables: { first: PAGE_SIZE, after, status: filters.status, seal: filters.seal, template: filters.template, q: filters.q, testMode: mode === 'test', waitingSince },
   });
-  useLive(() => refetch({ requestPolicy: 'network-only' }), { mode, types: ENVELOPE_CHANGES });
+  useLiveRefetch(fetching, refetch, { mode, types: ENVELOPE_CHANGES });
 
   const applyFilters = (next: EnvelopeFilters) => navigate({ search: searchOf(next) }, { replace: true });
   const page = data?.envelopes;

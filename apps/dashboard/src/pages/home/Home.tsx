@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
-import { useLive } from '../../api/live.ts';
+import { useLiveRefetch } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { EnvelopeTable } from '../envelopes/EnvelopeTable.tsx';
@@ -51,7 +51,7 @@ export default function Home() {
   const { mode, session } = useSession();
   const variables = useMemo(() => ({ since: startOfMonth(), waitingSince: daysAgo(WAITING_DAYS), testMode: mode === 'test' }), [mode]);
   const [{ data, fetching, error }, refetch] = useQuery({ query: HomeQuery, variables });
-  useLive(() => refetch({ requestPolicy: 'network-only' }), { mode, types: ENVELOPE_CHANGES });
+  useLiveRefetch(fetching, refetch, { mode, types: ENVELOPE_CHANGES });
   const monthName = new Date().toLocaleString(undefined, { month: 'long' });
   return (
     <Page

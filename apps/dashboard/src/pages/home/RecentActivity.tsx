@@ -1,7 +1,7 @@
 import { Link } from 'react-aria-components';
 import { useQuery } from 'urql';
 import { Loading, When } from '@sigil/web-ui';
-import { useLive } from '../../api/live.ts';
+import { useLiveRefetch } from '../../api/live.ts';
 import { useSession } from '../../app/session.tsx';
 import { graphql } from '../../gql/index.ts';
 import { ENVELOPE_CHANGES } from '../envelopes/status.ts';
@@ -34,7 +34,7 @@ const RecentActivityQuery = graphql(`
 export function RecentActivity() {
   const { mode } = useSession();
   const [{ data, fetching, error }, refetch] = useQuery({ query: RecentActivityQuery, variables: { testMode: mode === 'test' } });
-  useLive(() => refetch({ requestPolicy: 'network-only' }), { mode, types: [...ENVELOPE_CHANGES, 'email.', 'otp.', 'attachment.'] });
+  useLiveRefetch(fetching, refetch, { mode, types: [...ENVELOPE_CHANGES, 'email.', 'otp.', 'attachment.'] });
   const entries = data?.recentActivity ?? [];
   return (
     <section aria-labelledby="home-activity">
