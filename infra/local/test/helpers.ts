@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import * as Minio from 'minio';
+import { startS3, type S3Handle } from '../src/s3.ts';
 
 export function tempStateDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'sigil-infra-test-'));
@@ -55,4 +57,30 @@ export function readPid(file: string): number {
   const pid = Number(fs.readFileSync(file, 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no pid in ${file}`);
   return pid;
+}
+
+/** An embedded S3 of the test's own (its state in a temporary folder), and minio clients for it. */
+export interface TestS3 {
+  s3: S3Handle;
+  /** A path-style client; `retry: false` never retries, so a 500 shows. */
+  client(options?: { retry?: boolean }): Minio.Client;
+  stop(): Promise<void>;
+}
+
+export async function startTestS3(prefix: string): Promise<TestS3> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const s3 = await startS3({ stateDir: dir, log: () => {} });
+  const { hostname, port } = new URL(s3.endpoint);
+  return {
+    s3,
+    client: ({ retry = true } = {}) =>
+      new Minio.Client({
+        endPoint: hostname, port: Number(port), useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: s3.region, pathStyle: true,
+        ...(retry ? {} : { retryOptions: { disableRetry: true } }),
+      }),
+    async stop() {
+      await s3.stop();
+      removeDir(dir);
+    },
+  };
 }

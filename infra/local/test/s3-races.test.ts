@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import * as Minio from 'minio';
+import type * as Minio from 'minio';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startS3, type S3Handle } from '../src/s3.ts';
+import { startTestS3, type TestS3 } from './helpers.ts';
 
 /**
  * The embedded S3 under a backup lease's traffic (s3rver-store.ts): writes and deletes under one prefix at the same
@@ -11,22 +8,16 @@ import { startS3, type S3Handle } from '../src/s3.ts';
  * rewritten. Plain s3rver answered 500s to the first, and to the second torn bytes, 500s (a torn metadata file) and
  * bodies shorter than their Content-Length that the client waited for forever.
  */
-let s3: S3Handle;
-let dir: string;
+let s3: TestS3;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 's3-races-'));
-  s3 = await startS3({ stateDir: dir, log: () => {} });
+  s3 = await startTestS3('s3-races');
 });
-afterAll(async () => {
-  await s3?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => s3?.stop());
 
-/** A client that never retries, so a 500 shows; and a read that never ends fails within 5 s. */
+/** A client that never retries, so a 500 shows; a read that never ends fails within 5 s (`within`). */
 function plainClient(): Minio.Client {
-  const { hostname, port } = new URL(s3.endpoint);
-  return new Minio.Client({ endPoint: hostname, port: Number(port), useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: s3.region, pathStyle: true, retryOptions: { disableRetry: true } });
+  return s3.client({ retry: false });
 }
 
 async function within<T>(what: string, work: Promise<T>): Promise<T> {
@@ -47,7 +38,7 @@ async function readWhole(client: Minio.Client, bucket: string, key: string): Pro
 
 it('reads and lists an object being rewritten as one whole version, never a torn one, a 500 or a body cut short', async () => {
   const client = plainClient();
-  await client.makeBucket('rewrites', s3.region);
+  await client.makeBucket('rewrites', s3.s3.region);
   // Two versions of different lengths, as a claim's `claiming` and `held` states are.
   const versions = [JSON.stringify({ state: 'claiming', pad: 'x'.repeat(3000) }), JSON.stringify({ state: 'held' })];
   await client.putObject('rewrites', 'lease/first.json', versions[0]!);
@@ -72,7 +63,7 @@ it('reads and lists an object being rewritten as one whole version, never a torn
 
 it('answers every write and delete racing under one prefix, and keeps what was written last', async () => {
   const client = plainClient();
-  await client.makeBucket('races', s3.region);
+  await client.makeBucket('races', s3.s3.region);
   const failures: string[] = [];
   const record = (what: string) => (error: Error) => void failures.push(`${what}: ${error.message}`);
   for (let round = 0; round < 150; round++) {

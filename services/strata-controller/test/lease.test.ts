@@ -84,6 +84,17 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/** `a` leading a one-second Lease on a clock the test moves (`advance`), so no wall-clock bound is needed. */
+async function leaderOnTestClock() {
+  let clock = Date.now();
+  const leases = memoryLeases();
+  const events: string[] = [];
+  const a = elector(leases.api, 'a', events, 1, () => clock);
+  a.start();
+  await until(() => a.isLeader());
+  return { a, leases, events, advance: (ms: number) => (clock += ms) };
+}
+
 describe('leader election on a Lease', () => {
   it('lets one replica of two lead, and the other take over when it leaves', async () => {
     const leases = memoryLeases();
@@ -116,22 +127,16 @@ describe('leader election on a Lease', () => {
   });
 
   it('stops leading once renewals have failed for longer than the renew deadline, not at the first failure', async () => {
-    // A clock the test moves: the deadline is counted from the last renewal on the elector's own clock, so no
-    // wall-clock bound (which CPU load can break) is needed.
-    let clock = Date.now();
-    const leases = memoryLeases();
-    const events: string[] = [];
-    const a = elector(leases.api, 'a', events, 1, () => clock);
-    a.start();
-    await until(() => a.isLeader());
+    // The deadline is counted from the last renewal on the elector's own clock, which the test moves.
+    const { a, leases, events, advance } = await leaderOnTestClock();
     leases.fail(true);
     await until(() => leases.failedCalls() >= 3);
     // Failed renewals alone do not end leadership while the clock is inside the deadline.
     expect(a.isLeader()).toBe(true);
     // The renew deadline is the duration minus one renewal interval: 1000 - 50 ms after the last renewal.
-    clock += 949;
+    advance(949);
     expect(a.isLeader()).toBe(true);
-    clock += 1;
+    advance(1);
     expect(a.isLeader()).toBe(false);
     await until(() => events.includes('a stops'));
     leases.fail(false);
@@ -140,15 +145,10 @@ describe('leader election on a Lease', () => {
   });
 
   it('stops leading by the renew deadline while the API server hangs, and tells the controller', async () => {
-    let clock = Date.now();
-    const leases = memoryLeases();
-    const events: string[] = [];
-    const a = elector(leases.api, 'a', events, 1, () => clock);
-    a.start();
-    await until(() => a.isLeader());
+    const { a, leases, events, advance } = await leaderOnTestClock();
     leases.hang(true);
     // No call answers, none fails: leadership still ends at the deadline, and the deadline's timer says so.
-    clock += 950;
+    advance(950);
     expect(a.isLeader()).toBe(false);
     await until(() => events.includes('a stops'));
     expect(events).toEqual(['a leads', 'a stops']);
