@@ -6,7 +6,8 @@ export { PagedBodies, PagedRows, type PagedRowsProps, type PageSlot, type RowsPa
 export { SelectField, type SelectOption } from './components/SelectField.tsx';
 export { AppName, Loading, Page, StatusBadge, When } from './components/Page.tsx';
 export { ApiError, statusTitle, type FieldProblem, type ProblemLike } from './errors.ts';
-export { createLiveSource, useLiveSource, useRefetchWhenIdle, createRefetchGate, type LiveSource, type RefetchGate } from './live-source.ts';
+export { createLiveSource, useLiveSource, useRefetchWhenIdle, type LiveSource } from './live-source.ts';
+export { createRefetchGate, type RefetchGate } from './refetch-gate.ts';
 export { useAction } from './useAction.ts';
 export { AriaRouting, lazyPage, preloadLandingPage, type PageRoute } from './routing.tsx';
 export { apiCacheKeys, EMBEDDED_TYPES, KEYED_BY_NAME } from './graphcache.ts';

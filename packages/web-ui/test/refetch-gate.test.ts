@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRefetchGate } from '../src/live-source.ts';
+import { createRefetchGate } from '../src/refetch-gate.ts';
 
 /**
  * A page's query, as urql runs it: `refetch` starts a read (fetching) and replaces any read in flight, which then never
