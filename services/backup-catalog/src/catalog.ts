@@ -59,7 +59,7 @@ export async function startCatalog(options: CatalogOptions): Promise<CatalogRunt
   let ticking: Promise<void> | undefined;
   let again = false;
   const base: BackupDeps = { db, resources, secrets, secretsKey, notify: (e) => feed.notify(e), clock, cell: config.CONSUMER_PREFIX };
-  const targets = createTargetService(base);
+  const targets = createTargetService({ ...base, log });
   const restores = createRestoreService({ ...base, downloadTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS });
   const sandboxRestores = createSandboxRestores({ ...base, targets });
   const verifier = createVerifier({ ...base, sandboxRestores, log });

@@ -1,4 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
+import type { Logger } from '@sigil/kit/log';
 import type { StrataPrincipal } from '@sigil/proto/strata';
 import { BACKUP_PHASES, backupEvent, dispatchQueued, queueBackup, type BackupDeps, type BackupRow } from '../backups/backups.ts';
 import { CONDITION, withConditions, type ConditionInput } from '../resources/conditions.ts';
@@ -28,7 +29,7 @@ export interface TargetFilters {
  * run failed), `stale` (no success for two schedule intervals), `suspended`, `misconfigured` (policy or
  * store missing).
  */
-export function createTargetService(deps: BackupDeps) {
+export function createTargetService(deps: BackupDeps & { log: Logger }) {
   const { db, resources } = deps;
 
   /** The console's view of a target, with the chain and the resource it was computed from. */
@@ -216,7 +217,9 @@ export function createTargetService(deps: BackupDeps) {
         return { row, version: await bumpCatalogVersion(tx) };
       });
       deps.notify(backupEvent(row, version));
-      await dispatchQueued(deps);
+      // The run is queued and committed: that is the answer. A dispatch that fails now (the database busy or away)
+      // is the scheduler's next pass's to do again, not an error of this request.
+      await dispatchQueued(deps).catch((error: unknown) => deps.log.warn({ err: error, backup: row.name }, 'backup-now: dispatch deferred to the next scheduler pass'));
       return { message: `Backup ${row.name} of ${namespace}/${name} requested.`, kind: 'Backup', namespace, name: row.name, link: `/backups/${row.id}` };
     },
     async queueFromResource(tx: Parameters<Parameters<typeof db.$transaction>[0]>[0], namespace: string, name: string, spec: Record<string, unknown>, principal: StrataPrincipal) {
