@@ -56,6 +56,26 @@ async function trailOf(client: LoadClient, run: EnvelopeRun): Promise<AuditItem[
   return items;
 }
 
+/**
+ * Waits, at most `ms`, until each envelope is in the state its signer drove it to and, if completed, sealed: a render
+ * or seal interrupted by the last fault is retried a few seconds after its dependency is back (kit/bus/outage.ts).
+ * Answers the ids still unsettled; `envelopeProblems` then says what is wrong with them.
+ */
+export async function waitForEnvelopesToSettle(client: LoadClient, runs: EnvelopeRun[], ms: number): Promise<string[]> {
+  let open = runs.filter((r) => r.id && !r.error);
+  const deadline = Date.now() + ms;
+  while (open.length > 0 && Date.now() < deadline) {
+    const still: EnvelopeRun[] = [];
+    for (const run of open) {
+      const envelope = (await client.send('GET', `/v1/envelopes/${run.id}`, { headers: run.setup.sender })).body as { status?: string; seal?: string };
+      if (envelope.status !== run.intent || (run.intent === 'completed' && envelope.seal !== 'sealed')) still.push(run);
+    }
+    open = still;
+    if (open.length > 0) await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  return open.map((r) => r.id as string);
+}
+
 /** Each envelope in the state its signer drove it to, one per external id, its trail a valid chain, completed ones sealed once. */
 export async function envelopeProblems(client: LoadClient, faults: FaultStack, runs: EnvelopeRun[]): Promise<string[]> {
   const problems: string[] = [];

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RELIABILITY_MODE, quick } from './mode.ts';
-import { envelopeProblems, filesUnder, jetStreamBacklog, usageProblems, webhookProblems } from './faults-checks.ts';
+import { envelopeProblems, filesUnder, jetStreamBacklog, usageProblems, waitForEnvelopesToSettle, webhookProblems } from './faults-checks.ts';
 import { SmallVolume } from './faults-disk.ts';
 import { moverWorkFolder, startFaultStack, type FaultStack } from './faults-stack.ts';
 import { applyQuickstart, backupNow, backupsOf, SourceWriter, TARGET, targetOf, type BackupLoad } from './load-backups.ts';
@@ -174,8 +174,10 @@ describe(`faults under load (${RELIABILITY_MODE} mode)`, () => {
       const audit = (await jetStreamBacklog(faults.nats().url)).filter((c) => c.consumer.includes('evidence-audit'));
       return audit.every((c) => c.pending === 0 && c.ackPending === 0) || undefined;
     }, 60_000).catch(() => undefined);
+    const unsettled = await waitForEnvelopesToSettle(client, runs, 60_000);
+    if (unsettled.length > 0) log(`envelopes not settled after a minute: ${unsettled.join(', ')}`);
     expect(await envelopeProblems(client, faults, runs)).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('delivers every webhook event at least once and records it once', async () => {
     const endpointIds = setups.map((s) => s.endpointId);

@@ -3,9 +3,8 @@
  * one internal call per organization, kept for a TTL, dropped at once when the owner notifies a change on core NATS,
  * served stale for a while when the owner cannot be reached, and at most one call in flight per organization.
  */
-import { createServiceClient, type PrincipalSigner } from './auth/index.ts';
+import { createServiceClient, unexpectedAnswer, type PrincipalSigner } from './auth/index.ts';
 import type { Bus, Subscription } from './bus/index.ts';
-import { AppError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { ServiceName } from '@sigil/proto/routes';
 
@@ -48,10 +47,7 @@ export function internalJsonSource<T>(options: {
   const send = createServiceClient({ target: options.target, actorId: options.actorId, baseUrl: options.baseUrl, signPrincipal: options.signPrincipal, timeoutMs: options.timeoutMs });
   return async (organizationId) => {
     const response = await send(options.path(organizationId), { organizationId, mode: 'live' });
-    if (!response.ok) {
-      const detail = await response.text().catch(() => '');
-      throw new AppError('bad-gateway', `The ${options.target} service answered ${response.status}.`, { cause: new Error(detail.slice(0, 500)) });
-    }
+    if (!response.ok) throw await unexpectedAnswer(options.target, response);
     return (await response.json()) as T;
   };
 }

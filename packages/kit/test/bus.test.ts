@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBase62 } from '@sigil/proto';
 import { connectBus, createMemoryBus, subjectMatches, type Bus, type BusMessage } from '../src/bus/index.ts';
+import { AppError } from '../src/errors.ts';
 import { silentLogger, testNatsUrl } from '../src/testing.ts';
 
 const log = silentLogger();
@@ -64,6 +65,28 @@ describe.each([
     await consumer.idle();
     await consumer.stop();
     expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it('retries a handler that met an unavailable dependency within the same delivery, without climbing the retry schedule', async () => {
+    const { bus, subject, durable } = await fresh();
+    const attempts: number[] = [];
+    const consumer = await bus.consume<{ n: number }>({
+      stream: 'SIGIL_EVENTS',
+      durable,
+      subjects: [subject],
+      log,
+      // A failure of the message itself would wait an hour: only the outage schedule can bring the next attempt.
+      retryDelaysMs: [3_600_000],
+      handle: async (m) => {
+        attempts.push(m.deliveryCount);
+        if (attempts.length < 4) throw new AppError('service-unavailable', 'The templates service did not answer; try again.', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+      },
+    });
+    await bus.publish(subject, { n: 1 });
+    await until(() => attempts.length >= 4, 20_000);
+    await consumer.idle();
+    await consumer.stop();
+    expect(attempts).toEqual([1, 1, 1, 1]);
   });
 
   it('hands a message that was being handled when its consumer stopped to the next consumer, long before the ack wait', async () => {

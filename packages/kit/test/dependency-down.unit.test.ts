@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { unexpectedAnswer } from '../src/auth/service-caller.ts';
+import { AppError } from '../src/errors.ts';
 import { isDependencyUnavailable } from '../src/http/dependency-down.ts';
 import { toAppError } from '../src/http/problem.ts';
 import { silentLogger } from '../src/testing.ts';
@@ -22,6 +24,20 @@ describe('a dependency that cannot be reached', () => {
     expect(isDependencyUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDependencyUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
     expect(isDependencyUnavailable(new TypeError('x is undefined'))).toBe(false);
+  });
+
+  it('is recognised in a call to another service that got no answer, timed out or was told the service is unavailable', async () => {
+    expect(isDependencyUnavailable(new AppError('service-unavailable', 'The templates service did not answer; try again.'))).toBe(true);
+    expect(isDependencyUnavailable(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toBe(true);
+    expect(isDependencyUnavailable(new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))).toBe(true);
+    const unavailable = await unexpectedAnswer('templates', new Response('{"title":"Service Unavailable"}', { status: 503 }), 'a version');
+    expect(unavailable.code).toBe('service-unavailable');
+    expect(unavailable.message).toBe('The templates service is unavailable (it answered 503 for a version); try again.');
+    expect(isDependencyUnavailable(unavailable)).toBe(true);
+    const broken = await unexpectedAnswer('templates', new Response('oops', { status: 500 }));
+    expect(broken.code).toBe('bad-gateway');
+    expect(isDependencyUnavailable(broken)).toBe(false);
+    expect(isDependencyUnavailable(new AppError('not-found', 'No such template.'))).toBe(false);
   });
 
   it('answers 503 with Retry-After instead of 500', () => {

@@ -1,5 +1,5 @@
 import { AppError } from '@sigil/kit/errors';
-import { createServiceClient, type Mode, type PrincipalSigner } from '@sigil/kit/auth';
+import { createServiceClient, unexpectedAnswer, type Mode, type PrincipalSigner } from '@sigil/kit/auth';
 import {
   templateDocumentPath,
   templateUsesPath,
@@ -36,10 +36,7 @@ export function createTemplatesClient(options: TemplatesClientOptions): Template
   async function call(caller: Caller, path: string, init: { method?: string; body?: unknown } = {}): Promise<Response | undefined> {
     const response = await send(path, { organizationId: caller.organizationId, mode: caller.mode, method: init.method, json: init.body });
     if (response.status === 404) return undefined;
-    if (!response.ok) {
-      const detail = await response.text().catch(() => '');
-      throw new AppError('bad-gateway', `The templates service answered ${response.status}.`, { cause: new Error(detail.slice(0, 500)) });
-    }
+    if (!response.ok) throw await unexpectedAnswer('templates', response);
     return response;
   }
 

@@ -1,6 +1,6 @@
 // The seal job with a stand-in for the envelopes service: both documents enter the log before envelopes gets them,
 // a redelivery after success changes nothing, and a seal that keeps failing becomes `failed` (told once) yet still
-// seals when a later retry works.
+// seals when a later retry works; one that meets envelopes unavailable is never called failed.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,8 @@ let db: Db;
 let completedPdf: Buffer;
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** Envelopes as the seal job sees it; `failFetches` answers 503 to that many document requests first. */
-function fakeEnvelopes(options: { failFetches?: number; failHands?: number; unknown?: boolean } = {}) {
+/** Envelopes as the seal job sees it; `failFetches` answers `failStatus` (503) to that many document requests first. */
+function fakeEnvelopes(options: { failFetches?: number; failStatus?: number; failHands?: number; unknown?: boolean } = {}) {
   const calls: Array<{ path: string; request: ServiceRequest }> = [];
   let failures = options.failFetches ?? 0;
   let handFailures = options.failHands ?? 0;
@@ -26,7 +26,7 @@ function fakeEnvelopes(options: { failFetches?: number; failHands?: number; unkn
     calls.push({ path, request });
     if (path.endsWith('/completed-document')) {
       if (options.unknown) return new Response('{"type":"https://sigil.dev/problems/not-found"}', { status: 404 });
-      if (failures-- > 0) return new Response('busy', { status: 503 });
+      if (failures-- > 0) return new Response('busy', { status: options.failStatus ?? 503 });
       return new Response(new Uint8Array(completedPdf), { status: 200, headers: { 'content-type': 'application/pdf' } });
     }
     if (path.endsWith('/seal-failure')) return new Response(null, { status: 204 });
@@ -83,7 +83,7 @@ describe('sealing a completed envelope', () => {
     const envelopes = fakeEnvelopes({ failHands: 1 });
     const event = completed();
     const envelopeId = event.data.envelopeId as string;
-    await expect(sealEnvelope({ ...deps(envelopes), sealer: unrepeatable }, event)).rejects.toThrow(/envelopes answered 503 when handed the sealed document/);
+    await expect(sealEnvelope({ ...deps(envelopes), sealer: unrepeatable }, event)).rejects.toThrow(/The envelopes service is unavailable \(it answered 503 for the sealed document of env_/);
     expect(await db.logLeaf.count({ where: { envelopeId } })).toBe(2);
     const handedFirst = sha(envelopes.kept['certificate-document']!);
 
@@ -100,19 +100,31 @@ describe('sealing a completed envelope', () => {
   });
 
   it('after the quick retries the seal is failed, with the reason, told once; a later retry still seals', async () => {
-    const envelopes = fakeEnvelopes({ failFetches: 4 });
+    const envelopes = fakeEnvelopes({ failFetches: 4, failStatus: 500 });
     const event = completed();
     const envelopeId = event.data.envelopeId as string;
-    for (let attempt = 1; attempt <= 4; attempt++) await expect(sealEnvelope(deps(envelopes), event)).rejects.toThrow(/answered 503/);
+    for (let attempt = 1; attempt <= 4; attempt++) await expect(sealEnvelope(deps(envelopes), event)).rejects.toThrow(/answered 500/);
     const told = envelopes.calls.filter((c) => c.path.endsWith('/seal-failure'));
     expect(told).toHaveLength(1);
-    expect(told[0]!.request.json).toEqual({ reason: expect.stringMatching(/^Sealing failed after 3 attempts \(retrying\): envelopes answered 503/) });
-    expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'failed', attempts: 4, lastError: expect.stringMatching(/503/) });
+    expect(told[0]!.request.json).toEqual({ reason: expect.stringMatching(/^Sealing failed after 3 attempts \(retrying\): The envelopes service answered 500 for the completed document/) });
+    expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'failed', attempts: 4, lastError: expect.stringMatching(/500/) });
     expect(await db.logLeaf.count({ where: { envelopeId } })).toBe(0);
 
     await sealEnvelope(deps(envelopes), event);
     expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'sealed', attempts: 5, lastError: null });
     expect((await db.logLeaf.findMany({ where: { envelopeId } })).map((l) => l.mode)).toEqual(['live', 'live']);
+  });
+
+  it('never calls a seal failed while envelopes is unavailable (503): the reason is kept, and it seals once envelopes is back', async () => {
+    const envelopes = fakeEnvelopes({ failFetches: 5, failStatus: 503 });
+    const event = completed();
+    const envelopeId = event.data.envelopeId as string;
+    for (let attempt = 1; attempt <= 5; attempt++) await expect(sealEnvelope(deps(envelopes), event)).rejects.toThrow(/The envelopes service is unavailable \(it answered 503/);
+    expect(envelopes.calls.filter((c) => c.path.endsWith('/seal-failure'))).toEqual([]);
+    expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'pending', attempts: 5, lastError: expect.stringMatching(/503/) });
+
+    await sealEnvelope(deps(envelopes), event);
+    expect(await db.seal.findUnique({ where: { envelopeId } })).toMatchObject({ status: 'sealed', attempts: 6, lastError: null });
   });
 
   it('leaves alone a completion envelopes does not know (another deployment sharing the broker): no seal, no retry', async () => {

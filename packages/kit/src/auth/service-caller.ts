@@ -86,3 +86,21 @@ export function createServiceClient(options: ServiceClientOptions): (path: strin
     }
   };
 }
+
+/** Statuses that say the service is there but cannot serve right now: a caller may try again in a moment. */
+const UNAVAILABLE_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * What another service's unexpected answer means to this service's caller: 502, 503 or 504 is a 503
+ * `service-unavailable` (a consumer retries it soon, bus/outage.ts), anything else a 502 `bad-gateway`. The answer's
+ * body is kept as the cause, for the logs.
+ */
+export async function unexpectedAnswer(target: string, response: globalThis.Response, what = ''): Promise<AppError> {
+  const detail = await response.text().catch(() => '');
+  const cause = new Error(detail.slice(0, 500));
+  const about = what ? ` for ${what}` : '';
+  if (UNAVAILABLE_STATUSES.has(response.status)) {
+    return new AppError('service-unavailable', `The ${target} service is unavailable (it answered ${response.status}${about}); try again.`, { cause });
+  }
+  return new AppError('bad-gateway', `The ${target} service answered ${response.status}${about}.`, { cause });
+}

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retryThroughOutages } from './outage.ts';
 import { DEFAULT_RETRY_DELAYS_MS, retryDelay, subjectMatches, type Bus, type BusMessage, type ConsumeOptions, type RunningConsumer } from './types.ts';
 
 interface StoredMessage {
@@ -135,7 +136,7 @@ function runGroup<T>(group: Group, options: ConsumeOptions<T>): RunningConsumer 
     }
     const message: BusMessage<T> = { subject: pending.message.subject, id: pending.message.id, data, deliveryCount: pending.deliveries, working: () => undefined };
     try {
-      await options.handle(message);
+      await retryThroughOutages(() => options.handle(message), { signal: stopping.signal, working: () => undefined, log, subject: message.subject });
     } catch (error) {
       if (pending.deliveries >= maxDeliver) {
         log.error({ err: error, subject: message.subject, attempt: pending.deliveries }, 'giving up on a message after its last delivery');

@@ -14,6 +14,7 @@ import {
 } from '@nats-io/jetstream';
 import { EVENTS_STREAM, JOBS_STREAM } from '@sigil/proto/events';
 import { STRATA_EVENTS_STREAM, STRATA_EVENTS_SUBJECTS, STRATA_JOBS_STREAM, STRATA_JOBS_SUBJECTS } from '@sigil/proto/strata-jobs';
+import { retryThroughOutages } from './outage.ts';
 import { DEFAULT_RETRY_DELAYS_MS, durableNameFor, retryDelay, type Bus, type BusMessage, type ConsumeOptions, type RunningConsumer } from './types.ts';
 
 /** The NATS transport; the raw handles stay reachable for what the interface does not cover. */
@@ -158,7 +159,7 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
       working: () => msg.working(),
     };
     try {
-      await options.handle(message);
+      await retryThroughOutages(() => options.handle(message), { signal: stopping.signal, working: () => msg.working(), log, subject: msg.subject });
       msg.ack();
     } catch (error) {
       const delay = stopping.signal.aborted ? Math.max(SHUTDOWN_REDELIVERY_MS, retryDelay(delays, message.deliveryCount)) : retryDelay(delays, message.deliveryCount);
@@ -167,8 +168,9 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
     }
   };
 
-  // `concurrency` is for the whole consumer, across its subjects. A message that waits for a slot is kept alive
-  // (`working()`) so the broker does not hand it to someone else meanwhile.
+  // `concurrency` is for the whole consumer, across its subjects. A message is kept alive (`working()`) while it waits
+  // for a slot and while it is handled, so the broker does not hand it to someone else meanwhile: the ack wait only
+  // decides how soon the message of a consumer that died is handed out again.
   const slots = createSlots(concurrency);
   const running = new Set<Promise<void>>();
   const subscriptions: Array<{ close(): Promise<void | Error> }> = [];
@@ -187,13 +189,15 @@ async function consumeStream<T>(js: JetStreamClient, jsm: JetStreamManager, opti
           const release = await slots.take(stopping.signal).then(
             (granted) => granted,
             () => undefined,
-          ).finally(() => clearInterval(keepAlive));
+          );
           if (!release) {
+            clearInterval(keepAlive);
             // Received while stopping (the rest of a batch): back to the broker, for a live consumer.
             msg.nak(SHUTDOWN_REDELIVERY_MS);
             continue;
           }
           const task = deliver(msg).finally(() => {
+            clearInterval(keepAlive);
             release();
             running.delete(task);
           });

@@ -8,3 +8,4 @@ export * from './url-policy.ts';
 export * from './pinned-agent.ts';
 export * from './public-fetch.ts';
 export * from './browser-security.ts';
+export * from './dependency-down.ts';

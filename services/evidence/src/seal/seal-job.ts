@@ -1,4 +1,5 @@
-import type { createServiceClient } from '@sigil/kit/auth';
+import { unexpectedAnswer, type createServiceClient } from '@sigil/kit/auth';
+import { isDependencyUnavailable } from '@sigil/kit/http';
 import { decodeDomainEvent, type Bus, type RunningConsumer } from '@sigil/kit/bus';
 import type { Logger } from '@sigil/kit/log';
 import { EVENTS_STREAM, eventSubject, type DomainEvent } from '@sigil/proto/events';
@@ -65,7 +66,8 @@ export async function sealEnvelope(deps: SealDeps, event: DomainEvent): Promise<
       deps.log.warn({ envelopeId, organizationId: event.organizationId }, 'envelopes does not know this completed envelope: not sealed');
       return;
     }
-    await recordFailure(deps, { envelopeId, caller, attempts: record.attempts, status: record.status, reason: (error as Error)?.message ?? String(error) });
+    const outage = isDependencyUnavailable(error);
+    await recordFailure(deps, { envelopeId, caller, attempts: record.attempts, status: record.status, outage, reason: (error as Error)?.message ?? String(error) });
     throw error;
   }
 }
@@ -80,7 +82,7 @@ async function makeDocuments(deps: SealDeps, event: DomainEvent, now: Date): Pro
   const caller = { organizationId: event.organizationId, mode: testMode ? ('test' as const) : ('live' as const) };
   const source = await deps.envelopes(completedDocumentPath(envelopeId), { ...caller, timeoutMs: 30_000 });
   if (source.status === 404) throw new EnvelopeUnknown(envelopeId);
-  if (!source.ok) throw new Error(`envelopes answered ${source.status} for the completed document of ${envelopeId}`);
+  if (!source.ok) throw await unexpectedAnswer('envelopes', source, `the completed document of ${envelopeId}`);
   const completed = Buffer.from(await source.arrayBuffer());
   const sealed = await deps.sealer.seal(completed, `Sealed by Sigil: envelope ${envelopeId} completed`);
   const entries = (await deps.db.auditEvent.findMany({ where: { envelopeId }, orderBy: { seq: 'asc' } })) as unknown as AuditItem[];
@@ -101,12 +103,16 @@ class EnvelopeUnknown extends Error {
 
 async function hand(deps: SealDeps, path: string, caller: { organizationId: string; mode: 'live' | 'test' }, pdf: Buffer, what: string): Promise<void> {
   const answer = await deps.envelopes(path, { ...caller, method: 'PUT', body: pdf, contentType: 'application/pdf', timeoutMs: 30_000 });
-  if (answer.status !== 204) throw new Error(`envelopes answered ${answer.status} when handed ${what}`);
+  if (answer.status !== 204) throw await unexpectedAnswer('envelopes', answer, what);
 }
 
-/** Keeps the reason; once the quick retries are spent the envelope's `seal` becomes `failed` (told once). */
-async function recordFailure(deps: SealDeps, failure: { envelopeId: string; caller: { organizationId: string; mode: 'live' | 'test' }; attempts: number; status: string; reason: string }): Promise<void> {
-  const failed = failure.attempts >= (deps.failedAfter ?? SEAL_FAILED_AFTER);
+/**
+ * Keeps the reason; once the quick retries are spent the envelope's `seal` becomes `failed` (told once). A dependency
+ * that is down (envelopes restarting, the database) is not the seal failing: it is retried soon and never shown as
+ * `failed`.
+ */
+async function recordFailure(deps: SealDeps, failure: { envelopeId: string; caller: { organizationId: string; mode: 'live' | 'test' }; attempts: number; status: string; outage: boolean; reason: string }): Promise<void> {
+  const failed = !failure.outage && failure.attempts >= (deps.failedAfter ?? SEAL_FAILED_AFTER);
   await deps.db.seal.update({ where: { envelopeId: failure.envelopeId }, data: { lastError: failure.reason.slice(0, 1000), ...(failed ? { status: 'failed' } : {}) } });
   if (!failed || failure.status === 'failed') return;
   try {
@@ -127,7 +133,6 @@ export function startSealConsumer(bus: Bus, deps: SealDeps, options: { prefix?: 
     log: deps.log,
     decode: decodeDomainEvent,
     maxDeliver: 1000,
-    ackWaitMs: 120_000,
     retryDelaysMs: options.retryDelaysMs ?? SEAL_RETRY_DELAYS_MS,
     handle: async ({ data, deliveryCount }) => {
       deps.log.info({ envelopeId: (data.data as { envelopeId: string }).envelopeId, attempt: deliveryCount }, 'sealing envelope');
