@@ -247,6 +247,7 @@ describe('point-in-time restore (postgres)', () => {
   it('loses no WAL when Postgres restarts under the streamer', async () => {
     writing = false;
     await writer;
+    const stoppedAt = Date.now();
     await server.stop();
     server = await startPostgres({ stateDir, env: process.env, durable: false, log: () => {} });
     await admin.end().catch(() => undefined);
@@ -262,6 +263,11 @@ describe('point-in-time restore (postgres)', () => {
     }, 120_000);
     const after = await target();
     expect(after, `${after.brokenReason ?? ''} ${JSON.stringify(after.windows)}`).toMatchObject({ chainBroken: false, gaps: 0 });
+    // The streamer the restart broke said so, and the status keeps it after the next one streams.
+    const { pitr } = (await h.call('viewer', 'get', '/api/v1/targets/default/postgres-main')).body.status;
+    expect(pitr.streamerReady).toBe(true);
+    expect(pitr.streamFailure).toMatchObject({ message: expect.stringMatching(/\S/) });
+    expect(Date.parse(pitr.streamFailure.at)).toBeGreaterThan(stoppedAt);
   }, 180_000);
 
   it('pauses the stream while the target is suspended', async () => {

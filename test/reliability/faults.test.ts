@@ -78,23 +78,36 @@ async function killMover(): Promise<void> {
   await previous?.unmount();
 }
 
+/** What the target's status says of its change-log streamer. */
+interface StreamStatus {
+  streamerReady?: boolean;
+  streamMessage?: string;
+  streamFailure?: { message: string; at: string };
+}
+
 /** Fills the mover's volume while it streams WAL: the stream must fail visibly, then recover once space is freed. */
 async function fillTheWorkFolder(): Promise<void> {
   const volume = volumes.at(-1)!;
-  const streamDetail = async () => JSON.stringify((await client.send('GET', `/api/v1/targets/${TARGET}`, { headers: backups.token })).body);
+  const pitrStatus = async () =>
+    ((await client.send('GET', `/api/v1/targets/${TARGET}`, { headers: backups.token })).body as { status?: { pitr?: StreamStatus } }).status?.pitr ?? {};
   await waitUntil('the WAL stream writing into the small volume', async () => filesUnder(volume.dir).some((f) => f.includes('strata-wal-')), 150_000);
   // A stream catching up after the mover's restart may have filled the volume on its own: it must be healthy first.
-  await waitUntil('the WAL stream to stream', async () => !/no space left on device/i.test(await streamDetail()) && /streaming/.test(await streamDetail()), 150_000);
+  await waitUntil('the WAL stream to stream', async () => {
+    const pitr = await pitrStatus();
+    return pitr.streamerReady === true && /streaming/.test(pitr.streamMessage ?? '');
+  }, 150_000);
   log('the WAL stream writes into the small volume; filling it');
   const before = (await targetOf(client, backups)).segments ?? 0;
+  const filledAt = Date.now();
   const filler = await volume.fill(512 * 1024);
   figures.diskFills += 1;
   await writer.switchWal();
+  // The failure stays in the status (`streamFailure`) even when the next streamer starts streaming a moment later.
   const failed = await waitUntil('the stream failing for lack of space', async () => {
-    const detail = await streamDetail();
-    return /no space left on device/i.exec(detail) ? detail : undefined;
+    const failure = (await pitrStatus()).streamFailure;
+    return failure && /no space left on device/i.test(failure.message) && Date.parse(failure.at) >= filledAt - 1_000 ? failure.message : undefined;
   }, 90_000);
-  figures.diskFailure = /"[^"]*no space left on device[^"]*"/i.exec(failed)?.[0] ?? failed.slice(0, 300);
+  figures.diskFailure = failed.slice(0, 300);
   log(`stream failure seen: ${figures.diskFailure}`);
   await rm(filler);
   await writer.switchWal();

@@ -1,8 +1,12 @@
 /**
  * The load's HTTP client: what a careful integrator does while the platform is being knocked over. A request that
  * gets no answer, or a 5xx, is sent again (only requests safe to repeat: reads, creates deduplicated on an external id,
- * steps whose repetition is refused with a 4xx the caller reads), until a deadline; every attempt is counted.
+ * steps whose repetition is refused with a 4xx the caller reads), until a deadline; every attempt is counted. Each
+ * POST carries an `Idempotency-Key`, the same on every attempt, as the API reference asks of a client that retries:
+ * without it a webhook endpoint whose first answer was lost was registered twice (the long faults run), and the
+ * second endpoint's secret was never known to the receiver.
  */
+import { randomUUID } from 'node:crypto';
 import { readReply, type Reply } from '../e2e/stack.ts';
 
 export interface Tally {
@@ -41,19 +45,22 @@ export class LoadClient {
   async send<T = any>(method: string, pathName: string, options: SendOptions = {}): Promise<Answer<T>> {
     const accept = options.accept ?? ((status: number) => status >= 200 && status < 300);
     const deadline = Date.now() + (options.withinMs ?? 120_000);
+    const sent = method === 'POST' ? { ...options, headers: { 'idempotency-key': randomUUID(), ...options.headers } } : options;
     let last = '';
     for (;;) {
       this.tally.requests += 1;
       let answer: Answer<T> | undefined;
       try {
-        answer = await this.once<T>(method, pathName, options);
+        answer = await this.once<T>(method, pathName, sent);
       } catch (error) {
         last = `no answer: ${(error as Error).message}`;
         this.fail('network');
       }
       if (answer) {
         if (accept(answer.status)) return answer;
-        if (answer.status < 500) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        // The attempt whose answer was lost is still running: its outcome is replayed once it ends.
+        const inProgress = answer.status === 409 && String((answer.body as { type?: string } | undefined)?.type).endsWith('/idempotency-in-progress');
+        if (answer.status < 500 && !inProgress) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         last = `${answer.status} ${JSON.stringify(answer.body)}`;
         this.fail(String(answer.status));
         if (answer.status === 500 && this.tally.internalErrors.length < 20) this.tally.internalErrors.push({ at: new Date().toISOString(), request: `${method} ${pathName}`, body: last.slice(0, 500) });

@@ -902,6 +902,13 @@ export interface TargetPitrStatus {
    */
   streamMessage?: string;
   /**
+   * The streamer's last failure, kept after it streams again: what it said and when.
+   */
+  streamFailure?: {
+    message: string;
+    at: string;
+  };
+  /**
    * Everything the server committed before this moment is in the store.
    */
   coveredUntil?: string;

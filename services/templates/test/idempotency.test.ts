@@ -86,6 +86,25 @@ describe('Idempotency-Key on POST /v1/templates (spec part 8)', () => {
     expect(res.status).toBe(201);
   });
 
+  it('keeps the key of a request that runs longer than its lease (renewed while it runs), and frees it soon when the request dies', async () => {
+    const { runIdempotent } = await import('@sigil/kit/api');
+    const lease = { leaseMs: 1_500, renewMs: 100 };
+    const req = { scope: 'org:lease', key: 'k-long', method: 'POST', path: '/p', query: '', rawBody: undefined };
+    let finish!: () => void;
+    const first = runIdempotent(h.db, req, () => new Promise((resolve) => (finish = () => resolve({ status: 201, headers: {}, body: { n: 1 } }))), lease);
+    // More than two leases later the first request still holds its key.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await expect(runIdempotent(h.db, req, async () => ({ status: 201, headers: {}, body: { n: 2 } }), lease)).rejects.toMatchObject({ code: 'idempotency-in-progress' });
+    finish();
+    await expect(first).resolves.toEqual({ status: 201, headers: {}, body: { n: 1 }, replayed: false });
+
+    // A request whose process died renews nothing: one lease later a retry runs it.
+    const dead = { ...req, key: 'k-dead' };
+    void runIdempotent(h.db, dead, () => new Promise(() => undefined), { leaseMs: 600, renewMs: 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(runIdempotent(h.db, dead, async () => ({ status: 201, headers: {}, body: { n: 3 } }), lease)).resolves.toEqual({ status: 201, headers: {}, body: { n: 3 }, replayed: false });
+  });
+
   it('forgets keys after 24 hours', async () => {
     const caller = apiKeyPrincipal();
     const first = await post(caller, 'key-old', { name: 'Old' });

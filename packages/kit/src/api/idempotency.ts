@@ -5,8 +5,13 @@ import type { SqlClient } from '../db/sql.ts';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const RETENTION = '24 hours';
-/** How long a running request holds its key before a retry may take over (the first one crashed). */
-const LEASE = '5 minutes';
+/**
+ * How long a running request holds its key before a retry may take over: the request renews it every `renewMs`
+ * while it runs, so the lease only runs out when its process died or lost its database (a retry then
+ * waited five minutes under a fixed lease, longer than a client's patience: the long faults run).
+ */
+export const IDEMPOTENCY_LEASE = { leaseMs: 30_000, renewMs: 10_000 };
+type Lease = typeof IDEMPOTENCY_LEASE;
 
 export interface StoredReply {
   status: number;
@@ -51,10 +56,11 @@ export async function runIdempotent(
   db: SqlClient,
   request: IdempotentRequest,
   execute: () => Promise<StoredReply>,
+  lease: Lease = IDEMPOTENCY_LEASE,
 ): Promise<StoredReply & { replayed: boolean }> {
   const hash = requestFingerprint(request);
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await claim(db, request, hash)) return { ...(await executeAndStore(db, request, execute)), replayed: false };
+    if (await claim(db, request, hash, lease)) return { ...(await executeAndStore(db, request, execute, lease)), replayed: false };
 
     const row = await readKey(db, request);
     if (!row) continue;
@@ -70,8 +76,8 @@ export async function runIdempotent(
     if (row.state === 'done') {
       return { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body, replayed: true };
     }
-    if (row.lease_expired && (await takeOver(db, request))) {
-      return { ...(await executeAndStore(db, request, execute)), replayed: false };
+    if (row.lease_expired && (await renew(db, request, lease, { onlyExpired: true }))) {
+      return { ...(await executeAndStore(db, request, execute, lease)), replayed: false };
     }
     throw new AppError('idempotency-in-progress', 'A request with this Idempotency-Key is still being processed; retry later.', {
       headers: { 'retry-after': '1' },
@@ -80,24 +86,27 @@ export async function runIdempotent(
   throw new AppError('idempotency-in-progress', 'A request with this Idempotency-Key is still being processed; retry later.');
 }
 
-async function claim(db: SqlClient, request: IdempotentRequest, hash: string): Promise<boolean> {
+async function claim(db: SqlClient, request: IdempotentRequest, hash: string, lease: Lease): Promise<boolean> {
   const inserted = await db.$executeRawUnsafe(
     `INSERT INTO idempotency_keys (scope, key, request_hash, state, locked_until, expires_at)
-     VALUES ($1, $2, $3, 'running', now() + interval '${LEASE}', now() + interval '${RETENTION}')
+     VALUES ($1, $2, $3, 'running', now() + make_interval(secs => $4), now() + interval '${RETENTION}')
      ON CONFLICT (scope, key) DO NOTHING`,
     request.scope,
     request.key,
     hash,
+    lease.leaseMs / 1000,
   );
   return inserted === 1;
 }
 
-async function takeOver(db: SqlClient, request: IdempotentRequest): Promise<boolean> {
+/** Extends a running request's lease: its own, while it runs, or (`onlyExpired`) one whose request died, to take it over. */
+async function renew(db: SqlClient, request: IdempotentRequest, lease: Lease, options: { onlyExpired?: boolean } = {}): Promise<boolean> {
   const updated = await db.$executeRawUnsafe(
-    `UPDATE idempotency_keys SET locked_until = now() + interval '${LEASE}'
-     WHERE scope = $1 AND key = $2 AND state = 'running' AND locked_until <= now()`,
+    `UPDATE idempotency_keys SET locked_until = now() + make_interval(secs => $3)
+     WHERE scope = $1 AND key = $2 AND state = 'running'${options.onlyExpired ? ' AND locked_until <= now()' : ''}`,
     request.scope,
     request.key,
+    lease.leaseMs / 1000,
   );
   return updated === 1;
 }
@@ -113,8 +122,10 @@ async function readKey(db: SqlClient, request: IdempotentRequest): Promise<KeyRo
   return rows[0];
 }
 
-async function executeAndStore(db: SqlClient, request: IdempotentRequest, execute: () => Promise<StoredReply>): Promise<StoredReply> {
+async function executeAndStore(db: SqlClient, request: IdempotentRequest, execute: () => Promise<StoredReply>, lease: Lease): Promise<StoredReply> {
   let reply: StoredReply;
+  const renewing = setInterval(() => void renew(db, request, lease).catch(() => undefined), lease.renewMs);
+  renewing.unref();
   try {
     reply = await execute();
   } catch (error) {
@@ -124,6 +135,8 @@ async function executeAndStore(db: SqlClient, request: IdempotentRequest, execut
       await release(db, request);
     }
     throw error;
+  } finally {
+    clearInterval(renewing);
   }
   if (reply.status >= 500) await release(db, request);
   else await store(db, request, reply);

@@ -209,7 +209,9 @@ export function createStreamSupervisor(deps: StreamDeps) {
         ...(data.brokenReason ? { brokenReason: data.brokenReason, brokenAt: data.at } : {}),
       }));
     } else {
-      await updatePitr(tx, resources, data.namespace, data.name, (pitr) => (data.streamId === pitr.streamId ? { ...pitr, streamerReady: false, streamMessage: data.message, streamSeenAt: at.toISOString() } : pitr));
+      // A failure stays in `streamFailure` after the next streamer reports streaming, which may be a moment later.
+      const failure = data.state === 'failed' ? { streamFailure: { message: data.message, at: data.at } } : {};
+      await updatePitr(tx, resources, data.namespace, data.name, (pitr) => (data.streamId === pitr.streamId ? { ...pitr, streamerReady: false, streamMessage: data.message, streamSeenAt: at.toISOString(), ...failure } : pitr));
     }
   }
 
