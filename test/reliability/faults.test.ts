@@ -4,7 +4,7 @@ import { RELIABILITY_MODE, quick } from './mode.ts';
 import { envelopeProblems, filesUnder, jetStreamBacklog, usageProblems, waitForEnvelopesToSettle, webhookProblems } from './faults-checks.ts';
 import { SmallVolume } from './faults-disk.ts';
 import { moverWorkFolder, startFaultStack, type FaultStack } from './faults-stack.ts';
-import { applyQuickstart, backupNow, backupsOf, SourceWriter, TARGET, targetOf, type BackupLoad } from './load-backups.ts';
+import { applyQuickstart, backupNow, backupsOf, SourceWriter, TARGET, type BackupLoad } from './load-backups.ts';
 import { LoadClient } from './load-client.ts';
 import { runEnvelopeLoad, setUpEnvelopes, type EnvelopeRun, type EnvelopeSetup } from './load-envelopes.ts';
 import { FlakyReceiver } from './load-webhooks.ts';
@@ -83,6 +83,7 @@ interface StreamStatus {
   streamerReady?: boolean;
   streamMessage?: string;
   streamFailure?: { message: string; at: string };
+  coveredUntil?: string;
 }
 
 /** Fills the mover's volume while it streams WAL: the stream must fail visibly, then recover once space is freed. */
@@ -97,7 +98,6 @@ async function fillTheWorkFolder(): Promise<void> {
     return pitr.streamerReady === true && /streaming/.test(pitr.streamMessage ?? '');
   }, 150_000);
   log('the WAL stream writes into the small volume; filling it');
-  const before = (await targetOf(client, backups)).segments ?? 0;
   const filledAt = Date.now();
   const filler = await volume.fill(512 * 1024);
   figures.diskFills += 1;
@@ -110,9 +110,11 @@ async function fillTheWorkFolder(): Promise<void> {
   figures.diskFailure = failed.slice(0, 300);
   log(`stream failure seen: ${figures.diskFailure}`);
   await rm(filler);
+  const freedAt = Date.now();
   await writer.switchWal();
-  log(`space freed; waiting for segments past ${before}`);
-  await waitUntil('the stream uploading segments again', async () => ((await targetOf(client, backups)).segments ?? 0) > before, 120_000);
+  log('space freed; waiting for the store to cover what was committed since');
+  // Coverage, not a count of segments: retention expires old segments as new backups are taken.
+  await waitUntil('the stream covering the time after space was freed', async () => Date.parse((await pitrStatus()).coveredUntil ?? '') > freedAt, 120_000);
 }
 
 async function newOrganization(n: number): Promise<EnvelopeSetup> {

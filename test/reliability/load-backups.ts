@@ -59,10 +59,6 @@ export async function backupNow(client: LoadClient, load: BackupLoad, reason: st
   if (answer.status === 202) load.requested.push(String(answer.body.name ?? answer.body.message));
 }
 
-export async function targetOf(client: LoadClient, load: BackupLoad): Promise<{ pitr?: boolean; phase?: string; message?: string; healthReason?: string; running?: string; lagSeconds?: number; segments?: number }> {
-  return (await client.send('GET', `/api/v1/targets/${TARGET}`, { headers: load.token })).body.target;
-}
-
 export async function backupsOf(client: LoadClient, load: BackupLoad): Promise<BackupRun[]> {
   return (await client.send('GET', `/api/v1/targets/${TARGET}/backups`, { headers: load.token })).body.backups ?? [];
 }

@@ -57,9 +57,10 @@ export class LoadClient {
         this.fail('network');
       }
       if (answer) {
-        if (accept(answer.status)) return answer;
-        // The attempt whose answer was lost is still running: its outcome is replayed once it ends.
+        // The attempt whose answer was lost is still running: its outcome is replayed once it ends (never an answer,
+        // even to a caller that accepts a 409 of its own).
         const inProgress = answer.status === 409 && String((answer.body as { type?: string } | undefined)?.type).endsWith('/idempotency-in-progress');
+        if (!inProgress && accept(answer.status)) return answer;
         if (answer.status < 500 && !inProgress) throw new Error(`${method} ${pathName} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         last = `${answer.status} ${JSON.stringify(answer.body)}`;
         this.fail(String(answer.status));

@@ -79,7 +79,6 @@ export function startRenderConsumer(bus: Bus, deps: RenderDeps, options: { cell?
     durable: `${options.cell ?? ''}envelopes-render`,
     subjects: [jobSubject(renderJobName(options.cell))],
     concurrency: options.concurrency ?? 2,
-    ackWaitMs: 120_000,
     maxDeliver: 1000,
     retryDelaysMs: options.retryDelaysMs ?? RENDER_RETRY_DELAYS_MS,
     log: deps.log,
