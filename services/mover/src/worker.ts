@@ -113,9 +113,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       await run(job, reporter, controller.signal, control);
       log.info({ job: job.id, type: job.type }, 'job finished');
     } catch (error) {
-      // The job reports its own failures; reaching here means the reports could not be sent (NATS down), or a backup
-      // stood down while another attempt of it ran elsewhere (the mover stopping, the store failing).
-      log.error({ err: error, job: job.id }, 'job could not report; it will be redelivered');
+      // The job reports its own failures; reaching here means the reports could not be sent (NATS down), a backup
+      // stood down while another attempt of it ran elsewhere (the mover stopping, the store failing), or a stream
+      // failed (it said so in its status) and is to be started again.
+      log.error({ err: error, job: job.id, type: job.type }, 'job attempt ended in error; it will be redelivered');
       throw error;
     } finally {
       release();
