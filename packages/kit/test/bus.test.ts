@@ -46,7 +46,8 @@ describe.each([
     expect(seen.every((m) => m.subject === subject && m.deliveryCount === 1)).toBe(true);
   });
 
-  it('redelivers a message whose handling failed, with a higher delivery count', async () => {
+  /** Publishes one message and answers the delivery count of each attempt, the handler failing with `failure(attempt)` until it answers undefined. */
+  const attemptsOf = async (retryDelaysMs: number[], failure: (attempt: number, deliveryCount: number) => Error | undefined, expected: number): Promise<number[]> => {
     const { bus, subject, durable } = await fresh();
     const attempts: number[] = [];
     const consumer = await bus.consume<{ n: number }>({
@@ -54,39 +55,28 @@ describe.each([
       durable,
       subjects: [subject],
       log,
-      retryDelaysMs: [0],
+      retryDelaysMs,
       handle: async (m) => {
         attempts.push(m.deliveryCount);
-        if (m.deliveryCount < 3) throw new Error('not yet');
+        const error = failure(attempts.length, m.deliveryCount);
+        if (error) throw error;
       },
     });
     await bus.publish(subject, { n: 1 });
-    await until(() => attempts.length >= 3);
+    await until(() => attempts.length >= expected, 20_000);
     await consumer.idle();
     await consumer.stop();
-    expect(attempts).toEqual([1, 2, 3]);
+    return attempts;
+  };
+
+  it('redelivers a message whose handling failed, with a higher delivery count', async () => {
+    expect(await attemptsOf([0], (_attempt, deliveryCount) => (deliveryCount < 3 ? new Error('not yet') : undefined), 3)).toEqual([1, 2, 3]);
   });
 
   it('retries a handler that met an unavailable dependency within the same delivery, without climbing the retry schedule', async () => {
-    const { bus, subject, durable } = await fresh();
-    const attempts: number[] = [];
-    const consumer = await bus.consume<{ n: number }>({
-      stream: 'SIGIL_EVENTS',
-      durable,
-      subjects: [subject],
-      log,
-      // A failure of the message itself would wait an hour: only the outage schedule can bring the next attempt.
-      retryDelaysMs: [3_600_000],
-      handle: async (m) => {
-        attempts.push(m.deliveryCount);
-        if (attempts.length < 4) throw new AppError('service-unavailable', 'The templates service did not answer; try again.', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
-      },
-    });
-    await bus.publish(subject, { n: 1 });
-    await until(() => attempts.length >= 4, 20_000);
-    await consumer.idle();
-    await consumer.stop();
-    expect(attempts).toEqual([1, 1, 1, 1]);
+    const unavailable = () => new AppError('service-unavailable', 'The templates service did not answer; try again.', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    // A failure of the message itself would wait an hour: only the outage schedule can bring the next attempt.
+    expect(await attemptsOf([3_600_000], (attempt) => (attempt < 4 ? unavailable() : undefined), 4)).toEqual([1, 1, 1, 1]);
   });
 
   it('hands a message that was being handled when its consumer stopped to the next consumer, long before the ack wait', async () => {
