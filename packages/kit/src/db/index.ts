@@ -4,3 +4,4 @@ export * from './listen.ts';
 export * from './exclusive.ts';
 export * from './prisma.ts';
 export * from './storable-text.ts';
+export * from './deadlock-retry.ts';

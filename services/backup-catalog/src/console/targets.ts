@@ -1,3 +1,4 @@
+import { retryAborted } from '@sigil/kit/db';
 import { AppError } from '@sigil/kit/errors';
 import type { Logger } from '@sigil/kit/log';
 import type { StrataPrincipal } from '@sigil/proto/strata';
@@ -209,13 +210,15 @@ export function createTargetService(deps: BackupDeps & { log: Logger }) {
     async backupNow(principal: StrataPrincipal, namespace: string, name: string, reason: string, options: { skipLoadGuard?: boolean } = {}) {
       await getVisible(principal, namespace, name);
       const now = deps.clock();
-      const { row, version } = await db.$transaction(async (tx) => {
+      // A deadlock victim is run again: the backup's insert renews the target's chain inputs through a trigger, whose
+      // lock a concurrent writer may hold (seen in CI beside a pin's scheduler pass).
+      const { row, version } = await retryAborted(() => db.$transaction(async (tx) => {
         const bundle = await loadTargetBundle(tx, resources, namespace, name);
         // The target's row before the catalog version's, in the order every writer takes them.
         await resources.patchStatus(tx, 'BackupTarget', namespace, name, { handledBackupNow: now.toISOString() });
         const row = await queueBackup(tx, bundle, { reason: reason || 'backup-now', requestedBy: principal.email || principal.id, skipLoadGuard: options.skipLoadGuard === true }, now);
         return { row, version: await bumpCatalogVersion(tx) };
-      });
+      }));
       deps.notify(backupEvent(row, version));
       // The run is queued and committed: that is the answer. A dispatch that fails now (the database busy or away)
       // is the scheduler's next pass's to do again, not an error of this request.
