@@ -29,6 +29,9 @@ export async function applyRetention(deps: BackupDeps, tx: Tx, target: StoredRes
   const { namespace, name } = target.metadata;
   const policy = await findPolicy(tx, deps.resources, namespace, target.spec.policy);
   if (!policy) return { expired: [], segmentsExpired: 0 };
+  // The target's row first, in the order every writer takes it: expiring segments renews the target's chain inputs
+  // (a trigger), and `backup-now`, holding the target's row, waits for that row when it inserts a backup.
+  await deps.resources.lock(tx, 'BackupTarget', namespace, name);
   const rows = await tx.backup.findMany({ where: { namespace, targetName: name, phase: BACKUP_PHASES.succeeded } });
   const decisions = decideRetention(
     rows.map((row) => ({ id: row.id, time: backupTime(row), succeeded: true, pinned: row.pinned, pinExpires: row.pinExpires })),
